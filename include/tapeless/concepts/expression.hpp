@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/concepts/expression.hpp: what a node of the expression graph is, and what may stand beside one.
+#pragma once
+
+#include <tapeless/concepts/scalar.hpp>
+
+#include <type_traits>
+
+namespace tapeless {
+
+namespace detail {
+// Every node type derives from expression<Derived>; this is how the concept recognises them.
+struct expression_tag {};
+// tl::var derives from this, so it can stand in an expression although it is not a node.
+struct variable_tag {};
+}  // namespace detail
+
+/// A node of a statically typed expression graph: it holds its operands by value and its own value.
+template <class E>
+concept Expression = std::is_base_of_v<detail::expression_tag, std::remove_cvref_t<E>>;
+
+/// A tl::var: an imperative leaf that receives its gradient through backward().
+template <class E>
+concept Variable = std::is_base_of_v<detail::variable_tag, std::remove_cvref_t<E>>;
+
+/// Anything that builds a node when it meets an operation: a node or a var.
+template <class E>
+concept Differentiable = Expression<E> || Variable<E>;
+
+/// Anything an operation accepts: a node, a var, or a plain number.
+template <class E>
+concept Operand = Differentiable<E> || Constant<E>;
+
+/// Two operands of an operator tapeless overloads: at least one builds a node.
+template <class X, class Y>
+concept BinaryOperands = Operand<X> && Operand<Y> && (Differentiable<X> || Differentiable<Y>);
+
+}  // namespace tapeless

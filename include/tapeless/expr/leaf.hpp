@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/expr/leaf.hpp: the leaves of an expression graph: arguments, constants, let-bound names, var references.
+#pragma once
+
+#include <tapeless/expr/expression.hpp>
+
+#include <cstddef>
+
+namespace tapeless {
+
+/// The argument in slot `Slot` of the gradient being taken by a transform (grad, value_and_grad):
+/// its adjoint is accumulated into that slot.
+template <std::size_t Slot, class T>
+struct argument : expression<argument<Slot, T>> {
+  using value_type = T;
+  static constexpr std::size_t slot = Slot;
+  static constexpr bool is_active = true;
+  T value_;
+  constexpr explicit argument(T v) noexcept : value_(v) {}
+};
+
+/// A number that receives no adjoint: data, literals, and arguments not differentiated.
+template <class T>
+struct constant : expression<constant<T>> {
+  using value_type = T;
+  static constexpr bool is_active = false;
+  T value_;
+  constexpr explicit constant(T v) noexcept : value_(v) {}
+};
+
+/// The name `let` gives to a shared intermediate inside its body. `Tag` is unique to that let
+/// (it is built from the body's closure type), so nested lets never mix their adjoints.
+template <class Tag, class T>
+struct bound : expression<bound<Tag, T>> {
+  using value_type = T;
+  static constexpr bool is_active = true;
+  T value_;
+  constexpr explicit bound(T v) noexcept : value_(v) {}
+};
+
+/// A tl::var as it appears inside an expression: its value, and where its gradient accumulates.
+template <class T>
+struct var_ref : expression<var_ref<T>> {
+  using value_type = T;
+  static constexpr bool is_active = true;
+  T value_;
+  T* grad_;
+  constexpr var_ref(T v, T* g) noexcept : value_(v), grad_(g) {}
+};
+
+}  // namespace tapeless

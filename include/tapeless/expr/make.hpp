@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/expr/make.hpp: turning operands into nodes, and building unary and binary nodes from any operands.
+#pragma once
+
+#include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/unary.hpp>
+
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// An operand as a node: nodes pass through, a var becomes a var_ref, a number a constant of type T.
+template <class T, class E>
+constexpr auto as_node(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  if constexpr (Expression<D>)
+    return D(std::forward<E>(e));
+  else if constexpr (Variable<D>) {
+    static_assert(std::is_lvalue_reference_v<E>,
+                  "a tl::var in an expression must be a named variable that outlives the expression, "
+                  "not a temporary whose gradient would be destroyed before backward()");
+    static_assert(!std::is_const_v<std::remove_reference_t<E>>,
+                  "a const tl::var cannot receive a gradient; use a plain number for a constant");
+    return e.ref();
+  }
+  else
+    return constant<T>(static_cast<T>(e));
+}
+
+/// The number type of a binary operation: that of its differentiable operands.
+template <class E1, class E2>
+struct binary_value {
+  using type = std::conditional_t<Differentiable<E1> && Differentiable<E2>,
+                                  std::common_type_t<value_type_of_t<E1>, value_type_of_t<E2>>,
+                                  value_type_of_t<std::conditional_t<Differentiable<E1>, E1, E2>>>;
+};
+
+/// The number type plain numbers compute in: their own if floating-point, else double.
+template <class... X>
+using plain_value_t = std::conditional_t<std::is_floating_point_v<std::common_type_t<std::remove_cvref_t<X>...>>,
+                                         std::common_type_t<std::remove_cvref_t<X>...>, double>;
+
+/// op(x): a node when x is differentiable, else the plain number op.value(x).
+template <class Op, class X>
+constexpr auto make_unary(Op op, X&& x) {
+  if constexpr (Differentiable<X>) {
+    using T = value_type_of_t<X>;
+    return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, as_node<T>(std::forward<X>(x)));
+  } else {
+    return op.value(static_cast<plain_value_t<X>>(x));
+  }
+}
+
+/// op(x, y): a node when either is differentiable, else the plain number op.value(x, y).
+/// A plain number beside a node takes the node's number type (`2 * x` stays double for a double x).
+template <class Op, class X, class Y>
+constexpr auto make_binary(Op op, X&& x, Y&& y) {
+  if constexpr (Differentiable<X> || Differentiable<Y>) {
+    using T = typename binary_value<X, Y>::type;
+    using A = decltype(as_node<T>(std::forward<X>(x)));
+    using B = decltype(as_node<T>(std::forward<Y>(y)));
+    return binary_node<Op, A, B>(op, as_node<T>(std::forward<X>(x)), as_node<T>(std::forward<Y>(y)));
+  } else {
+    using T = plain_value_t<X, Y>;
+    return op.value(static_cast<T>(x), static_cast<T>(y));
+  }
+}
+
+}  // namespace tapeless::detail

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/arithmetic.hpp: unary minus and + - * /, between nodes, vars and plain numbers.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+
+#include <string_view>
+#include <utility>
+
+namespace tapeless {
+namespace ops {
+
+struct negate {
+  static constexpr std::string_view name = "neg";
+  template <class T> static constexpr T value(T x) { return -x; }
+  template <class T> static constexpr T vjp(T g, T, T) { return -g; }
+};
+
+struct add {
+  static constexpr std::string_view name = "+";
+  template <class T> static constexpr T value(T x, T y) { return x + y; }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T, T, T) { return {g, g}; }
+};
+
+struct subtract {
+  static constexpr std::string_view name = "-";
+  template <class T> static constexpr T value(T x, T y) { return x - y; }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T, T, T) { return {g, -g}; }
+};
+
+struct multiply {
+  static constexpr std::string_view name = "*";
+  template <class T> static constexpr T value(T x, T y) { return x * y; }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) { return {g * y, g * x}; }
+};
+
+struct divide {
+  static constexpr std::string_view name = "/";
+  template <class T> static constexpr T value(T x, T y) { return x / y; }
+  // z = x / y: dz/dx = 1 / y, dz/dy = -z / y; one division serves both.
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T, T y, T z) {
+    const T gx = g / y;
+    return {gx, -gx * z};
+  }
+};
+
+}  // namespace ops
+
+template <Differentiable X>
+constexpr auto operator-(X&& x) { return detail::make_unary(ops::negate{}, std::forward<X>(x)); }
+template <Differentiable X>
+constexpr auto operator+(X&& x) { return detail::as_node<value_type_of_t<X>>(std::forward<X>(x)); }
+
+template <class X, class Y> requires BinaryOperands<X, Y>
+constexpr auto operator+(X&& x, Y&& y) { return detail::make_binary(ops::add{}, std::forward<X>(x), std::forward<Y>(y)); }
+template <class X, class Y> requires BinaryOperands<X, Y>
+constexpr auto operator-(X&& x, Y&& y) { return detail::make_binary(ops::subtract{}, std::forward<X>(x), std::forward<Y>(y)); }
+template <class X, class Y> requires BinaryOperands<X, Y>
+constexpr auto operator*(X&& x, Y&& y) { return detail::make_binary(ops::multiply{}, std::forward<X>(x), std::forward<Y>(y)); }
+template <class X, class Y> requires BinaryOperands<X, Y>
+constexpr auto operator/(X&& x, Y&& y) { return detail::make_binary(ops::divide{}, std::forward<X>(x), std::forward<Y>(y)); }
+
+}  // namespace tapeless

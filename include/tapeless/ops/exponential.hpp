@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/exponential.hpp: exp, exp2, expm1, log, log2, log10, log1p.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/math/functions.hpp>
+
+#include <numbers>
+#include <string_view>
+#include <utility>
+
+namespace tapeless {
+namespace ops {
+
+struct exp {
+  static constexpr std::string_view name = "exp";
+  template <class T> static constexpr T value(T x) { return math::exp(x); }
+  template <class T> static constexpr T derivative(T, T y) { return y; }
+};
+
+struct exp2 {
+  static constexpr std::string_view name = "exp2";
+  template <class T> static constexpr T value(T x) { return math::exp2(x); }
+  template <class T> static constexpr T derivative(T, T y) { return y * std::numbers::ln2_v<T>; }
+};
+
+struct expm1 {
+  static constexpr std::string_view name = "expm1";
+  template <class T> static constexpr T value(T x) { return math::expm1(x); }
+  template <class T> static constexpr T derivative(T, T y) { return y + T(1); }
+};
+
+struct log {
+  static constexpr std::string_view name = "log";
+  template <class T> static constexpr T value(T x) { return math::log(x); }
+  template <class T> static constexpr T vjp(T g, T x, T) { return g / x; }
+};
+
+struct log2 {
+  static constexpr std::string_view name = "log2";
+  template <class T> static constexpr T value(T x) { return math::log2(x); }
+  template <class T> static constexpr T vjp(T g, T x, T) { return g / (x * std::numbers::ln2_v<T>); }
+};
+
+struct log10 {
+  static constexpr std::string_view name = "log10";
+  template <class T> static constexpr T value(T x) { return math::log10(x); }
+  template <class T> static constexpr T vjp(T g, T x, T) { return g / (x * std::numbers::ln10_v<T>); }
+};
+
+struct log1p {
+  static constexpr std::string_view name = "log1p";
+  template <class T> static constexpr T value(T x) { return math::log1p(x); }
+  template <class T> static constexpr T vjp(T g, T x, T) { return g / (T(1) + x); }
+};
+
+}  // namespace ops
+
+template <Operand X> constexpr auto exp(X&& x) { return detail::make_unary(ops::exp{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto exp2(X&& x) { return detail::make_unary(ops::exp2{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto expm1(X&& x) { return detail::make_unary(ops::expm1{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto log(X&& x) { return detail::make_unary(ops::log{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto log2(X&& x) { return detail::make_unary(ops::log2{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto log10(X&& x) { return detail::make_unary(ops::log10{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto log1p(X&& x) { return detail::make_unary(ops::log1p{}, std::forward<X>(x)); }
+
+}  // namespace tapeless

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/piecewise.hpp: abs, relu, min, max and if_else, with their conventions at the kinks.
+//
+// At a kink the derivative is a convention, stated here and in the README:
+// abs'(0) = 0 and relu'(0) = 0; at a tie min and max give the whole adjoint to their first argument.
+// NaN propagates: a NaN operand gives a NaN value and receives the adjoint, so NaN reaches the gradient.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/expr/select.hpp>
+#include <tapeless/math/functions.hpp>
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+namespace ops {
+
+struct abs {
+  static constexpr std::string_view name = "abs";
+  template <class T> static constexpr T value(T x) { return math::abs(x); }
+  template <class T> static constexpr T derivative(T x, T) {
+    return x > T(0) ? T(1) : x < T(0) ? T(-1) : x == T(0) ? T(0) : x;
+  }
+};
+
+struct relu {
+  static constexpr std::string_view name = "relu";
+  template <class T> static constexpr T value(T x) { return x > T(0) || x != x ? x : T(0); }
+  template <class T> static constexpr T derivative(T x, T) { return x > T(0) ? T(1) : x != x ? x : T(0); }
+};
+
+/// Which operand min and max pass on: the first at a tie, and a NaN operand always.
+template <class T>
+constexpr bool first_wins(T x, T y, bool first_preferred) {
+  return x != x || (y == y && (x == y || first_preferred));
+}
+
+struct min {
+  static constexpr std::string_view name = "min";
+  template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x < y) ? x : y; }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
+    return first_wins(x, y, x < y) ? std::pair<T, T>{g, T(0)} : std::pair<T, T>{T(0), g};
+  }
+};
+
+struct max {
+  static constexpr std::string_view name = "max";
+  template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x > y) ? x : y; }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
+    return first_wins(x, y, x > y) ? std::pair<T, T>{g, T(0)} : std::pair<T, T>{T(0), g};
+  }
+};
+
+}  // namespace ops
+
+template <Operand X> constexpr auto abs(X&& x) { return detail::make_unary(ops::abs{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto relu(X&& x) { return detail::make_unary(ops::relu{}, std::forward<X>(x)); }
+template <Operand X, Operand Y>
+constexpr auto min(X&& x, Y&& y) { return detail::make_binary(ops::min{}, std::forward<X>(x), std::forward<Y>(y)); }
+template <Operand X, Operand Y>
+constexpr auto max(X&& x, Y&& y) { return detail::make_binary(ops::max{}, std::forward<X>(x), std::forward<Y>(y)); }
+
+/// cond ? a : b, differentiably: both branches are built (their types are fixed at compile time),
+/// only the taken one receives adjoint. `cond` is a plain bool, typically a comparison like x > 0.0.
+template <Operand A, Operand B>
+constexpr auto if_else(bool cond, A&& a, B&& b) {
+  if constexpr (Differentiable<A> || Differentiable<B>) {
+    using T = typename detail::binary_value<A, B>::type;
+    using NA = decltype(detail::as_node<T>(std::forward<A>(a)));
+    using NB = decltype(detail::as_node<T>(std::forward<B>(b)));
+    return select_node<NA, NB>(cond, detail::as_node<T>(std::forward<A>(a)), detail::as_node<T>(std::forward<B>(b)));
+  } else {
+    using T = detail::plain_value_t<A, B>;
+    return cond ? static_cast<T>(a) : static_cast<T>(b);
+  }
+}
+
+}  // namespace tapeless

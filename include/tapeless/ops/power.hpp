@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/power.hpp: pow (by an integer, a number, an expression, and of a number), sqrt, cbrt, square, hypot.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/math/functions.hpp>
+
+#include <concepts>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+namespace ops {
+
+namespace detail {
+/// x^n by repeated squaring: exact for small n, and what pow(x, 2) should cost (one multiplication).
+template <class T>
+constexpr T ipow(T x, long long n) {
+  if (n < 0) return T(1) / ipow(x, -n);
+  T result(1);
+  for (; n > 0; n >>= 1, x = x * x)
+    if (n & 1) result = result * x;
+  return result;
+}
+}  // namespace detail
+
+/// x^n for an integer n known when the node is built: d/dx = n x^(n-1).
+struct pow_int {
+  static constexpr std::string_view name = "pow";
+  long long n;
+  template <class T> constexpr T value(T x) const { return detail::ipow(x, n); }
+  template <class T> constexpr T derivative(T x, T) const {
+    return n == 0 ? T(0) : T(n) * detail::ipow(x, n - 1);
+  }
+};
+
+/// x^p for a number p: d/dx = p x^(p-1), taken as p y / x where x is not 0 to save a second pow.
+template <class P>
+struct pow_real {
+  static constexpr std::string_view name = "pow";
+  P p;
+  template <class T> constexpr T value(T x) const { return math::pow(x, T(p)); }
+  template <class T> constexpr T derivative(T x, T y) const {
+    return x != T(0) ? T(p) * y / x : T(p) * math::pow(x, T(p) - T(1));
+  }
+};
+
+/// c^y for a number c: d/dy = c^y ln c, taken as 0 where c^y is 0 (c = 0), where ln c would give NaN.
+template <class C>
+struct pow_base {
+  static constexpr std::string_view name = "pow";
+  C c;
+  template <class T> constexpr T value(T y) const { return math::pow(T(c), y); }
+  template <class T> constexpr T derivative(T, T z) const { return z == T(0) ? T(0) : z * math::log(T(c)); }
+};
+
+/// x^y for two expressions; the same rules as pow_real and pow_base side by side.
+struct pow {
+  static constexpr std::string_view name = "pow";
+  template <class T> static constexpr T value(T x, T y) { return math::pow(x, y); }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
+    const T dx = x != T(0) ? y * z / x : y * math::pow(x, y - T(1));
+    const T dy = z == T(0) ? T(0) : z * math::log(x);
+    return {g * dx, g * dy};
+  }
+};
+
+struct sqrt {
+  static constexpr std::string_view name = "sqrt";
+  template <class T> static constexpr T value(T x) { return math::sqrt(x); }
+  template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(2) * y); }
+};
+
+struct cbrt {
+  static constexpr std::string_view name = "cbrt";
+  template <class T> static constexpr T value(T x) { return math::cbrt(x); }
+  template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(3) * y * y); }
+};
+
+struct square {
+  static constexpr std::string_view name = "square";
+  template <class T> static constexpr T value(T x) { return x * x; }
+  template <class T> static constexpr T derivative(T x, T) { return T(2) * x; }
+};
+
+/// z = hypot(x, y) = sqrt(x^2 + y^2): dz/dx = x / z, dz/dy = y / z; 0 at the kink x = y = 0.
+struct hypot {
+  static constexpr std::string_view name = "hypot";
+  template <class T> static constexpr T value(T x, T y) { return math::hypot(x, y); }
+  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
+    if (z == T(0)) return {T(0), T(0)};
+    const T s = g / z;
+    return {s * x, s * y};
+  }
+};
+
+}  // namespace ops
+
+/// pow(base, exponent), each an expression, a var or a number. An integer exponent is kept exact
+/// (pow(x, 2) costs one multiplication); a number on either side is not differentiated.
+template <Operand X, Operand Y>
+constexpr auto pow(X&& x, Y&& y) {
+  using XD = std::remove_cvref_t<X>;
+  using YD = std::remove_cvref_t<Y>;
+  if constexpr (Differentiable<X> && Differentiable<Y>)
+    return detail::make_binary(ops::pow{}, std::forward<X>(x), std::forward<Y>(y));
+  else if constexpr (Differentiable<X> && std::integral<YD>)
+    return detail::make_unary(ops::pow_int{static_cast<long long>(y)}, std::forward<X>(x));
+  else if constexpr (Differentiable<X>)
+    return detail::make_unary(ops::pow_real<value_type_of_t<X>>{static_cast<value_type_of_t<X>>(y)}, std::forward<X>(x));
+  else if constexpr (Differentiable<Y>)
+    return detail::make_unary(ops::pow_base<value_type_of_t<Y>>{static_cast<value_type_of_t<Y>>(x)}, std::forward<Y>(y));
+  else if constexpr (std::integral<YD>)
+    return ops::detail::ipow(static_cast<detail::plain_value_t<XD>>(x), static_cast<long long>(y));
+  else
+    return ops::pow::value(static_cast<detail::plain_value_t<XD, YD>>(x), static_cast<detail::plain_value_t<XD, YD>>(y));
+}
+
+template <Operand X> constexpr auto sqrt(X&& x) { return detail::make_unary(ops::sqrt{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto cbrt(X&& x) { return detail::make_unary(ops::cbrt{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto square(X&& x) { return detail::make_unary(ops::square{}, std::forward<X>(x)); }
+template <Operand X, Operand Y>
+constexpr auto hypot(X&& x, Y&& y) { return detail::make_binary(ops::hypot{}, std::forward<X>(x), std::forward<Y>(y)); }
+
+}  // namespace tapeless

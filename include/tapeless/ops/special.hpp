@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/special.hpp: erf, erfc, and the two functions of machine learning, sigmoid and softplus.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/math/functions.hpp>
+
+#include <numbers>
+#include <string_view>
+#include <utility>
+
+namespace tapeless {
+namespace ops {
+
+struct erf {
+  static constexpr std::string_view name = "erf";
+  template <class T> static constexpr T value(T x) { return math::erf(x); }
+  template <class T> static constexpr T derivative(T x, T) { return T(2) * std::numbers::inv_sqrtpi_v<T> * math::exp(-x * x); }
+};
+
+struct erfc {
+  static constexpr std::string_view name = "erfc";
+  template <class T> static constexpr T value(T x) { return math::erfc(x); }
+  template <class T> static constexpr T derivative(T x, T) { return T(-2) * std::numbers::inv_sqrtpi_v<T> * math::exp(-x * x); }
+};
+
+/// 1 / (1 + e^-x), computed from e^-|x| so that neither side overflows; dy/dx = y (1 - y).
+struct sigmoid {
+  static constexpr std::string_view name = "sigmoid";
+  template <class T> static constexpr T value(T x) {
+    if (x >= T(0)) return T(1) / (T(1) + math::exp(-x));
+    const T e = math::exp(x);
+    return e / (T(1) + e);
+  }
+  template <class T> static constexpr T derivative(T, T y) { return y * (T(1) - y); }
+};
+
+/// log(1 + e^x) as max(x, 0) + log1p(e^-|x|): exact for large |x| where the naive form overflows
+/// or rounds to 0. dy/dx = sigmoid(x), which is also 1 - e^-y: -expm1(-y) keeps it exact when y is tiny.
+struct softplus {
+  static constexpr std::string_view name = "softplus";
+  template <class T> static constexpr T value(T x) {
+    const T m = x > T(0) ? x : T(0);
+    return m + math::log1p(math::exp(-math::abs(x)));
+  }
+  template <class T> static constexpr T derivative(T x, T) { return sigmoid::value(x); }
+};
+
+}  // namespace ops
+
+template <Operand X> constexpr auto erf(X&& x) { return detail::make_unary(ops::erf{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto erfc(X&& x) { return detail::make_unary(ops::erfc{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto sigmoid(X&& x) { return detail::make_unary(ops::sigmoid{}, std::forward<X>(x)); }
+template <Operand X> constexpr auto softplus(X&& x) { return detail::make_unary(ops::softplus{}, std::forward<X>(x)); }
+
+}  // namespace tapeless

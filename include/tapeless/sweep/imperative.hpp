@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/imperative.hpp: expression.backward(), the reverse sweep into tl::var leaves.
+#pragma once
+
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/backward.hpp>
+
+namespace tapeless::detail {
+
+template <class E>
+constexpr void backward_from_root(const E& root) {
+  static_assert(E::is_active, "backward(): this expression depends on no tl::var, so it has no gradient to compute");
+  var_adjoints store;
+  backward_sweep(root, typename E::value_type(1), store);
+}
+
+}  // namespace tapeless::detail

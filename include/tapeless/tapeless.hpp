@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/tapeless.hpp: the whole library. `#include <tapeless/tapeless.hpp>` and `namespace tl = tapeless;`.
+#pragma once
+
+#include <tapeless/version.hpp>
+
+#include <tapeless/concepts/expression.hpp>
+#include <tapeless/concepts/scalar.hpp>
+
+#include <tapeless/math/functions.hpp>
+
+#include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/let.hpp>
+#include <tapeless/expr/make.hpp>
+#include <tapeless/expr/select.hpp>
+#include <tapeless/expr/unary.hpp>
+
+#include <tapeless/ops/arithmetic.hpp>
+#include <tapeless/ops/compare.hpp>
+#include <tapeless/ops/exponential.hpp>
+#include <tapeless/ops/hyperbolic.hpp>
+#include <tapeless/ops/piecewise.hpp>
+#include <tapeless/ops/power.hpp>
+#include <tapeless/ops/special.hpp>
+#include <tapeless/ops/trigonometric.hpp>
+
+#include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/imperative.hpp>
+
+#include <tapeless/transforms/grad.hpp>
+#include <tapeless/transforms/let.hpp>
+
+#include <tapeless/var.hpp>

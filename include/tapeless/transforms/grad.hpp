@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/grad.hpp: grad and value_and_grad, the functional transforms of reverse mode.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/backward.hpp>
+
+#include <boost/hana/find_if.hpp>
+#include <boost/hana/integral_constant.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/range.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/sort.hpp>
+#include <boost/hana/unique.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+
+namespace hana = boost::hana;
+
+/// The positions of the arguments differentiated, in the order their gradients are returned:
+/// those named in grad<I...>, or all N when none are named.
+template <std::size_t N, std::size_t... I>
+constexpr auto selected_positions() {
+  if constexpr (sizeof...(I) == 0)
+    return hana::to_tuple(hana::make_range(hana::size_c<0>, hana::size_c<N>));
+  else
+    return hana::tuple_c<std::size_t, I...>;
+}
+
+/// The slot of argument position P in the gradient, as a hana::optional: nothing when P is a constant.
+template <std::size_t P, class Positions>
+constexpr auto slot_of(Positions positions) {
+  auto slots = hana::to_tuple(hana::make_range(hana::size_c<0>, hana::length(positions)));
+  return hana::find_if(slots, [&](auto s) { return positions[s] == hana::size_c<P>; });
+}
+
+/// What f receives at position P: an argument leaf if P is differentiated, else the plain number.
+template <std::size_t P, class Positions, class Arg>
+constexpr auto argument_for(Positions positions, const Arg& arg) {
+  auto slot = slot_of<P>(positions);
+  if constexpr (hana::is_just(slot))
+    return argument<std::remove_cvref_t<decltype(slot.value())>::value, Arg>(arg);
+  else
+    return arg;
+}
+
+template <class R>
+constexpr auto value_of_result(const R& r) {
+  if constexpr (Differentiable<R>)
+    return r.value();
+  else
+    return r;
+}
+
+/// The callable grad(f) and value_and_grad(f) return.
+template <class F, bool WithValue, std::size_t... I>
+struct gradient_transform {
+  F f;
+
+  template <class... Args>
+  constexpr auto operator()(const Args&... args) const {
+    constexpr std::size_t n = sizeof...(Args);
+    static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
+    static_assert((Real<Args> && ...),
+                  "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
+                  "double); write 1.0, not 1");
+    static_assert(((I < n) && ...), "tl::grad<I...>(f): an argument index I is not less than the number of arguments");
+    static_assert(hana::length(hana::unique(hana::sort(hana::tuple_c<std::size_t, I...>))) == hana::size_c<sizeof...(I)>,
+                  "tl::grad<I...>(f): an argument index is named twice");
+    constexpr auto positions = selected_positions<n, I...>();
+    return run(positions, std::index_sequence_for<Args...>{}, args...);
+  }
+
+ private:
+  template <class Positions, std::size_t... P, class... Args>
+  constexpr auto run(Positions positions, std::index_sequence<P...>, const Args&... args) const {
+    static_assert(std::is_invocable_v<const F&, decltype(argument_for<P>(positions, args))...>,
+                  "tl::grad(f)(args...): f cannot be called with these arguments as differentiable numbers; "
+                  "write f as a generic lambda taking auto (or const auto&) parameters");
+    auto result = std::invoke(f, argument_for<P>(positions, args)...);
+    using R = decltype(result);
+    static_assert(Operand<R>,
+                  "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
+    using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
+    auto g = sweep(selected{}, result, std::tuple<Args...>{});
+    if constexpr (WithValue)
+      return std::pair{value_of_result(result), g};
+    else
+      return g;
+  }
+
+  // One reverse sweep from the result into a store with one slot per selected argument, typed like it.
+  template <std::size_t... S, class R, class ArgTypes>
+  static constexpr auto sweep(std::index_sequence<S...>, const R& result, ArgTypes) {
+    argument_adjoints<std::tuple_element_t<S, ArgTypes>...> store;
+    if constexpr (Differentiable<R>) {
+      using T = value_type_of_t<R>;
+      const auto root = as_node<T>(result);
+      if constexpr (decltype(root)::is_active) backward_sweep(root, T(1), store);
+    }
+    if constexpr (sizeof...(S) == 1)
+      return std::get<0>(store.slots);
+    else
+      return store.slots;
+  }
+};
+
+}  // namespace detail
+
+/// grad(f) is a function returning the gradient of the scalar function f at its arguments:
+/// a plain number for one argument, a std::tuple in argument order for several.
+/// grad<I...>(f) differentiates only with respect to the arguments at positions I..., in that order;
+/// the other arguments are passed to f as plain numbers.
+///
+///   auto [g1, g2] = tl::grad(f)(1.0, 2.0);
+template <std::size_t... I, class F>
+constexpr auto grad(F f) {
+  return detail::gradient_transform<F, false, I...>{std::move(f)};
+}
+
+/// value_and_grad(f)(args...) returns std::pair{f(args...), grad(f)(args...)} from one sweep.
+template <std::size_t... I, class F>
+constexpr auto value_and_grad(F f) {
+  return detail::gradient_transform<F, true, I...>{std::move(f)};
+}
+
+}  // namespace tapeless

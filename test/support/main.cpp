@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: BSL-1.0
+// The doctest main shared by every test executable.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
