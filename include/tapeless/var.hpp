@@ -15,9 +15,11 @@ namespace tapeless {
 ///   auto z = x * x + x * y;
 ///   z.backward();          // x.grad() == 16, y.grad() == 3
 ///
-/// Expressions built from a var refer to it, so the var must outlive them (as a tensor outlives its
-/// graph). grad() accumulates across backward() calls, as in PyTorch; zero_grad() resets it.
-/// grad() reads 0 before any backward().
+/// A var has identity, as a tensor does: expressions built from it refer to it, so it must outlive
+/// them, and it can be neither copied nor moved (a copy would silently receive the gradient meant for
+/// the original). Generic functions take it as `const auto&` or `auto&`. Do not define a var const:
+/// backward() writes its gradient. grad() accumulates across backward() calls, as in PyTorch;
+/// zero_grad() resets it; grad() reads 0 before any backward().
 template <std::floating_point T>
 class var : public detail::variable_tag {
  public:
@@ -25,18 +27,25 @@ class var : public detail::variable_tag {
 
   constexpr var(T value) noexcept : value_(value) {}  // NOLINT(google-explicit-constructor): reads as a number
 
+  var(const var&) = delete;  // tl::var cannot be copied or moved: expressions refer to it; take it as const auto&
+  var& operator=(const var&) = delete;
+
   [[nodiscard]] constexpr T value() const noexcept { return value_; }
   [[nodiscard]] constexpr T grad() const noexcept { return grad_; }
   constexpr void zero_grad() noexcept { grad_ = T(0); }
   /// Changes the value for the next expression built from this var; gradients so far are kept.
   constexpr void set_value(T value) noexcept { value_ = value; }
   /// d(this)/d(this) = 1.
-  constexpr void backward() noexcept { grad_ += T(1); }
+  constexpr void backward() const noexcept { *grad_slot() += T(1); }
 
   /// The leaf that stands for this var inside an expression.
-  [[nodiscard]] constexpr var_ref<T> ref() noexcept { return var_ref<T>(value_, &grad_); }
+  [[nodiscard]] constexpr var_ref<T> ref() const noexcept { return var_ref<T>(value_, grad_slot()); }
 
  private:
+  // The gradient is written through a const var&, as generic code passes vars; the var itself is never
+  // defined const. (Not `mutable`: g++ 12 rejects reading mutable members in constant expressions.)
+  constexpr T* grad_slot() const noexcept { return const_cast<T*>(&grad_); }
+
   T value_;
   T grad_ = T(0);
 };

@@ -21,8 +21,6 @@ constexpr auto as_node(E&& e) {
     static_assert(std::is_lvalue_reference_v<E>,
                   "a tl::var in an expression must be a named variable that outlives the expression, "
                   "not a temporary whose gradient would be destroyed before backward()");
-    static_assert(!std::is_const_v<std::remove_reference_t<E>>,
-                  "a const tl::var cannot receive a gradient; use a plain number for a constant");
     return e.ref();
   }
   else

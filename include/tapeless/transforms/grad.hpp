@@ -6,13 +6,12 @@
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 
+#include <boost/hana/equal.hpp>
 #include <boost/hana/find_if.hpp>
 #include <boost/hana/integral_constant.hpp>
 #include <boost/hana/length.hpp>
 #include <boost/hana/range.hpp>
 #include <boost/hana/tuple.hpp>
-#include <boost/hana/sort.hpp>
-#include <boost/hana/unique.hpp>
 #include <boost/hana/unpack.hpp>
 
 #include <cstddef>
@@ -69,34 +68,54 @@ struct gradient_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
+    // Each misuse stops here with one sentence, and nothing further is instantiated.
+    if constexpr (arguments_are_valid<Args...>()) {
+      constexpr auto positions = selected_positions<sizeof...(Args), I...>();
+      return run(positions, std::index_sequence_for<Args...>{}, args...);
+    }
+  }
+
+ private:
+  template <class... Args>
+  static constexpr bool arguments_are_valid() {
     constexpr std::size_t n = sizeof...(Args);
+    constexpr std::size_t indices[] = {I..., n};
+    constexpr bool distinct = [&] {
+      for (std::size_t a = 0; a < sizeof...(I); ++a)
+        for (std::size_t b = a + 1; b < sizeof...(I); ++b)
+          if (indices[a] == indices[b]) return false;
+      return true;
+    }();
     static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
     static_assert((Real<Args> && ...),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
                   "double); write 1.0, not 1");
-    static_assert(((I < n) && ...), "tl::grad<I...>(f): an argument index I is not less than the number of arguments");
-    static_assert(hana::length(hana::unique(hana::sort(hana::tuple_c<std::size_t, I...>))) == hana::size_c<sizeof...(I)>,
-                  "tl::grad<I...>(f): an argument index is named twice");
-    constexpr auto positions = selected_positions<n, I...>();
-    return run(positions, std::index_sequence_for<Args...>{}, args...);
+    static_assert(((I < n) && ...),
+                  "tl::grad<I...>(f)(args...): an argument index I is not less than the number of arguments");
+    static_assert(distinct, "tl::grad<I...>(f): an argument index is named twice");
+    return n > 0 && (Real<Args> && ...) && ((I < n) && ...) && distinct;
   }
 
- private:
   template <class Positions, std::size_t... P, class... Args>
   constexpr auto run(Positions positions, std::index_sequence<P...>, const Args&... args) const {
-    static_assert(std::is_invocable_v<const F&, decltype(argument_for<P>(positions, args))...>,
-                  "tl::grad(f)(args...): f cannot be called with these arguments as differentiable numbers; "
+    constexpr bool invocable = std::is_invocable_v<const F&, decltype(argument_for<P>(positions, args))...>;
+    static_assert(invocable,
+                  "tl::grad(f)(args...): f cannot be called with differentiable numbers for these arguments; "
                   "write f as a generic lambda taking auto (or const auto&) parameters");
-    auto result = std::invoke(f, argument_for<P>(positions, args)...);
-    using R = decltype(result);
-    static_assert(Operand<R>,
-                  "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
-    using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
-    auto g = sweep(selected{}, result, std::tuple<Args...>{});
-    if constexpr (WithValue)
-      return std::pair{value_of_result(result), g};
-    else
-      return g;
+    if constexpr (invocable) {
+      auto result = std::invoke(f, argument_for<P>(positions, args)...);
+      using R = decltype(result);
+      static_assert(Operand<R>,
+                    "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
+      if constexpr (Operand<R>) {
+        using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
+        auto g = sweep(selected{}, result, std::tuple<Args...>{});
+        if constexpr (WithValue)
+          return std::pair{value_of_result(result), g};
+        else
+          return g;
+      }
+    }
   }
 
   // One reverse sweep from the result into a store with one slot per selected argument, typed like it.
