@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSL-1.0
+# The whole test suite: g++ and clang++ builds (library, tests, examples, benchmark smoke runs),
+# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [g++|clang++|sanitize]...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev doctest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+parts=("$@"); ((${#parts[@]})) || parts=(g++ clang++ sanitize)
+jobs=$(nproc)
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+
+run_ctest() {  # build dir, extra ctest args...
+  local dir=$1; shift
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@" | tee -a "$summary"
+}
+
+for part in "${parts[@]}"; do
+  case $part in
+    g++|clang++)
+      dir=build/test-$part
+      echo "=== $part: build and test in $dir"
+      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$part" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+      cmake --build "$dir" -j"$jobs"
+      run_ctest "$dir"
+      ;;
+    sanitize)
+      dir=build/test-sanitize
+      echo "=== g++ with AddressSanitizer + UndefinedBehaviorSanitizer in $dir"
+      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_CXX_FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+        -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_EXAMPLES=OFF
+      cmake --build "$dir" -j"$jobs"
+      # Compile-fail and package tests only drive the compiler; they ran in the builds above.
+      ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        run_ctest "$dir" -E "^(compile_fail|package)_"
+      ;;
+    *) echo "unknown part '$part' (g++, clang++ or sanitize)" >&2; exit 2 ;;
+  esac
+done
+
+# One closing line over every run: "N passed, N failed".
+awk '/tests passed, [0-9]+ tests failed out of/ { failed += $4; total += $NF } END { printf "tests: %d passed, %d failed\n", total - failed, failed }' "$summary"
