@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/math/constexpr_math.hpp: PLACEHOLDER, to be replaced by the constexpr implementations.
-// Until then it forwards to std::, which g++ evaluates at compile time but clang does not.
+// tapeless/math/constexpr_math.hpp: the library's constexpr elementary functions, tapeless::math::cx.
+//
+// tapeless/math/functions.hpp calls these in constant expressions (clang cannot evaluate std::sin
+// and friends there). They take and return double, follow the C special cases (NaN, infinities,
+// signed zeros, domain errors give NaN) and agree with a good run-time libm to within one or two
+// ulps. Subnormal results are correct up to a possible double rounding.
+//
+// They rely on IEEE double arithmetic with round-to-nearest and no contraction of a*b + c into an
+// FMA, which is what constant evaluation does on every compiler. Called at run time under
+// -ffast-math or -ffp-contract=fast with FMA hardware, the double-double steps lose accuracy.
 #pragma once
 
-#include <cmath>
-
-namespace tapeless::math::cx {
-#define TAPELESS_CX_1(name) constexpr double name(double x) noexcept { return std::name(x); }
-#define TAPELESS_CX_2(name) constexpr double name(double x, double y) noexcept { return std::name(x, y); }
-TAPELESS_CX_1(exp) TAPELESS_CX_1(exp2) TAPELESS_CX_1(expm1) TAPELESS_CX_1(log) TAPELESS_CX_1(log2)
-TAPELESS_CX_1(log10) TAPELESS_CX_1(log1p) TAPELESS_CX_1(sqrt) TAPELESS_CX_1(cbrt) TAPELESS_CX_1(sin)
-TAPELESS_CX_1(cos) TAPELESS_CX_1(tan) TAPELESS_CX_1(asin) TAPELESS_CX_1(acos) TAPELESS_CX_1(atan)
-TAPELESS_CX_1(sinh) TAPELESS_CX_1(cosh) TAPELESS_CX_1(tanh) TAPELESS_CX_1(asinh) TAPELESS_CX_1(acosh)
-TAPELESS_CX_1(atanh) TAPELESS_CX_1(erf) TAPELESS_CX_1(erfc)
-TAPELESS_CX_2(pow) TAPELESS_CX_2(atan2) TAPELESS_CX_2(hypot)
-#undef TAPELESS_CX_1
-#undef TAPELESS_CX_2
-}  // namespace tapeless::math::cx
+#include <tapeless/math/cx/common.hpp>
+#include <tapeless/math/cx/exponential.hpp>
+#include <tapeless/math/cx/hyperbolic.hpp>
+#include <tapeless/math/cx/power.hpp>
+#include <tapeless/math/cx/special.hpp>
+#include <tapeless/math/cx/trigonometric.hpp>
