@@ -12,9 +12,11 @@
 namespace tapeless {
 
 namespace detail {
-/// Tags a let by its body's closure type and its expression's type: a let nested inside another
-/// is always a different instantiation, so no two nested lets share a tag.
-template <class Body, class E>
+/// Tags a let by its body's closure type. A let nested in another's body is a lambda inside a
+/// different instantiation, so no two nested lets share a tag. (The tag must not contain the bound
+/// expression's type: every level would then spell out all the levels below it three times, and
+/// clang's front end slows down exponentially with the length of a let chain.)
+template <class Body>
 struct let_tag {};
 }  // namespace detail
 
@@ -30,7 +32,7 @@ constexpr auto let(E&& e, Body&& body) {
     return std::forward<Body>(body)(std::forward<E>(e));
   } else {
     using T = value_type_of_t<E>;
-    using Tag = detail::let_tag<std::remove_cvref_t<Body>, std::remove_cvref_t<E>>;
+    using Tag = detail::let_tag<std::remove_cvref_t<Body>>;
     static_assert(std::invocable<Body&, bound<Tag, T>>,
                   "tl::let(e, body): body must be callable with one argument, the name for e");
     auto shared = detail::as_node<T>(std::forward<E>(e));
