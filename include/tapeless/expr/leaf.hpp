@@ -29,7 +29,7 @@ struct constant : expression<constant<T>> {
 };
 
 /// The name `let` gives to a shared intermediate inside its body. `Tag` is unique to that let
-/// (it is built from the body's closure type), so nested lets never mix their adjoints.
+/// (see transforms/let.hpp), so nested lets never mix their adjoints.
 template <class Tag, class T>
 struct bound : expression<bound<Tag, T>> {
   using value_type = T;
@@ -47,5 +47,15 @@ struct var_ref : expression<var_ref<T>> {
   T* grad_;
   constexpr var_ref(T v, T* g) noexcept : value_(v), grad_(g) {}
 };
+
+namespace detail {
+/// Leaves whose type names one number (an argument slot, a let name): two of the same type are equal.
+template <class Leaf>
+inline constexpr bool names_one_value = false;
+template <std::size_t Slot, class T>
+inline constexpr bool names_one_value<argument<Slot, T>> = true;
+template <class Tag, class T>
+inline constexpr bool names_one_value<bound<Tag, T>> = true;
+}  // namespace detail
 
 }  // namespace tapeless

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/ops/power.hpp>  // ops::square, for x * x
 
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless {
@@ -56,7 +58,14 @@ constexpr auto operator+(X&& x, Y&& y) { return detail::make_binary(ops::add{}, 
 template <class X, class Y> requires BinaryOperands<X, Y>
 constexpr auto operator-(X&& x, Y&& y) { return detail::make_binary(ops::subtract{}, std::forward<X>(x), std::forward<Y>(y)); }
 template <class X, class Y> requires BinaryOperands<X, Y>
-constexpr auto operator*(X&& x, Y&& y) { return detail::make_binary(ops::multiply{}, std::forward<X>(x), std::forward<Y>(y)); }
+constexpr auto operator*(X&& x, Y&& y) {
+  // t * t of one argument or let name is square(t): its sweep does 2 t g once instead of t g twice.
+  if constexpr (std::is_same_v<std::remove_cvref_t<X>, std::remove_cvref_t<Y>> &&
+                detail::names_one_value<std::remove_cvref_t<X>>)
+    return detail::make_unary(ops::square{}, std::forward<X>(x));
+  else
+    return detail::make_binary(ops::multiply{}, std::forward<X>(x), std::forward<Y>(y));
+}
 template <class X, class Y> requires BinaryOperands<X, Y>
 constexpr auto operator/(X&& x, Y&& y) { return detail::make_binary(ops::divide{}, std::forward<X>(x), std::forward<Y>(y)); }
 

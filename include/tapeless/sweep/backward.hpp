@@ -63,7 +63,9 @@ constexpr void backward_sweep(const select_node<A, B>& n, const G& g, Store& sto
 template <class Tag, class Bound, class Body, class G, class Store>
 constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const G& g, Store& store) {
   using T = typename Bound::value_type;
-  let_scope<Tag, T, Store> scope{T(0), store};
+  // The sum starts at -0, the identity of IEEE addition (+0 is not: +0 + -0 is +0), so the
+  // compiler may drop the first addition.
+  let_scope<Tag, T, Store> scope{T(-0.0), store};
   if constexpr (Body::is_active) backward_sweep(n.body, g, scope);
   if constexpr (Bound::is_active) backward_sweep(n.bound_expr, scope.adjoint, store);
 }

@@ -122,10 +122,11 @@ struct gradient_transform {
   template <std::size_t... S, class R, class ArgTypes>
   static constexpr auto sweep(std::index_sequence<S...>, const R& result, ArgTypes) {
     argument_adjoints<std::tuple_element_t<S, ArgTypes>...> store;
-    if constexpr (Differentiable<R>) {
-      using T = value_type_of_t<R>;
-      const auto root = as_node<T>(result);
-      if constexpr (decltype(root)::is_active) backward_sweep(root, T(1), store);
+    if constexpr (Expression<R>) {
+      // The result itself is the root: no copy of the tree.
+      if constexpr (R::is_active) backward_sweep(result, value_type_of_t<R>(1), store);
+    } else if constexpr (Differentiable<R>) {
+      backward_sweep(as_node<value_type_of_t<R>>(result), value_type_of_t<R>(1), store);
     }
     if constexpr (sizeof...(S) == 1)
       return std::get<0>(store.slots);

@@ -61,7 +61,8 @@ constexpr auto everything = [](const auto& x, const auto& y) {
 }  // namespace
 
 TEST_CASE("the counter sees heap allocations") {
-  CHECK(allocations_during([] { delete new double(1.0); }) == 1);
+  // A new-expression may be elided by the optimiser (clang does); a call of operator new may not.
+  CHECK(allocations_during([] { ::operator delete(::operator new(sizeof(double))); }) == 1);
 }
 
 TEST_CASE("grad and value_and_grad allocate nothing") {

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: BSL-1.0
+// bench/harness.hpp: the main of every gradient benchmark: checks, Google Benchmark timing, the table of ratios.
+//
+// A bench file writes each implementation of each case as one function (the kernel), lists them
+// with the inputs of their case, and hands the list to tapeless_bench::main:
+//
+//   int main(int argc, char** argv) {
+//     return tapeless_bench::main(argc, argv, check_all, {
+//         tapeless_bench::entry<s1_handwritten, s1_inputs>("S1_walkthrough/handwritten"), ...});
+//   }
+//
+// The binary then accepts, beside every --benchmark_* flag:
+//   --smoke        the checks and one iteration of each benchmark (the ctest run: timings mean nothing)
+//   --icount=N     no timing: each benchmark's loop runs N times between callgrind client requests,
+//                  one callgrind dump per benchmark named after it (run under valgrind --tool=callgrind)
+//
+// After the run it prints, per case, the median ns per gradient of each library (real time, median
+// over --benchmark_repetitions) and the ratio of each library to `handwritten` measured in the same run.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define TAPELESS_BENCH_HAS_CALLGRIND 1
+#else
+#define TAPELESS_BENCH_HAS_CALLGRIND 0
+#endif
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tapeless_bench {
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_tuple = false;
+template <class... T>
+inline constexpr bool is_tuple<std::tuple<T...>> = true;
+
+/// Keeps every component of a gradient (a number or a tuple of numbers) alive, each in a register.
+template <class R>
+inline BENCHMARK_ALWAYS_INLINE void keep(const R& r) {
+  if constexpr (is_tuple<R>)
+    std::apply([](const auto&... g) { (benchmark::DoNotOptimize(g), ...); }, r);
+  else
+    benchmark::DoNotOptimize(r);
+}
+
+/// One gradient as it is timed: the inputs are made opaque (the compiler must assume DoNotOptimize
+/// changed them, so nothing is constant-folded or hoisted out of the loop), then the kernel runs,
+/// then its results are kept.
+template <auto Kernel, std::size_t N>
+inline BENCHMARK_ALWAYS_INLINE void one_gradient(std::array<double, N>& in) {
+  for (double& x : in) benchmark::DoNotOptimize(x);
+  keep(std::apply(Kernel, in));
+}
+
+template <auto Kernel, auto Inputs>
+void time_gradient(benchmark::State& state) {
+  auto in = Inputs();
+  for (auto _ : state) one_gradient<Kernel>(in);
+}
+
+template <auto Kernel, auto Inputs>
+[[gnu::noinline]] void count_gradient([[maybe_unused]] const char* name, long n) {
+  auto in = Inputs();
+#if TAPELESS_BENCH_HAS_CALLGRIND
+  CALLGRIND_ZERO_STATS;
+#endif
+  for (long i = 0; i < n; ++i) one_gradient<Kernel>(in);
+#if TAPELESS_BENCH_HAS_CALLGRIND
+  CALLGRIND_DUMP_STATS_AT(name);
+#endif
+}
+
+/// The console reporter, remembering each benchmark's times for the table.
+class table_reporter : public benchmark::ConsoleReporter {
+ public:
+  using benchmark::ConsoleReporter::ConsoleReporter;
+
+  void ReportRuns(const std::vector<Run>& reports) override {
+    benchmark::ConsoleReporter::ReportRuns(reports);
+    for (const Run& run : reports) {
+      if (run.error_occurred) continue;
+      const std::string& name = run.run_name.function_name;
+      if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.push_back(name);
+      repetitions_[name] = static_cast<std::size_t>(run.repetitions);
+      if (run.run_type == Run::RT_Iteration)
+        times_[name].push_back(run.GetAdjustedRealTime());
+      else if (run.aggregate_name == "median")
+        medians_[name] = run.GetAdjustedRealTime();
+    }
+  }
+
+  /// Median ns per gradient of one benchmark: Google Benchmark's median aggregate when it computed
+  /// one, else the median of the repetitions reported.
+  [[nodiscard]] double median(const std::string& name) const {
+    if (auto m = medians_.find(name); m != medians_.end()) return m->second;
+    auto t = times_.at(name);
+    std::sort(t.begin(), t.end());
+    const std::size_t n = t.size();
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+  }
+  [[nodiscard]] std::size_t repetitions(const std::string& name) const { return repetitions_.at(name); }
+  [[nodiscard]] const std::vector<std::string>& order() const { return order_; }
+
+ private:
+  std::vector<std::string> order_;
+  std::map<std::string, std::vector<double>> times_;
+  std::map<std::string, double> medians_;
+  std::map<std::string, std::size_t> repetitions_;
+};
+
+inline double identity_kernel(double x) { return x; }
+inline std::array<double, 1> one_input() { return {1.0}; }
+
+/// Splits "<case>/<library>" at its last '/'.
+inline std::pair<std::string, std::string> split_name(const std::string& name) {
+  const auto slash = name.rfind('/');
+  if (slash == std::string::npos) return {name, ""};
+  return {name.substr(0, slash), name.substr(slash + 1)};
+}
+
+/// The table, in the order of `names` (the registration order), of the benchmarks that ran.
+inline void print_table(const table_reporter& r, const std::vector<std::string>& names) {
+  std::vector<std::string> cases, libraries;
+  std::map<std::pair<std::string, std::string>, double> ns;
+  std::size_t reps = 0;
+  for (const auto& name : names) {
+    if (std::find(r.order().begin(), r.order().end(), name) == r.order().end()) continue;  // filtered out
+    auto [c, lib] = split_name(name);
+    if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
+    if (std::find(libraries.begin(), libraries.end(), lib) == libraries.end()) libraries.push_back(lib);
+    ns[{c, lib}] = r.median(name);
+    reps = std::max(reps, r.repetitions(name));
+  }
+  if (cases.empty()) return;
+  // The reference column first.
+  if (auto h = std::find(libraries.begin(), libraries.end(), "handwritten"); h != libraries.end())
+    std::rotate(libraries.begin(), h, h + 1);
+  const bool has_reference = !libraries.empty() && libraries.front() == "handwritten";
+
+  std::size_t case_width = 4;
+  for (const auto& c : cases) case_width = std::max(case_width, c.size());
+  std::printf("\nns per gradient, median of %zu repetition%s (real time); ratio = library / handwritten, same run\n",
+              reps, reps == 1 ? "" : "s");
+#if defined(__clang__)
+  std::printf("compiler: clang %s\n\n", __VERSION__);
+#elif defined(__GNUC__)
+  std::printf("compiler: g++ %s\n\n", __VERSION__);
+#else
+  std::printf("compiler: %s\n\n", __VERSION__);
+#endif
+  std::printf("%-*s", static_cast<int>(case_width), "case");
+  for (const auto& lib : libraries) std::printf("  %14s", (lib + " ns").c_str());
+  if (has_reference)
+    for (std::size_t l = 1; l < libraries.size(); ++l) std::printf("  %14s", (libraries[l] + "/hw").c_str());
+  std::printf("\n");
+  for (const auto& c : cases) {
+    std::printf("%-*s", static_cast<int>(case_width), c.c_str());
+    for (const auto& lib : libraries) {
+      if (auto v = ns.find({c, lib}); v != ns.end())
+        std::printf("  %14.2f", v->second);
+      else
+        std::printf("  %14s", "-");
+    }
+    if (has_reference) {
+      const auto ref = ns.find({c, libraries.front()});
+      for (std::size_t l = 1; l < libraries.size(); ++l) {
+        const auto v = ns.find({c, libraries[l]});
+        if (ref != ns.end() && v != ns.end() && ref->second > 0)
+          std::printf("  %14.3f", v->second / ref->second);
+        else
+          std::printf("  %14s", "-");
+      }
+    }
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
+/// Removes argv[i] from the argument list.
+inline void drop_argument(int& argc, char** argv, int i) {
+  for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+  --argc;
+}
+
+}  // namespace detail
+
+/// One benchmark: its name "<case>/<library>", how to time it, and how to count its instructions.
+struct entry_t {
+  const char* name;
+  void (*time)(benchmark::State&);
+  void (*count)(const char*, long);
+};
+
+/// The entry of `Kernel` (a function of N doubles returning a number or a tuple of numbers),
+/// called on the array of N doubles that `Inputs()` returns.
+template <auto Kernel, auto Inputs>
+constexpr entry_t entry(const char* name) {
+  return {name, &detail::time_gradient<Kernel, Inputs>, &detail::count_gradient<Kernel, Inputs>};
+}
+
+/// Runs `check` (false on any mismatch, having printed it), then the benchmarks, then the table.
+inline int main(int argc, char** argv, bool (*check)(), std::initializer_list<entry_t> entries) {
+  bool smoke = false;
+  long icount = 0;
+  for (int i = 1; i < argc;) {
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      smoke = true;
+      detail::drop_argument(argc, argv, i);
+    } else if (std::strncmp(argv[i], "--icount=", 9) == 0) {
+      icount = std::atol(argv[i] + 9);
+      detail::drop_argument(argc, argv, i);
+      if (icount <= 0) {
+        std::fprintf(stderr, "--icount=N needs a positive N\n");
+        return 2;
+      }
+    } else {
+      ++i;
+    }
+  }
+
+  if (!check()) {
+    std::fprintf(stderr, "a gradient disagrees with the hand-written one: not timing\n");
+    return 1;
+  }
+  std::printf("checks: every gradient agrees with the hand-written one to 1e-12 relative\n");
+  std::fflush(stdout);
+
+  if (icount > 0) {
+    if (!TAPELESS_BENCH_HAS_CALLGRIND) {
+      std::fprintf(stderr, "--icount: built without <valgrind/callgrind.h>\n");
+      return 2;
+    }
+    // The timing loop around a kernel that returns its input: what every count below includes.
+    detail::count_gradient<detail::identity_kernel, detail::one_input>("loop_overhead", icount);
+    for (const entry_t& e : entries) e.count(e.name, icount);
+    std::printf("icount: %ld gradients per benchmark, one callgrind dump each\n", icount);
+    return 0;
+  }
+
+  for (const entry_t& e : entries) {
+    auto* b = benchmark::RegisterBenchmark(e.name, e.time);
+    b->Unit(benchmark::kNanosecond);
+    if (smoke) b->Iterations(1)->Repetitions(1);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  detail::table_reporter reporter(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
+                                                         : benchmark::ConsoleReporter::OO_Tabular);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::vector<std::string> names;
+  for (const entry_t& e : entries) names.emplace_back(e.name);
+  detail::print_table(reporter, names);
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace tapeless_bench

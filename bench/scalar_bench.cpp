@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSL-1.0
+// bench/scalar_bench.cpp: the scalar cases, S1 walkthrough, S2 log_mul_sin and a chain of lets,
+// each hand-written and with tapeless, side by side.
+//
+// Every implementation is one function from the inputs to the gradient (one gradient per call).
+// The hand-written one is the classic adjoint: a forward pass computing the intermediate values the
+// reverse sweep needs, then the reverse sweep, as straight-line scalar code. grad does not return the
+// function value, so neither implementation is asked for it.
+#include "harness.hpp"
+#include "suite.hpp"
+
+#include <tapeless/tapeless.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+namespace tl = tapeless;
+
+// Every kernel is inlined into the loop that times it, as a gradient written in a caller's code would
+// be: the timing is then that of the gradient's code, not of the call into a wrapper of this file
+// (whether a compiler inlines a wrapper depends on its size before optimisation, which for tapeless
+// is the unoptimised expression tree). The library's own functions are left to the compiler.
+#define TAPELESS_BENCH_KERNEL [[gnu::always_inline]] inline
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// S1 walkthrough: f(x1, x2) = (x1 - x2)^2 + cos(x1 + x2) at x1 = 1, x2 = 2.
+
+std::array<double, 2> s1_inputs() { return {1.0, 2.0}; }
+
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_handwritten(double x1, double x2) {
+  // forward
+  const double a = x1 - x2;
+  const double c = x1 + x2;
+  // reverse, from f_bar = 1 through f = a^2 + cos(c)
+  const double a_bar = 2.0 * a;
+  const double c_bar = -std::sin(c);
+  return {a_bar + c_bar, -a_bar + c_bar};
+}
+
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_tapeless(double x1, double x2) {
+  return tl::grad([](const auto& x1, const auto& x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); })(x1, x2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// S2 log_mul_sin: f(x1, x2) = ln(x1) + x1 x2 - sin(x2) at x1 = 2, x2 = 3.
+
+std::array<double, 2> s2_inputs() { return {2.0, 3.0}; }
+
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_handwritten(double x1, double x2) {
+  // forward: v1 = ln(x1), v2 = x1 x2, v3 = sin(x2); the sweep needs none of their values.
+  // reverse, from f_bar = 1 through f = v1 + v2 - v3
+  const double x1_bar = 1.0 / x1 + x2;        // v1_bar / x1 + v2_bar x2
+  const double x2_bar = x1 - std::cos(x2);    // v2_bar x1 - v3_bar cos(x2)
+  return {x1_bar, x2_bar};
+}
+
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_tapeless(double x1, double x2) {
+  return tl::grad([](const auto& x1, const auto& x2) { return tl::log(x1) + x1 * x2 - tl::sin(x2); })(x1, x2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// let_chain_K: f(x) = y_K, y_0 = x, y_{i+1} = y_i y_i + y_i, so f'(x) = prod_{i<K} (2 y_i + 1).
+// Each y_i is used three times; tapeless names it with tl::let, K nested lets.
+// x = 0.01 u(0), in [0, 0.01), so that y_16 stays near x (y_i ~ 1 / (1/x - i)): finite, no overflow.
+
+std::array<double, 1> let_chain_inputs() {
+  tapeless_bench::input_stream u;
+  return {u.uniform(0.0, 0.01)};
+}
+
+template <int K>
+TAPELESS_BENCH_KERNEL double let_chain_handwritten(double x) {
+  // forward, storing y_0 .. y_{K-1}
+  std::array<double, K> y;
+  y[0] = x;
+  for (int i = 0; i + 1 < K; ++i) y[i + 1] = y[i] * y[i] + y[i];
+  // reverse, from y_K_bar = 1
+  double y_bar = 1.0;
+  for (int i = K - 1; i >= 0; --i) y_bar *= 2.0 * y[i] + 1.0;
+  return y_bar;
+}
+
+/// let(y, t -> let(t t + t, ...)), K lets deep: returns y_K built from y = y_0.
+template <int K, class Y>
+constexpr auto let_chain(const Y& y) {
+  if constexpr (K == 0)
+    return y;
+  else
+    return tl::let(y, [](const auto& t) { return let_chain<K - 1>(t * t + t); });
+}
+
+template <int K>
+TAPELESS_BENCH_KERNEL double let_chain_tapeless(double x) {
+  return tl::grad([](const auto& x) { return let_chain<K>(x); })(x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checks, once, before timing.
+
+template <std::size_t N, class R>
+std::array<double, N> components(const R& r) {
+  if constexpr (N == 1)
+    return {r};
+  else
+    return std::apply([](auto... g) { return std::array<double, N>{g...}; }, r);
+}
+
+template <auto Hand, auto Tapeless, auto Inputs>
+bool check_case(const char* name) {
+  const auto in = Inputs();
+  constexpr std::size_t n = std::tuple_size_v<decltype(in)>;
+  const auto want = components<n>(std::apply(Hand, in));
+  const auto got = components<n>(std::apply(Tapeless, in));
+  return tapeless_bench::check_gradient(name, "tapeless", got.data(), want.data(), n);
+}
+
+/// The hand-written references themselves, against the gradient stated in benchmarks.md (S1), the
+/// closed form (S2) and central differences (let chain).
+bool check_references() {
+  bool ok = true;
+  auto expect = [&](const char* what, double got, double want, double rel) {
+    if (!tapeless_bench::agrees(got, want, rel)) {
+      std::fprintf(stderr, "MISMATCH reference %s: %.17g, expected %.17g\n", what, got, want);
+      ok = false;
+    }
+  };
+  const auto [s1_g1, s1_g2] = s1_handwritten(1.0, 2.0);
+  expect("S1 d/dx1", s1_g1, -2.14112, 1e-5);
+  expect("S1 d/dx2", s1_g2, 1.85888, 1e-5);
+  const auto [s2_g1, s2_g2] = s2_handwritten(2.0, 3.0);
+  expect("S2 d/dx1", s2_g1, 0.5 + 3.0, 1e-15);
+  expect("S2 d/dx2", s2_g2, 2.0 - std::cos(3.0), 1e-15);
+  auto chain = [](int k, double x) {
+    for (int i = 0; i < k; ++i) x = x * x + x;
+    return x;
+  };
+  const double x = let_chain_inputs()[0], h = 1e-6;
+  expect("let_chain_8", let_chain_handwritten<8>(x), (chain(8, x + h) - chain(8, x - h)) / (2 * h), 1e-7);
+  expect("let_chain_16", let_chain_handwritten<16>(x), (chain(16, x + h) - chain(16, x - h)) / (2 * h), 1e-7);
+  return ok;
+}
+
+bool check_all() {
+  bool ok = check_references();
+  ok &= check_case<s1_handwritten, s1_tapeless, s1_inputs>("S1_walkthrough");
+  ok &= check_case<s2_handwritten, s2_tapeless, s2_inputs>("S2_log_mul_sin");
+  ok &= check_case<let_chain_handwritten<8>, let_chain_tapeless<8>, let_chain_inputs>("let_chain_8");
+  ok &= check_case<let_chain_handwritten<16>, let_chain_tapeless<16>, let_chain_inputs>("let_chain_16");
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using tapeless_bench::entry;
+  return tapeless_bench::main(
+      argc, argv, check_all,
+      {
+          entry<s1_handwritten, s1_inputs>("S1_walkthrough/handwritten"),
+          entry<s1_tapeless, s1_inputs>("S1_walkthrough/tapeless"),
+          entry<s2_handwritten, s2_inputs>("S2_log_mul_sin/handwritten"),
+          entry<s2_tapeless, s2_inputs>("S2_log_mul_sin/tapeless"),
+          entry<let_chain_handwritten<8>, let_chain_inputs>("let_chain_8/handwritten"),
+          entry<let_chain_tapeless<8>, let_chain_inputs>("let_chain_8/tapeless"),
+          entry<let_chain_handwritten<16>, let_chain_inputs>("let_chain_16/handwritten"),
+          entry<let_chain_tapeless<16>, let_chain_inputs>("let_chain_16/tapeless"),
+      });
+}
