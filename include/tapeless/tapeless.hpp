@@ -9,6 +9,9 @@
 
 #include <tapeless/math/functions.hpp>
 
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/shape.hpp>
+
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/leaf.hpp>
@@ -19,10 +22,14 @@
 
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/compare.hpp>
+#include <tapeless/ops/elementwise.hpp>
 #include <tapeless/ops/exponential.hpp>
 #include <tapeless/ops/hyperbolic.hpp>
+#include <tapeless/ops/linear_algebra.hpp>
 #include <tapeless/ops/piecewise.hpp>
 #include <tapeless/ops/power.hpp>
+#include <tapeless/ops/reduction.hpp>
+#include <tapeless/ops/shape.hpp>
 #include <tapeless/ops/special.hpp>
 #include <tapeless/ops/trigonometric.hpp>
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>
+#include <tapeless/matrix/matrix.hpp>
 
 #include <type_traits>
 
@@ -27,9 +28,13 @@ concept Variable = std::is_base_of_v<detail::variable_tag, std::remove_cvref_t<E
 template <class E>
 concept Differentiable = Expression<E> || Variable<E>;
 
-/// Anything an operation accepts: a node, a var, or a plain number.
+/// Plain data that becomes a constant of an expression: a number, or a tl::matrix of numbers.
 template <class E>
-concept Operand = Differentiable<E> || Constant<E>;
+concept Data = Constant<E> || Matrix<E>;
+
+/// Anything an operation accepts: a node, a var, a plain number or a plain matrix.
+template <class E>
+concept Operand = Differentiable<E> || Data<E>;
 
 /// Two operands of an operator tapeless overloads: at least one builds a node.
 template <class X, class Y>

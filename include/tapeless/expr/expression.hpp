@@ -4,12 +4,20 @@
 
 #include <tapeless/concepts/expression.hpp>
 
+#include <cstddef>
+#include <type_traits>
+
 namespace tapeless {
 
 namespace detail {
 // Defined in sweep/imperative.hpp: seeds the adjoint 1 at `root` and sweeps it into its tl::var leaves.
 template <class E>
 constexpr void backward_from_root(const E& root);
+// Defined in ops/shape.hpp: the node of one element of a matrix-valued node.
+template <class E>
+constexpr auto element_of(const E& e, std::size_t i, std::size_t j);
+template <class E>
+constexpr auto element_of(const E& e, std::size_t i);
 }  // namespace detail
 
 /// CRTP base of every node. A node stores its own value, computed when it is built, so that the
@@ -22,6 +30,10 @@ struct expression : detail::expression_tag {
   /// Seeds adjoint 1 here and accumulates the gradient into every tl::var this node depends on,
   /// as PyTorch's Tensor.backward() does: gradients add up across calls until zero_grad().
   constexpr void backward() const { detail::backward_from_root(self()); }
+
+  /// Element (i, j) of a matrix-valued node, and element i of a vector-valued one: scalar nodes.
+  constexpr auto operator()(std::size_t i, std::size_t j) const { return detail::element_of(self(), i, j); }
+  constexpr auto operator[](std::size_t i) const { return detail::element_of(self(), i); }
 
  private:
   [[nodiscard]] constexpr const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
@@ -38,5 +50,21 @@ struct value_type_of<E> {
 };
 template <class E>
 using value_type_of_t = typename value_type_of<E>::type;
+
+/// The number type of a value: the value itself, or the element type of a matrix.
+template <class V>
+struct scalar_of {
+  using type = std::remove_cvref_t<V>;
+};
+template <Matrix M>
+struct scalar_of<M> {
+  using type = typename std::remove_cvref_t<M>::value_type;
+};
+template <class V>
+using scalar_of_t = typename scalar_of<V>::type;
+
+/// The number type of an operand, whether a number, a matrix, or a node of either.
+template <class E>
+using scalar_type_of_t = scalar_of_t<value_type_of_t<E>>;
 
 }  // namespace tapeless

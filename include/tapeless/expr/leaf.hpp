@@ -19,7 +19,20 @@ struct argument : expression<argument<Slot, T>> {
   constexpr explicit argument(T v) noexcept : value_(v) {}
 };
 
-/// A number that receives no adjoint: data, literals, and arguments not differentiated.
+/// A matrix argument refers to the caller's matrix, which outlives both the call of f and the sweep:
+/// a leaf that is used many times (every x[i]) then costs a pointer, not a copy of the matrix.
+template <std::size_t Slot, Matrix M>
+struct argument<Slot, M> : expression<argument<Slot, M>> {
+  using value_type = M;
+  static constexpr std::size_t slot = Slot;
+  static constexpr bool is_active = true;
+  const M* ref_;
+  constexpr explicit argument(const M& v) noexcept : ref_(&v) {}
+  [[nodiscard]] constexpr const M& value() const noexcept { return *ref_; }
+};
+
+/// A number or matrix that receives no adjoint: data, literals, and arguments not differentiated.
+/// Held by value, so that a local matrix in f may appear in the expression f returns.
 template <class T>
 struct constant : expression<constant<T>> {
   using value_type = T;

@@ -5,13 +5,15 @@
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
+#include <tapeless/matrix/shape.hpp>
 
 #include <type_traits>
 #include <utility>
 
 namespace tapeless::detail {
 
-/// An operand as a node: nodes pass through, a var becomes a var_ref, a number a constant of type T.
+/// An operand as a node: nodes pass through, a var becomes a var_ref, a number a constant of type T,
+/// a plain matrix a constant matrix of T.
 template <class T, class E>
 constexpr auto as_node(E&& e) {
   using D = std::remove_cvref_t<E>;
@@ -23,6 +25,11 @@ constexpr auto as_node(E&& e) {
                   "not a temporary whose gradient would be destroyed before backward()");
     return e.ref();
   }
+  else if constexpr (Matrix<D>) {
+    static_assert(std::is_same_v<typename D::value_type, T>,
+                  "a tl::matrix constant in an expression must hold the number type of the expression");
+    return constant<D>(std::forward<E>(e));
+  }
   else
     return constant<T>(static_cast<T>(e));
 }
@@ -31,9 +38,20 @@ constexpr auto as_node(E&& e) {
 template <class E1, class E2>
 struct binary_value {
   using type = std::conditional_t<Differentiable<E1> && Differentiable<E2>,
-                                  std::common_type_t<value_type_of_t<E1>, value_type_of_t<E2>>,
-                                  value_type_of_t<std::conditional_t<Differentiable<E1>, E1, E2>>>;
+                                  std::common_type_t<scalar_type_of_t<E1>, scalar_type_of_t<E2>>,
+                                  scalar_type_of_t<std::conditional_t<Differentiable<E1>, E1, E2>>>;
 };
+
+/// Operations on matrices as a whole (matmul, sum, det ...) derive from this; every other operation
+/// is a scalar one, applied element by element when an operand is a matrix (see ops/elementwise.hpp).
+struct matrix_operation {};
+template <class Op>
+inline constexpr bool is_matrix_operation = std::is_base_of_v<matrix_operation, Op>;
+
+template <class Op>
+struct elementwise_unary;
+template <class Op>
+struct elementwise_binary;
 
 /// The number type plain numbers compute in: their own if floating-point, else double.
 template <class... X>
@@ -43,9 +61,13 @@ using plain_value_t = std::conditional_t<std::is_floating_point_v<std::common_ty
 /// op(x): a node when x is differentiable, else the plain number op.value(x).
 template <class Op, class X>
 constexpr auto make_unary(Op op, X&& x) {
-  if constexpr (Differentiable<X>) {
+  if constexpr (!is_matrix_operation<Op> && Matrix<value_type_of_t<X>>) {
+    return make_unary(elementwise_unary<Op>{op}, std::forward<X>(x));
+  } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
     return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, as_node<T>(std::forward<X>(x)));
+  } else if constexpr (Matrix<X>) {
+    return op.value(x);
   } else {
     return op.value(static_cast<plain_value_t<X>>(x));
   }
@@ -55,11 +77,19 @@ constexpr auto make_unary(Op op, X&& x) {
 /// A plain number beside a node takes the node's number type (`2 * x` stays double for a double x).
 template <class Op, class X, class Y>
 constexpr auto make_binary(Op op, X&& x, Y&& y) {
-  if constexpr (Differentiable<X> || Differentiable<Y>) {
+  if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
+    // A number beside a matrix is used for every element; two matrices must have one shape.
+    constexpr shape a = shape_of<value_type_of_t<X>>, b = shape_of<value_type_of_t<Y>>;
+    constexpr shape a_used = Matrix<value_type_of_t<X>> ? a : b, b_used = Matrix<value_type_of_t<Y>> ? b : a;
+    if constexpr (shapes::elementwise_shapes<a_used, b_used>::ok)
+      return make_binary(elementwise_binary<Op>{op}, std::forward<X>(x), std::forward<Y>(y));
+  } else if constexpr (Differentiable<X> || Differentiable<Y>) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     using B = decltype(as_node<T>(std::forward<Y>(y)));
     return binary_node<Op, A, B>(op, as_node<T>(std::forward<X>(x)), as_node<T>(std::forward<Y>(y)));
+  } else if constexpr (Matrix<X> || Matrix<Y>) {
+    return op.value(x, y);
   } else {
     using T = plain_value_t<X, Y>;
     return op.value(static_cast<T>(x), static_cast<T>(y));

@@ -4,6 +4,8 @@
 // A unary operation states either `derivative(x, y)` (dy/dx, given its operand x and its own value y)
 // or, where dividing beats multiplying by a reciprocal, `vjp(g, x, y)` (g * dy/dx) directly.
 // A binary operation states `vjp(g, x, y, z)`, returning the pair (g * dz/dx, g * dz/dy).
+// A matrix operation (detail::matrix_operation) states `vjp(g, x, y)` if unary, and if binary
+// `vjp_lhs(g, x, y, z)` and `vjp_rhs(g, x, y, z)` apart, so that a constant side costs nothing.
 // Each of these is the one place its rule is written; the other forms are derived here.
 #pragma once
 
@@ -11,8 +13,8 @@
 
 namespace tapeless::detail {
 
-template <class Op, class G, class T>
-constexpr auto unary_vjp(const Op& op, const G& g, const T& x, const T& y) {
+template <class Op, class G, class X, class Y>
+constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
   if constexpr (requires { op.vjp(g, x, y); })
     return op.vjp(g, x, y);
   else

@@ -10,6 +10,7 @@
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
+#include <tapeless/expr/make.hpp>
 #include <tapeless/expr/select.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/ops/rules.hpp>
@@ -43,7 +44,10 @@ constexpr void backward_sweep(const unary_node<Op, A>& n, const G& g, Store& sto
 template <class Op, class A, class B, class G, class Store>
 constexpr void backward_sweep(const binary_node<Op, A, B>& n, const G& g, Store& store) {
   using T = typename binary_node<Op, A, B>::value_type;
-  if constexpr (A::is_active || B::is_active) {
+  if constexpr (is_matrix_operation<Op>) {
+    if constexpr (A::is_active) backward_sweep(n.lhs, n.op.vjp_lhs(g, n.lhs.value(), n.rhs.value(), n.value()), store);
+    if constexpr (B::is_active) backward_sweep(n.rhs, n.op.vjp_rhs(g, n.lhs.value(), n.rhs.value(), n.value()), store);
+  } else if constexpr (A::is_active || B::is_active) {
     const auto [ga, gb] = n.op.vjp(T(g), T(n.lhs.value()), T(n.rhs.value()), n.value());
     if constexpr (A::is_active) backward_sweep(n.lhs, ga, store);
     if constexpr (B::is_active) backward_sweep(n.rhs, gb, store);
@@ -65,7 +69,7 @@ constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const G& g, S
   using T = typename Bound::value_type;
   // The sum starts at -0, the identity of IEEE addition (+0 is not: +0 + -0 is +0), so the
   // compiler may drop the first addition.
-  let_scope<Tag, T, Store> scope{T(-0.0), store};
+  let_scope<Tag, T, Store> scope{filled<T>(-0.0), store};
   if constexpr (Body::is_active) backward_sweep(n.body, g, scope);
   if constexpr (Bound::is_active) backward_sweep(n.bound_expr, scope.adjoint, store);
 }

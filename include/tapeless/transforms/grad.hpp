@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/matrix/shape.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 
@@ -87,13 +88,13 @@ struct gradient_transform {
       return true;
     }();
     static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
-    static_assert((Real<Args> && ...),
+    static_assert(((Real<Args> || Matrix<Args>) && ...),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
-                  "double); write 1.0, not 1");
+                  "double; write 1.0, not 1) or a tl::matrix of them");
     static_assert(((I < n) && ...),
                   "tl::grad<I...>(f)(args...): an argument index I is not less than the number of arguments");
     static_assert(distinct, "tl::grad<I...>(f): an argument index is named twice");
-    return n > 0 && (Real<Args> && ...) && ((I < n) && ...) && distinct;
+    return n > 0 && ((Real<Args> || Matrix<Args>) && ...) && ((I < n) && ...) && distinct;
   }
 
   template <class Positions, std::size_t... P, class... Args>
@@ -107,9 +108,9 @@ struct gradient_transform {
       using R = decltype(result);
       static_assert(Operand<R>,
                     "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
-      if constexpr (Operand<R>) {
+      if constexpr (Operand<R> && shapes::scalar_result<shape_of<value_type_of_t<R>>, Matrix<value_type_of_t<R>>>::ok) {
         using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
-        auto g = sweep(selected{}, result, std::tuple<Args...>{});
+        auto g = sweep(selected{}, result, std::type_identity<std::tuple<Args...>>{});
         if constexpr (WithValue)
           return std::pair{value_of_result(result), g};
         else
@@ -120,7 +121,7 @@ struct gradient_transform {
 
   // One reverse sweep from the result into a store with one slot per selected argument, typed like it.
   template <std::size_t... S, class R, class ArgTypes>
-  static constexpr auto sweep(std::index_sequence<S...>, const R& result, ArgTypes) {
+  static constexpr auto sweep(std::index_sequence<S...>, const R& result, std::type_identity<ArgTypes>) {
     argument_adjoints<std::tuple_element_t<S, ArgTypes>...> store;
     if constexpr (Expression<R>) {
       // The result itself is the root: no copy of the tree.

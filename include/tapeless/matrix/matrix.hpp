@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/matrix/matrix.hpp: matrix<T, R, C>, the fixed-shape value type of inputs, values and gradients.
+#pragma once
+
+#include <tapeless/concepts/scalar.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+template <class T, std::size_t R, std::size_t C>
+class matrix;
+
+namespace detail {
+template <class T, std::size_t R, std::size_t C, class Rows = std::make_index_sequence<R>>
+struct matrix_storage;
+
+/// The constructors, written per shape: one parameter per row (`{{1, 2}, {3, 4}}`), and for a vector,
+/// one parameter per element (`{1, 2, 3}`), so that a wrong count does not compile.
+template <class T, std::size_t R, std::size_t C, std::size_t... Row>
+struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
+  template <std::size_t>
+  using row_ref = const T (&)[C];
+
+  std::array<T, R * C> data_{};
+
+  constexpr matrix_storage() = default;
+  constexpr matrix_storage(row_ref<Row>... rows) {  // NOLINT: implicit, as the rows are written on paper
+    std::size_t r = 0;
+    ((copy_row(r++, rows)), ...);
+  }
+  // A template, so that `{{1}, {2}}` (rows of a column) never deduces it and stays unambiguous.
+  template <class... U>
+    requires(C == 1 && R > 1 && sizeof...(U) == R && (std::is_arithmetic_v<U> && ...))
+  constexpr matrix_storage(U... values) : data_{static_cast<T>(values)...} {}  // NOLINT
+
+ private:
+  constexpr void copy_row(std::size_t r, const T (&row)[C]) {
+    for (std::size_t c = 0; c < C; ++c) data_[r * C + c] = row[c];
+  }
+};
+}  // namespace detail
+
+/// A dense R x C matrix of T, row-major, held by value: a regular constexpr type.
+///
+///   tl::matrix<double, 2, 2> A{{1, 2}, {3, 4}};   // rows, as written on paper
+///   tl::vector<double, 3> v{1.0, 2.0, 3.0};       // a column vector, one value per element
+template <class T, std::size_t R, std::size_t C>
+class matrix : public detail::matrix_storage<T, R, C> {
+  static_assert(Real<T>, "tl::matrix<T, R, C>: T must be a floating-point type (float, double or long double)");
+  static_assert(R > 0 && C > 0, "tl::matrix<T, R, C>: a matrix has at least one row and one column");
+  using storage = detail::matrix_storage<T, R, C>;
+
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using iterator = typename std::array<T, R * C>::iterator;
+  using const_iterator = typename std::array<T, R * C>::const_iterator;
+
+  using storage::storage;
+  constexpr matrix() = default;
+
+  /// Every element set to `value`.
+  static constexpr matrix filled(T value) {
+    matrix m;
+    for (auto& e : m.data_) e = value;
+    return m;
+  }
+
+  [[nodiscard]] static constexpr size_type rows() noexcept { return R; }
+  [[nodiscard]] static constexpr size_type cols() noexcept { return C; }
+  [[nodiscard]] static constexpr size_type size() noexcept { return R * C; }
+
+  constexpr T& operator()(size_type i, size_type j) noexcept { return this->data_[i * C + j]; }
+  constexpr const T& operator()(size_type i, size_type j) const noexcept { return this->data_[i * C + j]; }
+  /// The i-th element in row-major order; for a vector, its i-th entry.
+  constexpr T& operator[](size_type i) noexcept { return this->data_[i]; }
+  constexpr const T& operator[](size_type i) const noexcept { return this->data_[i]; }
+
+  constexpr T* data() noexcept { return this->data_.data(); }
+  constexpr const T* data() const noexcept { return this->data_.data(); }
+  constexpr iterator begin() noexcept { return this->data_.begin(); }
+  constexpr iterator end() noexcept { return this->data_.end(); }
+  constexpr const_iterator begin() const noexcept { return this->data_.begin(); }
+  constexpr const_iterator end() const noexcept { return this->data_.end(); }
+
+  friend constexpr bool operator==(const matrix& a, const matrix& b) noexcept { return a.data_ == b.data_; }
+
+  // Arithmetic on plain values, so results and inputs need no other matrix library.
+  constexpr matrix& operator+=(const matrix& o) noexcept {
+    for (size_type i = 0; i < R * C; ++i) this->data_[i] += o.data_[i];
+    return *this;
+  }
+  constexpr matrix& operator-=(const matrix& o) noexcept {
+    for (size_type i = 0; i < R * C; ++i) this->data_[i] -= o.data_[i];
+    return *this;
+  }
+  constexpr matrix& operator*=(T s) noexcept {
+    for (auto& e : this->data_) e *= s;
+    return *this;
+  }
+  constexpr matrix& operator/=(T s) noexcept {
+    for (auto& e : this->data_) e /= s;
+    return *this;
+  }
+  friend constexpr matrix operator+(matrix a, const matrix& b) noexcept { return a += b; }
+  friend constexpr matrix operator-(matrix a, const matrix& b) noexcept { return a -= b; }
+  friend constexpr matrix operator-(matrix a) noexcept { return a *= T(-1); }
+  friend constexpr matrix operator*(matrix a, T s) noexcept { return a *= s; }
+  friend constexpr matrix operator*(T s, matrix a) noexcept { return a *= s; }
+  friend constexpr matrix operator/(matrix a, T s) noexcept { return a /= s; }
+  friend constexpr matrix operator+(matrix a, T s) noexcept {
+    for (auto& e : a.data_) e += s;
+    return a;
+  }
+  friend constexpr matrix operator+(T s, matrix a) noexcept { return std::move(a) + s; }
+  friend constexpr matrix operator-(matrix a, T s) noexcept { return std::move(a) + -s; }
+  friend constexpr matrix operator-(T s, matrix a) noexcept { return -std::move(a) + s; }
+};
+
+/// A column vector: tl::vector<double, 3> is tl::matrix<double, 3, 1>.
+template <class T, std::size_t N>
+using vector = matrix<T, N, 1>;
+
+/// Whether M is a tl::matrix, and its parts.
+template <class M>
+struct matrix_traits {
+  static constexpr bool is_matrix = false;
+};
+template <class T, std::size_t R, std::size_t C>
+struct matrix_traits<matrix<T, R, C>> {
+  static constexpr bool is_matrix = true;
+  using scalar = T;
+  static constexpr std::size_t rows = R;
+  static constexpr std::size_t cols = C;
+};
+
+/// A tl::matrix of floating-point numbers.
+template <class M>
+concept Matrix = matrix_traits<std::remove_cvref_t<M>>::is_matrix;
+
+namespace detail {
+/// A number, or a matrix with every element, equal to `x`.
+template <class V>
+constexpr V filled(double x) {
+  if constexpr (Matrix<V>)
+    return V::filled(typename V::value_type(x));
+  else
+    return V(x);
+}
+}  // namespace detail
+
+}  // namespace tapeless

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/elementwise.hpp: a scalar operation applied element by element to matrices.
+//
+// exp(A), A + B, A * 2.0, x - mean(x): every scalar operation of ops/ works on matrices through these
+// two wrappers, with the scalar's own value and derivative rules per element. In a binary operation a
+// number (or scalar expression) beside a matrix is used for every element, and its adjoint is the sum
+// of the adjoints of all those uses.
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/ops/rules.hpp>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+template <class V>
+constexpr auto element(const V& v, std::size_t i) {
+  if constexpr (Matrix<V>)
+    return v[i];
+  else
+    return v;
+}
+
+template <class Op>
+struct elementwise_unary : matrix_operation {
+  [[no_unique_address]] Op op;
+  constexpr explicit elementwise_unary(Op o) : op(o) {}
+
+  template <class M>
+  constexpr M value(const M& x) const {
+    M y;
+    for (std::size_t i = 0; i < M::size(); ++i) y[i] = op.value(x[i]);
+    return y;
+  }
+  template <class M>
+  constexpr M vjp(const M& g, const M& x, const M& y) const {
+    M gx;
+    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = unary_vjp(op, g[i], x[i], y[i]);
+    return gx;
+  }
+};
+
+
+template <class Op>
+struct elementwise_binary : matrix_operation {
+  [[no_unique_address]] Op op;
+  constexpr explicit elementwise_binary(Op o) : op(o) {}
+
+  template <class A, class B>
+  constexpr auto value(const A& a, const B& b) const {
+    using M = std::conditional_t<Matrix<A>, A, B>;  // shapes were checked in make_binary
+    using T = typename M::value_type;
+    M z;
+    for (std::size_t i = 0; i < M::size(); ++i) z[i] = op.value(T(element(a, i)), T(element(b, i)));
+    return z;
+  }
+  template <class M, class A, class B>
+  constexpr A vjp_lhs(const M& g, const A& a, const B& b, const M& z) const {
+    return side<0, A>(g, a, b, z);
+  }
+  template <class M, class A, class B>
+  constexpr B vjp_rhs(const M& g, const A& a, const B& b, const M& z) const {
+    return side<1, B>(g, a, b, z);
+  }
+
+ private:
+  // The adjoint of one side: per element for a matrix, summed over the elements for a number.
+  template <int Side, class S, class M, class A, class B>
+  constexpr S side(const M& g, const A& a, const B& b, const M& z) const {
+    using T = typename M::value_type;
+    S s = filled<S>(0.0);
+    for (std::size_t i = 0; i < M::size(); ++i) {
+      const auto partial = std::get<Side>(op.vjp(g[i], T(element(a, i)), T(element(b, i)), z[i]));
+      if constexpr (Matrix<S>)
+        s[i] = partial;
+      else
+        s += partial;
+    }
+    return s;
+  }
+};
+
+}  // namespace tapeless::detail
