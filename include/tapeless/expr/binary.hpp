@@ -34,6 +34,10 @@ struct binary_node : expression<binary_node<Op, A, B>> {
   value_type value_;
   constexpr binary_node(Op o, A a, B b)
       : op(std::move(o)), lhs(std::move(a)), rhs(std::move(b)), value_(detail::binary_value_at(op, lhs.value(), rhs.value())) {}
+  /// The operands built in place from what the makers return: one copy of each fewer than passing them in.
+  template <class MakeA, class MakeB>
+  constexpr binary_node(Op o, detail::built_by, MakeA&& make_a, MakeB&& make_b)
+      : op(std::move(o)), lhs(make_a()), rhs(make_b()), value_(detail::binary_value_at(op, lhs.value(), rhs.value())) {}
 };
 
 }  // namespace tapeless

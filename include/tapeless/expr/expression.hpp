@@ -10,6 +10,11 @@
 namespace tapeless {
 
 namespace detail {
+/// Selects the constructors of nodes that build their operands in place, from functions returning them.
+/// A node holds its operands by value, so each level of a tree copies what is below it; built in place,
+/// each level copies its operands once, not twice.
+struct built_by {};
+
 // Defined in sweep/imperative.hpp: seeds the adjoint 1 at `root` and sweeps it into its tl::var leaves.
 template <class E>
 constexpr void backward_from_root(const E& root);

@@ -41,6 +41,30 @@ struct constant : expression<constant<T>> {
   constexpr explicit constant(T v) noexcept : value_(v) {}
 };
 
+/// A constant held by reference, made by tl::cref: the data must outlive the gradient call.
+template <class T>
+struct constant_ref : expression<constant_ref<T>> {
+  using value_type = T;
+  static constexpr bool is_active = false;
+  const T* ref_;
+  constexpr explicit constant_ref(const T& v) noexcept : ref_(&v) {}
+  [[nodiscard]] constexpr const T& value() const noexcept { return *ref_; }
+};
+
+/// Data used in f by reference instead of by value. A node holds its operands by value, so a large
+/// data matrix is copied into the expression, and again at each level above it; tl::cref(X) costs a
+/// pointer instead. X must outlive the gradient call: data captured by f, or declared outside f, does;
+/// a local of f that the returned expression refers to does not.
+///
+///   auto loss = [&X](const auto& beta) { return tl::sum(tl::matmul(tl::cref(X), beta)); };
+template <class T>
+  requires(Matrix<T> || Real<T>)
+constexpr constant_ref<T> cref(const T& data) noexcept {
+  return constant_ref<T>(data);
+}
+template <class T>
+void cref(const T&&) = delete;  // a temporary would be gone before the sweep reads it
+
 /// The name `let` gives to a shared intermediate inside its body. `Tag` is unique to that let
 /// (see transforms/let.hpp), so nested lets never mix their adjoints.
 template <class Tag, class T>

@@ -65,7 +65,8 @@ constexpr auto make_unary(Op op, X&& x) {
     return make_unary(elementwise_unary<Op>{op}, std::forward<X>(x));
   } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
-    return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, as_node<T>(std::forward<X>(x)));
+    return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, built_by{},
+                                                                    [&] { return as_node<T>(std::forward<X>(x)); });
   } else if constexpr (Matrix<X>) {
     return op.value(x);
   } else {
@@ -87,7 +88,8 @@ constexpr auto make_binary(Op op, X&& x, Y&& y) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     using B = decltype(as_node<T>(std::forward<Y>(y)));
-    return binary_node<Op, A, B>(op, as_node<T>(std::forward<X>(x)), as_node<T>(std::forward<Y>(y)));
+    return binary_node<Op, A, B>(op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); },
+                                 [&] { return as_node<T>(std::forward<Y>(y)); });
   } else if constexpr (Matrix<X> || Matrix<Y>) {
     return op.value(x, y);
   } else {

@@ -19,6 +19,10 @@ struct unary_node : expression<unary_node<Op, A>> {
   A arg;
   value_type value_;
   constexpr unary_node(Op o, A a) : op(std::move(o)), arg(std::move(a)), value_(op.value(arg.value())) {}
+  /// The operand built in place from what make_arg returns: one copy of it fewer than passing it in.
+  template <class MakeArg>
+  constexpr unary_node(Op o, detail::built_by, MakeArg&& make_arg)
+      : op(std::move(o)), arg(make_arg()), value_(op.value(arg.value())) {}
 };
 
 }  // namespace tapeless

@@ -108,9 +108,9 @@ constexpr auto pow(X&& x, Y&& y) {
   else if constexpr (Differentiable<X> && std::integral<YD>)
     return detail::make_unary(ops::pow_int{static_cast<long long>(y)}, std::forward<X>(x));
   else if constexpr (Differentiable<X>)
-    return detail::make_unary(ops::pow_real<value_type_of_t<X>>{static_cast<value_type_of_t<X>>(y)}, std::forward<X>(x));
+    return detail::make_unary(ops::pow_real<scalar_type_of_t<X>>{static_cast<scalar_type_of_t<X>>(y)}, std::forward<X>(x));
   else if constexpr (Differentiable<Y>)
-    return detail::make_unary(ops::pow_base<value_type_of_t<Y>>{static_cast<value_type_of_t<Y>>(x)}, std::forward<Y>(y));
+    return detail::make_unary(ops::pow_base<scalar_type_of_t<Y>>{static_cast<scalar_type_of_t<Y>>(x)}, std::forward<Y>(y));
   else if constexpr (std::integral<YD>)
     return ops::detail::ipow(static_cast<detail::plain_value_t<XD>>(x), static_cast<long long>(y));
   else

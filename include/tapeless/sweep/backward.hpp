@@ -21,6 +21,9 @@ namespace tapeless::detail {
 template <class T, class G, class Store>
 constexpr void backward_sweep(const constant<T>&, const G&, Store&) {}
 
+template <class T, class G, class Store>
+constexpr void backward_sweep(const constant_ref<T>&, const G&, Store&) {}
+
 template <std::size_t S, class T, class G, class Store>
 constexpr void backward_sweep(const argument<S, T>& leaf, const G& g, Store& store) {
   store.accumulate(leaf, g);
