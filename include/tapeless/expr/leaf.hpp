@@ -63,7 +63,13 @@ constexpr constant_ref<T> cref(const T& data) noexcept {
   return constant_ref<T>(data);
 }
 template <class T>
-void cref(const T&&) = delete;  // a temporary would be gone before the sweep reads it
+  requires(Matrix<T> || Real<T>)
+constexpr auto cref(const T&& data) noexcept {
+  static_assert(sizeof(T) == 0,
+                "tl::cref(x): x must be a named object that outlives the gradient call, not a temporary; "
+                "pass a temporary by value instead");
+  return constant<T>(data);  // only so that nothing else fails after the message
+}
 
 /// The name `let` gives to a shared intermediate inside its body. `Tag` is unique to that let
 /// (see transforms/let.hpp), so nested lets never mix their adjoints.
