@@ -30,28 +30,36 @@ struct expm1 {
   template <class T> static constexpr T derivative(T, T y) { return y + T(1); }
 };
 
+// The logarithms' rules divide by x (or 1 + x). Outside the domain (x < 0, x < -1 for log1p) that
+// quotient is finite although the value y is NaN: the rules pass y on instead, so that a NaN value
+// always comes with a NaN gradient. One compare and a select, on the value already at hand; the
+// boundary (y = -infinity) keeps its infinite slope.
 struct log {
   static constexpr std::string_view name = "log";
   template <class T> static constexpr T value(T x) { return math::log(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / x; }
+  template <class T> static constexpr T vjp(T g, T x, T y) { return math::isnan(y) ? y : g / x; }
 };
 
 struct log2 {
   static constexpr std::string_view name = "log2";
   template <class T> static constexpr T value(T x) { return math::log2(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / (x * std::numbers::ln2_v<T>); }
+  template <class T> static constexpr T vjp(T g, T x, T y) {
+    return math::isnan(y) ? y : g / (x * std::numbers::ln2_v<T>);
+  }
 };
 
 struct log10 {
   static constexpr std::string_view name = "log10";
   template <class T> static constexpr T value(T x) { return math::log10(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / (x * std::numbers::ln10_v<T>); }
+  template <class T> static constexpr T vjp(T g, T x, T y) {
+    return math::isnan(y) ? y : g / (x * std::numbers::ln10_v<T>);
+  }
 };
 
 struct log1p {
   static constexpr std::string_view name = "log1p";
   template <class T> static constexpr T value(T x) { return math::log1p(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / (T(1) + x); }
+  template <class T> static constexpr T vjp(T g, T x, T y) { return math::isnan(y) ? y : g / (T(1) + x); }
 };
 
 }  // namespace ops

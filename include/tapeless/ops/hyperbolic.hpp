@@ -45,7 +45,10 @@ struct acosh {
 struct atanh {
   static constexpr std::string_view name = "atanh";
   template <class T> static constexpr T value(T x) { return math::atanh(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / ((T(1) - x) * (T(1) + x)); }
+  // Outside (-1, 1) the quotient is finite but the value is NaN: pass the NaN on, as log does.
+  template <class T> static constexpr T vjp(T g, T x, T y) {
+    return math::isnan(y) ? y : g / ((T(1) - x) * (T(1) + x));
+  }
 };
 
 }  // namespace ops

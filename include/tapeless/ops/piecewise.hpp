@@ -37,11 +37,19 @@ constexpr bool first_wins(T x, T y, bool first_preferred) {
   return x != x || (y == y && (x == y || first_preferred));
 }
 
+/// The adjoint min and max pass to the chosen operand c: g, or NaN (c itself) when c is NaN, so that a
+/// NaN value comes with a NaN derivative, as for abs and relu. The other operand receives 0.
+template <class T>
+constexpr std::pair<T, T> to_chosen(bool first, T g, T x, T y) {
+  if (first) return {x != x ? x : g, T(0)};
+  return {T(0), y != y ? y : g};
+}
+
 struct min {
   static constexpr std::string_view name = "min";
   template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x < y) ? x : y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
-    return first_wins(x, y, x < y) ? std::pair<T, T>{g, T(0)} : std::pair<T, T>{T(0), g};
+    return to_chosen(first_wins(x, y, x < y), g, x, y);
   }
 };
 
@@ -49,7 +57,7 @@ struct max {
   static constexpr std::string_view name = "max";
   template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x > y) ? x : y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
-    return first_wins(x, y, x > y) ? std::pair<T, T>{g, T(0)} : std::pair<T, T>{T(0), g};
+    return to_chosen(first_wins(x, y, x > y), g, x, y);
   }
 };
 

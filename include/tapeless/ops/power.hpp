@@ -36,13 +36,16 @@ struct pow_int {
 };
 
 /// x^p for a number p: d/dx = p x^(p-1), taken as p y / x where x is not 0 to save a second pow.
+/// At x = 0 it is p 0^(p-1), the one-sided limit, except for p = 0: x^0 = 1 for every x, so its
+/// derivative is 0 there too (p 0^(p-1) would be 0 * infinity = NaN).
 template <class P>
 struct pow_real {
   static constexpr std::string_view name = "pow";
   P p;
   template <class T> constexpr T value(T x) const { return math::pow(x, T(p)); }
   template <class T> constexpr T derivative(T x, T y) const {
-    return x != T(0) ? T(p) * y / x : T(p) * math::pow(x, T(p) - T(1));
+    if (x != T(0)) return T(p) * y / x;
+    return T(p) == T(0) ? T(0) : T(p) * math::pow(x, T(p) - T(1));
   }
 };
 
@@ -56,11 +59,16 @@ struct pow_base {
 };
 
 /// x^y for two expressions; the same rules as pow_real and pow_base side by side.
+/// At x = 0: dz/dx = y 0^(y-1), and 0 for y = 0 (x^0 is 1 everywhere, so 0 rather than 0 * infinity).
+/// dz/dy = z ln x is taken as 0 where z = 0: 0^y for y > 0 is 0 for all y near it, where z ln x
+/// would be 0 * -infinity = NaN. For y <= 0 it stays z ln 0, infinite (-infinity at 0^0 = 1, the
+/// limit from x > 0). A negative base gives a NaN dz/dy (log of a negative number) and, with an
+/// integral y, the ordinary dz/dx.
 struct pow {
   static constexpr std::string_view name = "pow";
   template <class T> static constexpr T value(T x, T y) { return math::pow(x, y); }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
-    const T dx = x != T(0) ? y * z / x : y * math::pow(x, y - T(1));
+    const T dx = x != T(0) ? y * z / x : y == T(0) ? T(0) : y * math::pow(x, y - T(1));
     const T dy = z == T(0) ? T(0) : z * math::log(x);
     return {g * dx, g * dy};
   }

@@ -25,6 +25,9 @@ struct erfc {
 };
 
 /// 1 / (1 + e^-x), computed from e^-|x| so that neither side overflows; dy/dx = y (1 - y).
+/// For x < 0, y (1 - y) is accurate (y = e/(1 + e) is, and 1 - y >= 1/2 does not cancel). For x >= 0,
+/// 1 - y = e^-x / (1 + e^-x) cancels and loses all its digits as y rounds to 1 (x > 37); it is e^-x y
+/// there, so dy/dx = e^-x y^2, accurate to a few ulps for every x (and exactly 1/4 at 0).
 struct sigmoid {
   static constexpr std::string_view name = "sigmoid";
   template <class T> static constexpr T value(T x) {
@@ -32,11 +35,14 @@ struct sigmoid {
     const T e = math::exp(x);
     return e / (T(1) + e);
   }
-  template <class T> static constexpr T derivative(T, T y) { return y * (T(1) - y); }
+  template <class T> static constexpr T derivative(T x, T y) {
+    return x < T(0) ? y * (T(1) - y) : math::exp(-x) * y * y;
+  }
 };
 
 /// log(1 + e^x) as max(x, 0) + log1p(e^-|x|): exact for large |x| where the naive form overflows
-/// or rounds to 0. dy/dx = sigmoid(x), which is also 1 - e^-y: -expm1(-y) keeps it exact when y is tiny.
+/// or rounds to 0. dy/dx = sigmoid(x), computed by sigmoid::value from e^-|x|: accurate to the last
+/// digits on both sides, however small (sigmoid(-700) ~ 1e-304) or close to 1.
 struct softplus {
   static constexpr std::string_view name = "softplus";
   template <class T> static constexpr T value(T x) {

@@ -48,12 +48,22 @@ struct atan {
 };
 
 /// z = atan2(y, x), the angle of the point (x, y): dz/dy = x / r^2, dz/dx = -y / r^2.
+/// r^2 = x^2 + y^2 would overflow or underflow for huge or tiny points (|x| ~ 1e160, 1e-170) whose
+/// partials are representable, so x and y are first scaled by m = max(|x|, |y|):
+/// x / r^2 = (x / m) / (m ((x / m)^2 + (y / m)^2)), with the sum in [1, 2]. The error of 1 / m
+/// cancels to first order. At the origin, where atan2 is not differentiable, the gradient is taken
+/// as (0, 0), the same convention as hypot.
 struct atan2 {
   static constexpr std::string_view name = "atan2";
   template <class T> static constexpr T value(T y, T x) { return math::atan2(y, x); }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T y, T x, T) {
-    const T s = g / (x * x + y * y);
-    return {s * x, -s * y};
+    const T ax = math::abs(x), ay = math::abs(y);
+    const T m = ax < ay ? ay : ax;  // a NaN in x or y reaches xs or ys, and so the result
+    if (m == T(0)) return {T(0), T(0)};
+    const T inv_m = T(1) / m;
+    const T xs = x * inv_m, ys = y * inv_m;
+    const T s = g * inv_m / (xs * xs + ys * ys);
+    return {s * xs, -s * ys};
   }
 };
 
