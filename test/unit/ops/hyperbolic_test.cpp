@@ -5,6 +5,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <unary_check.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -17,35 +18,11 @@ namespace tl = tapeless;
 namespace {
 
 constexpr int points = 200;
-constexpr double fd_tol = 1e-6;      // AD against central differences
-constexpr double exact_tol = 1e-12;  // AD against the closed form
-constexpr double value_tol = 1e-15;  // the node's value against std::
 
 const double qnan = std::numeric_limits<double>::quiet_NaN();
 const double infinity = std::numeric_limits<double>::infinity();
 
-/// f at `points` random x in [lo, hi]: value against std::, gradient against finite differences and
-/// the closed form, and tl::var's backward() against tl::grad.
-template <class F, class V, class D>
-void check_unary(const std::string& name, F f, V value, D derivative, double lo, double hi, std::uint64_t seed) {
-  fd::rng r{seed};
-  for (int i = 0; i < points; ++i) {
-    const double x = r.uniform(lo, hi);
-    const auto vg = tl::value_and_grad(f)(x);
-    const double fdg = fd::derivative(f, x);
-    const double exact = derivative(x);
-    INFO(name << " at x = " << fd::str(x) << ": AD " << fd::str(vg.second) << ", FD " << fd::str(fdg) << ", exact "
-              << fd::str(exact));
-    CHECK(fd::rel_error(vg.first, value(x)) < value_tol);
-    CHECK(fd::rel_error(vg.second, fdg) < fd_tol);
-    CHECK(fd::rel_error(vg.second, exact) < exact_tol);
-    tl::var<double> v{x};
-    const auto e = f(v);
-    e.backward();
-    CHECK(e.value() == vg.first);
-    CHECK(v.grad() == vg.second);
-  }
-}
+using fd::check_unary;
 
 const auto sinh_ = [](auto&& x) { return tl::sinh(x); };
 const auto cosh_ = [](auto&& x) { return tl::cosh(x); };
