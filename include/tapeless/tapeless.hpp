@@ -26,6 +26,7 @@
 #include <tapeless/ops/exponential.hpp>
 #include <tapeless/ops/hyperbolic.hpp>
 #include <tapeless/ops/linear_algebra.hpp>
+#include <tapeless/ops/mask.hpp>
 #include <tapeless/ops/piecewise.hpp>
 #include <tapeless/ops/power.hpp>
 #include <tapeless/ops/reduction.hpp>

@@ -56,6 +56,17 @@ struct value_type_of<E> {
 template <class E>
 using value_type_of_t = typename value_type_of<E>::type;
 
+namespace detail {
+/// The value of an operand, by reference: a node's or var's value, or the plain number or matrix itself.
+template <class E>
+constexpr decltype(auto) value_of(const E& e) noexcept {
+  if constexpr (Differentiable<E>)
+    return e.value();
+  else
+    return (e);
+}
+}  // namespace detail
+
 /// The number type of a value: the value itself, or the element type of a matrix.
 template <class V>
 struct scalar_of {

@@ -98,6 +98,15 @@ class matrix : public detail::matrix_storage<T, R, C> {
     for (size_type i = 0; i < R * C; ++i) this->data_[i] -= o.data_[i];
     return *this;
   }
+  /// Elementwise (Hadamard) product and quotient, as `*` and `/` are on matrix expressions.
+  constexpr matrix& operator*=(const matrix& o) noexcept {
+    for (size_type i = 0; i < R * C; ++i) this->data_[i] *= o.data_[i];
+    return *this;
+  }
+  constexpr matrix& operator/=(const matrix& o) noexcept {
+    for (size_type i = 0; i < R * C; ++i) this->data_[i] /= o.data_[i];
+    return *this;
+  }
   constexpr matrix& operator*=(T s) noexcept {
     for (auto& e : this->data_) e *= s;
     return *this;
@@ -108,6 +117,8 @@ class matrix : public detail::matrix_storage<T, R, C> {
   }
   friend constexpr matrix operator+(matrix a, const matrix& b) noexcept { return a += b; }
   friend constexpr matrix operator-(matrix a, const matrix& b) noexcept { return a -= b; }
+  friend constexpr matrix operator*(matrix a, const matrix& b) noexcept { return a *= b; }
+  friend constexpr matrix operator/(matrix a, const matrix& b) noexcept { return a /= b; }
   friend constexpr matrix operator-(matrix a) noexcept { return a *= T(-1); }
   friend constexpr matrix operator*(matrix a, T s) noexcept { return a *= s; }
   friend constexpr matrix operator*(T s, matrix a) noexcept { return a *= s; }

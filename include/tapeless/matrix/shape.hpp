@@ -55,6 +55,43 @@ struct scalar_result {
                 "tl::grad(f): f must return a scalar; it returned a matrix: reduce it (tl::sum, tl::mean, tl::dot ...)");
   static constexpr bool ok = !IsMatrix;
 };
+
+// ---- construction and slicing (ops/shape.hpp) ----------------------------------------------------
+template <shape From, shape To>
+struct reshape_shapes {
+  static_assert(From.rows * From.cols == To.rows * To.cols,
+                "tl::reshape<R, C>(A): R x C must hold as many elements as A");
+  static constexpr bool ok = From.rows * From.cols == To.rows * To.cols;
+};
+template <shape A, shape B>
+struct concat_shapes {
+  static_assert(A.cols == B.cols,
+                "tl::concat(a, b) stacks b below a: a and b must have one number of columns "
+                "(a number counts as 1 x 1)");
+  static constexpr bool ok = A.cols == B.cols;
+};
+template <shape A, std::size_t Start, std::size_t Length>
+struct slice_shapes {
+  static constexpr bool is_vector = A.cols == 1 || A.rows == 1;
+  static constexpr std::size_t n = A.rows * A.cols;
+  static_assert(is_vector, "tl::slice<Start, Length>(v): v must be a vector (one column or one row)");
+  static_assert(!is_vector || (Length > 0 && Start + Length <= n),
+                "tl::slice<Start, Length>(v): the slice must hold at least one element and lie inside v "
+                "(Start + Length <= size)");
+  static constexpr bool ok = is_vector && Length > 0 && Start + Length <= n;
+};
+template <shape A>
+struct diag_shape {
+  static_assert(A.cols == 1 || A.rows == 1 || A.rows == A.cols,
+                "tl::diag(x): x must be a vector (giving the diagonal matrix) "
+                "or a square matrix (giving its diagonal)");
+  static constexpr bool ok = A.cols == 1 || A.rows == 1 || A.rows == A.cols;
+};
+template <shape A, shape B>
+struct outer_shapes {
+  static_assert(A.cols == 1 && B.cols == 1, "tl::outer(a, b): a and b must be column vectors (N x 1 and M x 1)");
+  static constexpr bool ok = A.cols == 1 && B.cols == 1;
+};
 }  // namespace shapes
 
 }  // namespace tapeless

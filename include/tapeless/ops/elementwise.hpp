@@ -17,8 +17,11 @@
 
 namespace tapeless::detail {
 
+/// Element i of a matrix, or the number itself: a number beside a matrix is used for every element.
+/// (Not named `element`: tapeless::detail is an associated namespace of tl::matrix, through its base
+/// class, so an unqualified call element(m, i) in user code would find it.)
 template <class V>
-constexpr auto element(const V& v, std::size_t i) {
+constexpr auto broadcast_element(const V& v, std::size_t i) {
   if constexpr (Matrix<V>)
     return v[i];
   else
@@ -55,7 +58,7 @@ struct elementwise_binary : matrix_operation {
     using M = std::conditional_t<Matrix<A>, A, B>;  // shapes were checked in make_binary
     using T = typename M::value_type;
     M z;
-    for (std::size_t i = 0; i < M::size(); ++i) z[i] = op.value(T(element(a, i)), T(element(b, i)));
+    for (std::size_t i = 0; i < M::size(); ++i) z[i] = op.value(T(broadcast_element(a, i)), T(broadcast_element(b, i)));
     return z;
   }
   template <class M, class A, class B>
@@ -74,7 +77,7 @@ struct elementwise_binary : matrix_operation {
     using T = typename M::value_type;
     S s = filled<S>(0.0);
     for (std::size_t i = 0; i < M::size(); ++i) {
-      const auto partial = std::get<Side>(op.vjp(g[i], T(element(a, i)), T(element(b, i)), z[i]));
+      const auto partial = std::get<Side>(op.vjp(g[i], T(broadcast_element(a, i)), T(broadcast_element(b, i)), z[i]));
       if constexpr (Matrix<S>)
         s[i] = partial;
       else

@@ -1,17 +1,253 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/ops/linear_algebra.hpp: matmul, transpose and dot, each a coarse node with the closed-form
-// matrix-calculus rule (for C = A B: dL/dA = G B^T, dL/dB = A^T G).
+// tapeless/ops/linear_algebra.hpp: matmul, transpose, dot, outer, trace, det, inverse, log_det, solve
+// and cholesky, each a coarse node with the closed-form matrix-calculus rule (for C = A B:
+// dL/dA = G B^T, dL/dB = A^T G), written so that the backward pass reuses what the forward pass computed.
+//
+// What each backward pass reuses:
+//   inverse, cholesky  the node's value (A^-1, L) is all the rule needs.
+//   det, log_det,      the factorisation of A (LU with partial pivoting; Cholesky) is computed once, when
+//   solve              the node is built, and kept in the node's operation (ops::det<T, N> etc. hold it):
+//                      the value is read off it and the vector-Jacobian product solves with it.
+//
+// Degenerate inputs never crash and never divide by zero (so they stay usable in constant expressions):
+//   det      of a singular matrix is 0 (or tiny) and its gradient, the cofactor matrix, is computed
+//            without division, so it is finite and exact there too.
+//   inverse, solve  at an exactly zero pivot (after partial pivoting) give NaN in every element, and
+//            NaN gradients; a nearly singular matrix gives large finite values.
+//   log_det, cholesky  of a matrix that is not positive definite (a pivot <= 0 or NaN) give NaN
+//            (the whole factor for cholesky), and NaN gradients.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 
+#include <array>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <utility>
 
 namespace tapeless {
+
+namespace detail::linalg {
+
+template <class M>
+constexpr M nan_matrix() {
+  return M::filled(std::numeric_limits<typename M::value_type>::quiet_NaN());
+}
+
+template <class T, std::size_t N>
+constexpr matrix<T, N, N> identity() {
+  matrix<T, N, N> m;
+  for (std::size_t i = 0; i < N; ++i) m(i, i) = T(1);
+  return m;
+}
+
+/// P A = L U with partial pivoting: L unit lower triangular (its multipliers stored below the
+/// diagonal of `lu`), U upper triangular (on and above it), row k of P A is row perm[k] of A.
+/// A zero pivot column (the matrix is singular) is skipped, so the factorisation exists for every
+/// matrix; `singular` records it, and solves then return NaN instead of dividing by zero.
+template <class T, std::size_t N>
+struct lu_factors {
+  matrix<T, N, N> lu{};
+  std::array<std::size_t, N> perm{};
+  T sign = T(1);  // det(P)
+  bool singular = false;
+
+  constexpr explicit lu_factors(const matrix<T, N, N>& a) : lu(a) {
+    for (std::size_t k = 0; k < N; ++k) perm[k] = k;
+    for (std::size_t k = 0; k < N; ++k) {
+      std::size_t p = k;
+      T best = math::abs(lu(k, k));
+      for (std::size_t i = k + 1; i < N; ++i)
+        if (math::abs(lu(i, k)) > best) {
+          best = math::abs(lu(i, k));
+          p = i;
+        }
+      if (p != k) {
+        for (std::size_t j = 0; j < N; ++j) {
+          const T t = lu(k, j);
+          lu(k, j) = lu(p, j);
+          lu(p, j) = t;
+        }
+        const std::size_t t = perm[k];
+        perm[k] = perm[p];
+        perm[p] = t;
+        sign = -sign;
+      }
+      const T pivot = lu(k, k);
+      if (!(math::abs(pivot) > T(0))) {  // zero (the column below is zero too) or NaN: nothing to eliminate
+        singular = true;
+        continue;
+      }
+      for (std::size_t i = k + 1; i < N; ++i) {
+        const T m = lu(i, k) / pivot;
+        lu(i, k) = m;
+        for (std::size_t j = k + 1; j < N; ++j) lu(i, j) -= m * lu(k, j);
+      }
+    }
+  }
+
+  [[nodiscard]] constexpr T det() const {
+    T d = sign;
+    for (std::size_t k = 0; k < N; ++k) d *= lu(k, k);
+    return d;
+  }
+
+  /// X with A X = B (NaN if A is singular).
+  template <std::size_t K>
+  [[nodiscard]] constexpr matrix<T, N, K> solve(const matrix<T, N, K>& b) const {
+    if (singular) return nan_matrix<matrix<T, N, K>>();
+    matrix<T, N, K> x;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t c = 0; c < K; ++c) x(i, c) = b(perm[i], c);
+    for (std::size_t i = 0; i < N; ++i)  // L y = P b
+      for (std::size_t k = 0; k < i; ++k)
+        for (std::size_t c = 0; c < K; ++c) x(i, c) -= lu(i, k) * x(k, c);
+    for (std::size_t i = N; i-- > 0;) {  // U x = y
+      for (std::size_t k = i + 1; k < N; ++k)
+        for (std::size_t c = 0; c < K; ++c) x(i, c) -= lu(i, k) * x(k, c);
+      for (std::size_t c = 0; c < K; ++c) x(i, c) /= lu(i, i);
+    }
+    return x;
+  }
+
+  /// X with A^T X = B (NaN if A is singular): A^T = U^T L^T P.
+  template <std::size_t K>
+  [[nodiscard]] constexpr matrix<T, N, K> solve_transposed(const matrix<T, N, K>& b) const {
+    if (singular) return nan_matrix<matrix<T, N, K>>();
+    matrix<T, N, K> w = b;
+    for (std::size_t i = 0; i < N; ++i) {  // U^T w = b
+      for (std::size_t k = 0; k < i; ++k)
+        for (std::size_t c = 0; c < K; ++c) w(i, c) -= lu(k, i) * w(k, c);
+      for (std::size_t c = 0; c < K; ++c) w(i, c) /= lu(i, i);
+    }
+    for (std::size_t i = N; i-- > 0;)  // L^T v = w
+      for (std::size_t k = i + 1; k < N; ++k)
+        for (std::size_t c = 0; c < K; ++c) w(i, c) -= lu(k, i) * w(k, c);
+    matrix<T, N, K> x;  // x = P^T v
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t c = 0; c < K; ++c) x(perm[i], c) = w(i, c);
+    return x;
+  }
+
+  /// The cofactor matrix of A, d det(A) / dA = adj(A)^T, without a division: exact and finite at a
+  /// singular A as well. adj(A) = det(P) adj(U) L^-1 P; L^-1 needs no division (L is unit
+  /// triangular), and adj(U)_ij = W_ij prod_{m<i} u_mm prod_{m>j} u_mm with W_jj = 1 and
+  /// W_ij = -sum_{i<k<=j} u_ik W_kj prod_{i<m<k} u_mm, the back substitution of U^-1 scaled by pivots.
+  [[nodiscard]] constexpr matrix<T, N, N> cofactors() const {
+    std::array<T, N + 1> before{}, after{};  // before[i] = prod_{m<i} u_mm, after[j + 1] = prod_{m>j} u_mm
+    before[0] = T(1);
+    for (std::size_t m = 0; m < N; ++m) before[m + 1] = before[m] * lu(m, m);
+    after[N] = T(1);
+    for (std::size_t m = N; m-- > 0;) after[m] = after[m + 1] * lu(m, m);
+
+    matrix<T, N, N> adj_u;  // adj(U), upper triangular
+    for (std::size_t j = 0; j < N; ++j) {
+      std::array<T, N> w{};
+      w[j] = T(1);
+      for (std::size_t i = j; i-- > 0;) {
+        T s(0), p(1);
+        for (std::size_t k = i + 1; k <= j; ++k) {
+          s += lu(i, k) * w[k] * p;
+          p *= lu(k, k);
+        }
+        w[i] = -s;
+      }
+      for (std::size_t i = 0; i <= j; ++i) adj_u(i, j) = w[i] * before[i] * after[j + 1];
+    }
+
+    matrix<T, N, N> l_inv;  // L^-1, unit lower triangular
+    for (std::size_t j = 0; j < N; ++j) {
+      l_inv(j, j) = T(1);
+      for (std::size_t i = j + 1; i < N; ++i) {
+        T s(0);
+        for (std::size_t k = j; k < i; ++k) s += lu(i, k) * l_inv(k, j);
+        l_inv(i, j) = -s;
+      }
+    }
+
+    matrix<T, N, N> cof;  // cof(perm[k], i) = adj(A)(i, perm[k]) = sign (adj(U) L^-1)(i, k)
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t k = 0; k < N; ++k) {
+        T s(0);
+        for (std::size_t m = (i > k ? i : k); m < N; ++m) s += adj_u(i, m) * l_inv(m, k);
+        cof(perm[k], i) = sign * s;
+      }
+    return cof;
+  }
+};
+
+/// The Cholesky factor of a symmetric matrix given by its lower triangle (the upper one is not read):
+/// S = L L^T, L lower triangular with a positive diagonal. `positive_definite` is false, and L all
+/// NaN, when a pivot is not positive (or is NaN).
+template <class T, std::size_t N>
+struct cholesky_factor {
+  matrix<T, N, N> l{};
+  bool positive_definite = true;
+
+  constexpr explicit cholesky_factor(const matrix<T, N, N>& s) {
+    for (std::size_t j = 0; j < N; ++j) {
+      T d = s(j, j);
+      for (std::size_t k = 0; k < j; ++k) d -= l(j, k) * l(j, k);
+      if (!(d > T(0))) {
+        positive_definite = false;
+        l = nan_matrix<matrix<T, N, N>>();
+        return;
+      }
+      const T ljj = math::sqrt(d);
+      l(j, j) = ljj;
+      for (std::size_t i = j + 1; i < N; ++i) {
+        T v = s(i, j);
+        for (std::size_t k = 0; k < j; ++k) v -= l(i, k) * l(j, k);
+        l(i, j) = v / ljj;
+      }
+    }
+  }
+
+  /// L^-1, lower triangular.
+  [[nodiscard]] constexpr matrix<T, N, N> inverse_factor() const {
+    matrix<T, N, N> r;
+    for (std::size_t j = 0; j < N; ++j) {
+      r(j, j) = T(1) / l(j, j);
+      for (std::size_t i = j + 1; i < N; ++i) {
+        T s(0);
+        for (std::size_t k = j; k < i; ++k) s += l(i, k) * r(k, j);
+        r(i, j) = -s / l(i, i);
+      }
+    }
+    return r;
+  }
+
+  /// S^-1 = L^-T L^-1, symmetric.
+  [[nodiscard]] constexpr matrix<T, N, N> inverse() const {
+    if (!positive_definite) return nan_matrix<matrix<T, N, N>>();
+    const matrix<T, N, N> r = inverse_factor();
+    matrix<T, N, N> s;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T v(0);
+        for (std::size_t k = i; k < N; ++k) v += r(k, i) * r(k, j);
+        s(i, j) = v;
+        s(j, i) = v;
+      }
+    return s;
+  }
+};
+
+/// (A + A^T) / 2: the symmetric matrix log_det factorises, so that its gradient is A^-1 elementwise.
+template <class T, std::size_t N>
+constexpr matrix<T, N, N> symmetric_part(const matrix<T, N, N>& a) {
+  matrix<T, N, N> s;
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j) s(i, j) = i == j ? a(i, i) : (a(i, j) + a(j, i)) / T(2);
+  return s;
+}
+
+}  // namespace detail::linalg
+
 namespace ops {
 
 struct matmul : ::tapeless::detail::matrix_operation {
@@ -76,6 +312,195 @@ struct dot : ::tapeless::detail::matrix_operation {
   template <class T, class M> static constexpr M vjp_rhs(T g, const M& a, const M&, T) { return a * g; }
 };
 
+/// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
+struct outer : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "outer";
+  template <class T, std::size_t N, std::size_t M>
+  static constexpr matrix<T, N, M> value(const matrix<T, N, 1>& a, const matrix<T, M, 1>& b) {
+    matrix<T, N, M> z;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < M; ++j) z(i, j) = a[i] * b[j];
+    return z;
+  }
+  template <class T, std::size_t N, std::size_t M>
+  static constexpr matrix<T, N, 1> vjp_lhs(const matrix<T, N, M>& g, const matrix<T, N, 1>&,
+                                           const matrix<T, M, 1>& b, const matrix<T, N, M>&) {
+    matrix<T, N, 1> ga;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < M; ++j) ga[i] += g(i, j) * b[j];
+    return ga;
+  }
+  template <class T, std::size_t N, std::size_t M>
+  static constexpr matrix<T, M, 1> vjp_rhs(const matrix<T, N, M>& g, const matrix<T, N, 1>& a,
+                                           const matrix<T, M, 1>&, const matrix<T, N, M>&) {
+    matrix<T, M, 1> gb;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < M; ++j) gb[j] += g(i, j) * a[i];
+    return gb;
+  }
+};
+
+/// y = tr A: dA = g I.
+struct trace : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "trace";
+  template <class T, std::size_t N>
+  static constexpr T value(const matrix<T, N, N>& a) {
+    T s(0);
+    for (std::size_t i = 0; i < N; ++i) s += a(i, i);
+    return s;
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T) {
+    matrix<T, N, N> ga;
+    for (std::size_t i = 0; i < N; ++i) ga(i, i) = g;
+    return ga;
+  }
+};
+
+/// y = det A from the LU factorisation of A, built with the node and kept here: y is the product of
+/// the pivots, and dA = g cof(A) = g adj(A)^T (= g det(A) A^-T where A is invertible), computed from
+/// the same factors without a division, so it is exact and finite at singular A as well.
+template <class T, std::size_t N>
+struct det : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "det";
+  ::tapeless::detail::linalg::lu_factors<T, N> factors;
+
+  /// `a` is the operand's value: value() and vjp() below are for that operand only.
+  constexpr explicit det(const matrix<T, N, N>& a) : factors(a) {}
+
+  constexpr T value(const matrix<T, N, N>&) const { return factors.det(); }
+  constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T) const { return factors.cofactors() * g; }
+};
+
+/// Y = A^-1 by LU with partial pivoting (all NaN at a zero pivot): dA = -Y^T G Y^T, from the value Y.
+struct inverse : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "inverse";
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
+    return ::tapeless::detail::linalg::lu_factors<T, N>(a).solve(::tapeless::detail::linalg::identity<T, N>());
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const matrix<T, N, N>&, const matrix<T, N, N>& y) {
+    matrix<T, N, N> h;  // G Y^T
+    for (std::size_t k = 0; k < N; ++k)
+      for (std::size_t j = 0; j < N; ++j) {
+        T s(0);
+        for (std::size_t l = 0; l < N; ++l) s += g(k, l) * y(j, l);
+        h(k, j) = s;
+      }
+    matrix<T, N, N> ga;  // -Y^T (G Y^T)
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        T s(0);
+        for (std::size_t k = 0; k < N; ++k) s += y(k, i) * h(k, j);
+        ga(i, j) = -s;
+      }
+    return ga;
+  }
+};
+
+/// y = log det S of the symmetric S = (A + A^T) / 2 (A itself when A is symmetric), through the
+/// Cholesky factor S = L L^T built with the node and kept here: y = 2 sum log L_ii, and
+/// dA = g S^-1 = g L^-T L^-1 (= g A^-T for a symmetric A): symmetric, and the exact gradient of
+/// this function with respect to every element. Not positive definite: y and dA are NaN.
+template <class T, std::size_t N>
+struct log_det : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "log_det";
+  ::tapeless::detail::linalg::cholesky_factor<T, N> factor;
+
+  /// `a` is the operand's value: value() and vjp() below are for that operand only.
+  constexpr explicit log_det(const matrix<T, N, N>& a) : factor(::tapeless::detail::linalg::symmetric_part(a)) {}
+
+  constexpr T value(const matrix<T, N, N>&) const {
+    if (!factor.positive_definite) return std::numeric_limits<T>::quiet_NaN();
+    T s(0);
+    for (std::size_t i = 0; i < N; ++i) s += math::log(factor.l(i, i));
+    return T(2) * s;
+  }
+  constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T) const { return factor.inverse() * g; }
+};
+
+/// X = A^-1 B for a vector or matrix B, through the LU factorisation of A built with the node and kept
+/// here: dB = A^-T G (solved with the same factors), dA = -dB X^T. Singular A: X and both adjoints NaN.
+template <class T, std::size_t N>
+struct solve : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "solve";
+  ::tapeless::detail::linalg::lu_factors<T, N> factors;
+
+  /// `a` is the value of the left operand: value() and the vjps below are for that operand only.
+  constexpr explicit solve(const matrix<T, N, N>& a) : factors(a) {}
+
+  template <std::size_t K>
+  constexpr matrix<T, N, K> value(const matrix<T, N, N>&, const matrix<T, N, K>& b) const {
+    return factors.solve(b);
+  }
+  template <std::size_t K>
+  constexpr matrix<T, N, N> vjp_lhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
+                                    const matrix<T, N, K>& x) const {
+    const matrix<T, N, K> gb = factors.solve_transposed(g);
+    matrix<T, N, N> ga;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        T s(0);
+        for (std::size_t c = 0; c < K; ++c) s += gb(i, c) * x(j, c);
+        ga(i, j) = -s;
+      }
+    return ga;
+  }
+  template <std::size_t K>
+  constexpr matrix<T, N, K> vjp_rhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
+                                    const matrix<T, N, K>&) const {
+    return factors.solve_transposed(g);
+  }
+};
+
+/// L with A = L L^T, lower triangular with a positive diagonal, from the lower triangle of A (the
+/// strict upper triangle is not read, as in LAPACK's potrf); all NaN if A is not positive definite.
+///
+/// Backward (Murray 2016, "Differentiation of the Cholesky decomposition"), from the value L alone:
+/// with Phi(X) the lower triangle of X with its diagonal halved,
+///   S = L^-T Phi(L^T G) L^-1,   dA_ij = S_ij + S_ji (i > j),  dA_ii = S_ii,  dA_ij = 0 (i < j).
+/// This is the exact gradient of the function cholesky computes, which reads the lower triangle: an
+/// element A_ij below the diagonal stands for both A_ij and A_ji of the symmetric matrix, so its
+/// gradient is the sum of the two entries ij and ji of the symmetric gradient (S + S^T) / 2, and the
+/// strict upper triangle, never read, gets 0. For every symmetric perturbation E, <dA, E> equals
+/// <(S + S^T) / 2, E>: both conventions give the same directional derivatives, and the gradient flows
+/// correctly back through any symmetric construction of A (B B^T, A + A^T, ...). Only the lower
+/// triangle of G is used (L's upper triangle is the constant 0).
+struct cholesky : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "cholesky";
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
+    return ::tapeless::detail::linalg::cholesky_factor<T, N>(a).l;
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const matrix<T, N, N>&, const matrix<T, N, N>& l) {
+    matrix<T, N, N> p;  // Phi(L^T G)
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T s(0);
+        for (std::size_t k = i; k < N; ++k) s += l(k, i) * g(k, j);
+        p(i, j) = i == j ? s / T(2) : s;
+      }
+    for (std::size_t c = 0; c < N; ++c)  // P <- L^-T P, column by column (back substitution)
+      for (std::size_t i = N; i-- > 0;) {
+        T s = p(i, c);
+        for (std::size_t k = i + 1; k < N; ++k) s -= l(k, i) * p(k, c);
+        p(i, c) = s / l(i, i);
+      }
+    for (std::size_t r = 0; r < N; ++r)  // S = P L^-1, row by row: L^T S(r, :)^T = P(r, :)^T
+      for (std::size_t j = N; j-- > 0;) {
+        T s = p(r, j);
+        for (std::size_t k = j + 1; k < N; ++k) s -= l(k, j) * p(r, k);
+        p(r, j) = s / l(j, j);
+      }
+    matrix<T, N, N> ga;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j <= i; ++j) ga(i, j) = i == j ? p(i, i) : p(i, j) + p(j, i);
+    return ga;
+  }
+};
+
 }  // namespace ops
 
 /// The matrix product A B (`*` is elementwise).
@@ -98,6 +523,92 @@ constexpr auto dot(A&& a, B&& b) {
   constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
   if constexpr (shapes::dot_shapes<sa, sb>::ok)
     return detail::make_binary(ops::dot{}, std::forward<A>(a), std::forward<B>(b));
+}
+
+/// a b^T of two column vectors (N x 1 and M x 1): an N x M matrix.
+template <Operand A, Operand B>
+constexpr auto outer(A&& a, B&& b) {
+  constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
+  static_assert(Matrix<value_type_of_t<A>> && Matrix<value_type_of_t<B>>, "tl::outer(a, b): a and b must be vectors");
+  if constexpr (Matrix<value_type_of_t<A>> && Matrix<value_type_of_t<B>>)
+    if constexpr (shapes::outer_shapes<sa, sb>::ok)
+      return detail::make_binary(ops::outer{}, std::forward<A>(a), std::forward<B>(b));
+}
+
+/// The sum of the diagonal of a square matrix.
+template <Operand A>
+constexpr auto trace(A&& a) {
+  using M = value_type_of_t<A>;
+  static_assert(Matrix<M>, "tl::trace(A): A must be a square matrix");
+  if constexpr (Matrix<M>)
+    if constexpr (shapes::square_shape<shape_of<M>>::ok)
+      return detail::make_unary(ops::trace{}, std::forward<A>(a));
+}
+
+/// The determinant of a square matrix (LU with partial pivoting). Its gradient, the cofactor matrix,
+/// is finite and exact at singular matrices too.
+template <Operand A>
+constexpr auto det(A&& a) {
+  using M = value_type_of_t<A>;
+  static_assert(Matrix<M>, "tl::det(A): A must be a square matrix");
+  if constexpr (Matrix<M>)
+    if constexpr (shapes::square_shape<shape_of<M>>::ok)
+    {
+      ops::det<typename M::value_type, M::rows()> op(detail::value_of(a));  // factorises A
+      return detail::make_unary(std::move(op), std::forward<A>(a));
+    }
+}
+
+/// A^-1 of a square matrix (LU with partial pivoting): all NaN if a pivot is exactly zero.
+template <Operand A>
+constexpr auto inverse(A&& a) {
+  using M = value_type_of_t<A>;
+  static_assert(Matrix<M>, "tl::inverse(A): A must be a square matrix");
+  if constexpr (Matrix<M>)
+    if constexpr (shapes::square_shape<shape_of<M>>::ok)
+      return detail::make_unary(ops::inverse{}, std::forward<A>(a));
+}
+
+/// log det A of a symmetric positive-definite matrix, through its Cholesky factor: more accurate than
+/// log(det(A)) and free of overflow. A is read as (A + A^T) / 2, so the gradient is A^-1, symmetric.
+/// A matrix that is not positive definite gives NaN (value and gradient).
+template <Operand A>
+constexpr auto log_det(A&& a) {
+  using M = value_type_of_t<A>;
+  static_assert(Matrix<M>, "tl::log_det(A): A must be a square matrix");
+  if constexpr (Matrix<M>)
+    if constexpr (shapes::square_shape<shape_of<M>>::ok)
+    {
+      ops::log_det<typename M::value_type, M::rows()> op(detail::value_of(a));  // factorises A
+      return detail::make_unary(std::move(op), std::forward<A>(a));
+    }
+}
+
+/// x = A^-1 b for a square A and a vector or matrix b with as many rows (LU with partial pivoting;
+/// all NaN if A is singular). Both A and b may be differentiated.
+template <Operand A, Operand B>
+constexpr auto solve(A&& a, B&& b) {
+  using MA = value_type_of_t<A>;
+  using MB = value_type_of_t<B>;
+  static_assert(Matrix<MA> && Matrix<MB>, "tl::solve(A, b): A must be a square matrix and b a vector or matrix");
+  if constexpr (Matrix<MA> && Matrix<MB>)
+    if constexpr (shapes::solve_shapes<shape_of<MA>, shape_of<MB>>::ok)
+    {
+      ops::solve<typename MA::value_type, MA::rows()> op(detail::value_of(a));  // factorises A
+      return detail::make_binary(std::move(op), std::forward<A>(a), std::forward<B>(b));
+    }
+}
+
+/// The lower-triangular L with A = L L^T of a symmetric positive-definite A, of which only the lower
+/// triangle is read; all NaN if A is not positive definite. See ops::cholesky for the gradient's
+/// convention (lower triangular: the gradient of the function of A's lower triangle).
+template <Operand A>
+constexpr auto cholesky(A&& a) {
+  using M = value_type_of_t<A>;
+  static_assert(Matrix<M>, "tl::cholesky(A): A must be a square matrix");
+  if constexpr (Matrix<M>)
+    if constexpr (shapes::square_shape<shape_of<M>>::ok)
+      return detail::make_unary(ops::cholesky{}, std::forward<A>(a));
 }
 
 }  // namespace tapeless

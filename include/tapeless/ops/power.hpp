@@ -111,18 +111,22 @@ template <Operand X, Operand Y>
 constexpr auto pow(X&& x, Y&& y) {
   using XD = std::remove_cvref_t<X>;
   using YD = std::remove_cvref_t<Y>;
-  if constexpr (Differentiable<X> && Differentiable<Y>)
+  if constexpr (std::integral<YD>) {
+    if constexpr (Differentiable<X> || Matrix<XD>)
+      return detail::make_unary(ops::pow_int{static_cast<long long>(y)}, std::forward<X>(x));
+    else
+      return ops::detail::ipow(static_cast<detail::plain_value_t<XD>>(x), static_cast<long long>(y));
+  } else if constexpr ((Differentiable<X> && Differentiable<Y>) || Matrix<XD> || Matrix<YD>) {
+    // A plain matrix on either side is a constant of an elementwise pow (a number beside it is used
+    // for every element); the constant side costs nothing in the sweep.
     return detail::make_binary(ops::pow{}, std::forward<X>(x), std::forward<Y>(y));
-  else if constexpr (Differentiable<X> && std::integral<YD>)
-    return detail::make_unary(ops::pow_int{static_cast<long long>(y)}, std::forward<X>(x));
-  else if constexpr (Differentiable<X>)
+  } else if constexpr (Differentiable<X>) {
     return detail::make_unary(ops::pow_real<scalar_type_of_t<X>>{static_cast<scalar_type_of_t<X>>(y)}, std::forward<X>(x));
-  else if constexpr (Differentiable<Y>)
+  } else if constexpr (Differentiable<Y>) {
     return detail::make_unary(ops::pow_base<scalar_type_of_t<Y>>{static_cast<scalar_type_of_t<Y>>(x)}, std::forward<Y>(y));
-  else if constexpr (std::integral<YD>)
-    return ops::detail::ipow(static_cast<detail::plain_value_t<XD>>(x), static_cast<long long>(y));
-  else
+  } else {
     return ops::pow::value(static_cast<detail::plain_value_t<XD, YD>>(x), static_cast<detail::plain_value_t<XD, YD>>(y));
+  }
 }
 
 template <Operand X> constexpr auto sqrt(X&& x) { return detail::make_unary(ops::sqrt{}, std::forward<X>(x)); }

@@ -1,16 +1,64 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/ops/reduction.hpp: matrix to number: sum and mean, each with its adjoint spread back.
+// tapeless/ops/reduction.hpp: operations over all the elements of a matrix, each a coarse node with a
+// closed-form adjoint.
+//
+//   matrix to number:  sum, mean, prod, squared_norm, norm, max_element, min_element, log_sum_exp
+//   matrix to matrix:  softmax, log_softmax (over all the elements, whatever the shape)
+//
+// Conventions, where the derivative is not unique:
+//   norm(0) has gradient 0 (the smallest subgradient), like hypot(0, 0).
+//   max_element and min_element give the whole adjoint to one element: the first arg-max (arg-min)
+//   in row-major order at a tie. A NaN element wins: the value is NaN, and that (first) NaN element's
+//   adjoint is NaN, so NaN reaches the gradient; the others receive 0 (as tl::max and tl::min do).
+//   log_sum_exp, softmax and log_softmax subtract the largest element first, so no exp overflows;
+//   when that largest element is infinite they take the limit (+inf elements share softmax equally,
+//   all -inf gives the uniform softmax and log_sum_exp = -inf). A NaN element makes everything NaN.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <utility>
 
 namespace tapeless {
 namespace ops {
+
+namespace detail {
+/// The index of the largest (Largest) or smallest element: the first at a tie, the first NaN if any.
+template <bool Largest, class M>
+constexpr std::size_t extreme_index(const M& x) {
+  std::size_t k = 0;
+  for (std::size_t i = 1; i < M::size(); ++i) {
+    if (x[k] != x[k]) break;  // a NaN wins, and the first one stays
+    if (x[i] != x[i] || (Largest ? x[i] > x[k] : x[i] < x[k])) k = i;
+  }
+  return k;
+}
+
+/// x - m, where m is the largest element: 0 for the elements equal to m, so that an infinite m gives
+/// the limit (exp(0) = 1 for the infinite elements) instead of inf - inf = NaN.
+template <class T>
+constexpr T shifted(T x, T m) {
+  return x == m ? T(0) : x - m;
+}
+
+/// The stable parts of softmax: e_i = exp(x_i - max) written into e; returns {max, sum of e}.
+/// The sum is at least 1 (the largest element contributes exp(0)), unless a NaN made it NaN.
+template <class M, class T = typename M::value_type>
+constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
+  const T m = x[extreme_index<true>(x)];
+  T s(0);
+  for (std::size_t i = 0; i < M::size(); ++i) {
+    e[i] = math::exp(shifted(x[i], m));
+    s += e[i];
+  }
+  return {m, s};
+}
+}  // namespace detail
 
 /// y = sum of x's elements: every element's adjoint is g.
 struct sum : ::tapeless::detail::matrix_operation {
@@ -20,7 +68,9 @@ struct sum : ::tapeless::detail::matrix_operation {
     for (const auto& e : x) s += e;
     return s;
   }
-  template <class M, class T> static constexpr M vjp(T g, const M&, T) { return M::filled(g); }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M&, T) {
+    return M::filled(static_cast<typename M::value_type>(g));
+  }
 };
 
 /// y = sum / size: every element's adjoint is g / size.
@@ -29,22 +79,203 @@ struct mean : ::tapeless::detail::matrix_operation {
   template <class M> static constexpr auto value(const M& x) {
     return sum::value(x) / static_cast<typename M::value_type>(M::size());
   }
-  template <class M, class T> static constexpr M vjp(T g, const M&, T) {
-    return M::filled(g / static_cast<T>(M::size()));
+  template <class M, class G, class T> static constexpr M vjp(G g, const M&, T) {
+    using S = typename M::value_type;
+    return M::filled(static_cast<S>(g) / static_cast<S>(M::size()));
+  }
+};
+
+/// y = product of x's elements: the adjoint of x_i is g times the product of the others, computed from
+/// prefix and suffix products (no division), so it is exact where elements are 0.
+struct prod : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "prod";
+  template <class M> static constexpr auto value(const M& x) {
+    typename M::value_type p(1);
+    for (const auto& e : x) p *= e;
+    return p;
+  }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+    using S = typename M::value_type;
+    M gx;
+    S p(1);
+    for (std::size_t i = 0; i < M::size(); ++i) {  // gx_i = x_0 ... x_{i-1}
+      gx[i] = p;
+      p *= x[i];
+    }
+    S s = static_cast<S>(g);
+    for (std::size_t i = M::size(); i-- > 0;) {  // times g x_{i+1} ... x_{n-1}
+      gx[i] *= s;
+      s *= x[i];
+    }
+    return gx;
+  }
+};
+
+/// y = sum of x_i^2: the adjoint of x_i is 2 g x_i.
+struct squared_norm : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "squared_norm";
+  template <class M> static constexpr auto value(const M& x) {
+    typename M::value_type s(0);
+    for (const auto& e : x) s += e * e;
+    return s;
+  }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+    using S = typename M::value_type;
+    return x * (S(2) * static_cast<S>(g));
+  }
+};
+
+/// y = sqrt(sum of x_i^2), the Euclidean (Frobenius) norm: the adjoint of x_i is g x_i / y, and 0 at
+/// the zero matrix. The value is computed directly when the sum of squares neither overflows nor
+/// underflows, and else rescaled by the largest |x_i|, as hypot does.
+struct norm : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "norm";
+  template <class M> static constexpr auto value(const M& x) {
+    using S = typename M::value_type;
+    const S s = squared_norm::value(x);
+    if (s >= std::numeric_limits<S>::min() && s <= std::numeric_limits<S>::max()) return math::sqrt(s);
+    // Overflow, underflow, 0, infinity or NaN: scale by the largest magnitude.
+    S m(0);
+    for (const auto& e : x) {
+      const S a = math::abs(e);
+      if (a != a) return a;  // NaN
+      if (a > m) m = a;
+    }
+    if (m == S(0) || m > std::numeric_limits<S>::max()) return m;  // 0, or +inf
+    S t(0);
+    for (const auto& e : x) t += (e / m) * (e / m);
+    return m * math::sqrt(t);
+  }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T y) {
+    using S = typename M::value_type;
+    if (static_cast<S>(y) == S(0)) return M{};
+    return x * (static_cast<S>(g) / static_cast<S>(y));
+  }
+};
+
+namespace detail {
+/// The adjoint of picking element k of x: g there (NaN if x_k is NaN), 0 elsewhere.
+template <class M, class G>
+constexpr M to_picked(std::size_t k, G g, const M& x) {
+  M gx{};
+  gx[k] = x[k] != x[k] ? x[k] : static_cast<typename M::value_type>(g);
+  return gx;
+}
+}  // namespace detail
+
+/// y = the largest element; its adjoint goes to the first arg-max (the first NaN element if any).
+struct max_element : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "max_element";
+  template <class M> static constexpr auto value(const M& x) { return x[detail::extreme_index<true>(x)]; }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+    return detail::to_picked(detail::extreme_index<true>(x), g, x);
+  }
+};
+
+/// y = the smallest element; its adjoint goes to the first arg-min (the first NaN element if any).
+struct min_element : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "min_element";
+  template <class M> static constexpr auto value(const M& x) { return x[detail::extreme_index<false>(x)]; }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+    return detail::to_picked(detail::extreme_index<false>(x), g, x);
+  }
+};
+
+/// y = log(sum of exp(x_i)) = m + log(sum of exp(x_i - m)), m the largest element: no overflow, and
+/// the sum is at least 1. The adjoint of x_i is g softmax(x)_i.
+struct log_sum_exp : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "log_sum_exp";
+  template <class M> static constexpr auto value(const M& x) {
+    M e;
+    const auto [m, s] = detail::exp_shifted(x, e);
+    return m + math::log(s);
+  }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+    using S = typename M::value_type;
+    M e;
+    const S s = detail::exp_shifted(x, e).second;
+    const S scale = static_cast<S>(g) / s;
+    return e * scale;
+  }
+};
+
+/// y_i = exp(x_i) / sum of exp(x_j), over all the elements, computed with the largest subtracted.
+/// Adjoint: y * (g - sum(g * y)).
+struct softmax : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "softmax";
+  template <class M> static constexpr M value(const M& x) {
+    M e;
+    const auto s = detail::exp_shifted(x, e).second;
+    for (auto& v : e) v /= s;
+    return e;
+  }
+  template <class M> static constexpr M vjp(const M& g, const M&, const M& y) {
+    typename M::value_type gy(0);
+    for (std::size_t i = 0; i < M::size(); ++i) gy += g[i] * y[i];
+    M gx;
+    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = y[i] * (g[i] - gy);
+    return gx;
+  }
+};
+
+/// y_i = x_i - log_sum_exp(x) = (x_i - m) - log(sum of exp(x_j - m)): exact where softmax would
+/// underflow to 0 and its log be -inf. Adjoint: g - softmax(x) sum(g), with softmax(x) = exp(y).
+struct log_softmax : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "log_softmax";
+  template <class M> static constexpr M value(const M& x) {
+    M y;
+    const auto [m, s] = detail::exp_shifted(x, y);
+    const auto log_s = math::log(s);
+    for (std::size_t i = 0; i < M::size(); ++i) y[i] = detail::shifted(x[i], m) - log_s;
+    return y;
+  }
+  template <class M> static constexpr M vjp(const M& g, const M&, const M& y) {
+    typename M::value_type gs(0);
+    for (const auto& e : g) gs += e;
+    M gx;
+    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = g[i] - math::exp(y[i]) * gs;
+    return gx;
   }
 };
 
 }  // namespace ops
 
 namespace detail {
+/// The node of an operation over a whole matrix; a plain matrix gives the plain result.
 template <class Op, class X>
-constexpr auto make_reduction(Op op, X&& x, std::string_view) {
-  static_assert(Matrix<value_type_of_t<X>>, "a reduction (tl::sum, tl::mean ...) takes a matrix or a matrix expression");
+constexpr auto make_reduction(Op op, X&& x) {
+  static_assert(Matrix<value_type_of_t<X>>,
+                "this operation (tl::sum, tl::mean, tl::prod, tl::norm, tl::max_element, tl::log_sum_exp, tl::softmax "
+                "...) takes a matrix or a matrix expression; for one number, write the number itself");
   if constexpr (Matrix<value_type_of_t<X>>) return make_unary(op, std::forward<X>(x));
 }
 }  // namespace detail
 
-template <Operand X> constexpr auto sum(X&& x) { return detail::make_reduction(ops::sum{}, std::forward<X>(x), "sum"); }
-template <Operand X> constexpr auto mean(X&& x) { return detail::make_reduction(ops::mean{}, std::forward<X>(x), "mean"); }
+/// The sum of all the elements.
+template <Operand X> constexpr auto sum(X&& x) { return detail::make_reduction(ops::sum{}, std::forward<X>(x)); }
+/// The mean of all the elements.
+template <Operand X> constexpr auto mean(X&& x) { return detail::make_reduction(ops::mean{}, std::forward<X>(x)); }
+/// The product of all the elements; its gradient is exact where elements are 0.
+template <Operand X> constexpr auto prod(X&& x) { return detail::make_reduction(ops::prod{}, std::forward<X>(x)); }
+/// The sum of the squares of all the elements.
+template <Operand X>
+constexpr auto squared_norm(X&& x) { return detail::make_reduction(ops::squared_norm{}, std::forward<X>(x)); }
+/// The Euclidean norm of a vector, the Frobenius norm of a matrix; gradient 0 at the zero matrix.
+template <Operand X> constexpr auto norm(X&& x) { return detail::make_reduction(ops::norm{}, std::forward<X>(x)); }
+/// The largest element; the adjoint goes to the first arg-max. NaN propagates.
+template <Operand X>
+constexpr auto max_element(X&& x) { return detail::make_reduction(ops::max_element{}, std::forward<X>(x)); }
+/// The smallest element; the adjoint goes to the first arg-min. NaN propagates.
+template <Operand X>
+constexpr auto min_element(X&& x) { return detail::make_reduction(ops::min_element{}, std::forward<X>(x)); }
+/// log(sum(exp(x))) over all the elements, without overflow; its gradient is softmax(x).
+template <Operand X>
+constexpr auto log_sum_exp(X&& x) { return detail::make_reduction(ops::log_sum_exp{}, std::forward<X>(x)); }
+/// exp(x) / sum(exp(x)) over all the elements, without overflow; a matrix of x's shape.
+template <Operand X>
+constexpr auto softmax(X&& x) { return detail::make_reduction(ops::softmax{}, std::forward<X>(x)); }
+/// x - log_sum_exp(x) over all the elements; a matrix of x's shape.
+template <Operand X>
+constexpr auto log_softmax(X&& x) { return detail::make_reduction(ops::log_softmax{}, std::forward<X>(x)); }
 
 }  // namespace tapeless

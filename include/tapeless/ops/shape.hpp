@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/ops/shape.hpp: taking matrices apart: one element, A(i, j) and v[i], as a scalar node.
+// tapeless/ops/shape.hpp: taking matrices apart and putting them together.
+//
+//   A(i, j), v[i]          one element, a scalar node (the members of every matrix expression)
+//   row(A, i), col(A, j)   row i (1 x C) and column j (R x 1); i and j are run-time indices
+//   slice<Start, Length>(v) Length consecutive elements of a vector, keeping its orientation
+//   reshape<R, C>(A)       the same elements, row-major order, in an R x C matrix
+//   concat(a, b, ...)      vertical stacking: b's rows below a's (one column count; a number is 1 x 1),
+//                          so two column vectors give one longer vector and numbers give a vector
+//   diag(v)                a vector's diagonal matrix; diag(A) of a square matrix (not a vector) is
+//                          its diagonal, as a column vector. A 1 x 1 matrix is a vector: diag gives it back.
+//   zeros_like(A), ones_like(A)  plain matrices (numbers) of A's type: constants, without adjoint
+//
+// Each one moves elements only, so its adjoint moves them back: the adjoint of a row, column, slice
+// or diagonal is 0 outside it. Indices out of range are a precondition violation (a compile error
+// in a constant expression), as for std::array.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/shape.hpp>
+#include <tapeless/ops/elementwise.hpp>
 
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace tapeless {
 namespace ops {
@@ -17,9 +35,157 @@ struct element : ::tapeless::detail::matrix_operation {
   std::size_t index;
   constexpr explicit element(std::size_t i) : index(i) {}
   template <class M> constexpr auto value(const M& x) const { return x[index]; }
-  template <class M, class T> constexpr M vjp(T g, const M&, T) const {
+  template <class M, class G, class T> constexpr M vjp(G g, const M&, T) const {
     M gx{};
-    gx[index] = g;
+    gx[index] = static_cast<typename M::value_type>(g);
+    return gx;
+  }
+};
+
+/// y = row `index` of x, a 1 x C matrix.
+struct row : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "row";
+  std::size_t index;
+  constexpr explicit row(std::size_t i) : index(i) {}
+  template <class T, std::size_t R, std::size_t C>
+  constexpr matrix<T, 1, C> value(const matrix<T, R, C>& x) const {
+    matrix<T, 1, C> y;
+    for (std::size_t j = 0; j < C; ++j) y[j] = x(index, j);
+    return y;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  constexpr matrix<T, R, C> vjp(const matrix<T, 1, C>& g, const matrix<T, R, C>&, const matrix<T, 1, C>&) const {
+    matrix<T, R, C> gx{};
+    for (std::size_t j = 0; j < C; ++j) gx(index, j) = g[j];
+    return gx;
+  }
+};
+
+/// y = column `index` of x, an R x 1 vector.
+struct col : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "col";
+  std::size_t index;
+  constexpr explicit col(std::size_t j) : index(j) {}
+  template <class T, std::size_t R, std::size_t C>
+  constexpr matrix<T, R, 1> value(const matrix<T, R, C>& x) const {
+    matrix<T, R, 1> y;
+    for (std::size_t i = 0; i < R; ++i) y[i] = x(i, index);
+    return y;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  constexpr matrix<T, R, C> vjp(const matrix<T, R, 1>& g, const matrix<T, R, C>&, const matrix<T, R, 1>&) const {
+    matrix<T, R, C> gx{};
+    for (std::size_t i = 0; i < R; ++i) gx(i, index) = g[i];
+    return gx;
+  }
+};
+
+/// y = elements Start .. Start + Length - 1 of a vector, a vector of the same orientation.
+template <std::size_t Start, std::size_t Length>
+struct slice : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "slice";
+  template <class T, std::size_t R, std::size_t C>
+  using result = std::conditional_t<C == 1, matrix<T, Length, 1>, matrix<T, 1, Length>>;
+
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr result<T, R, C> value(const matrix<T, R, C>& x) {
+    result<T, R, C> y;
+    for (std::size_t i = 0; i < Length; ++i) y[i] = x[Start + i];
+    return y;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R, C> vjp(const result<T, R, C>& g, const matrix<T, R, C>&, const result<T, R, C>&) {
+    matrix<T, R, C> gx{};
+    for (std::size_t i = 0; i < Length; ++i) gx[Start + i] = g[i];
+    return gx;
+  }
+};
+
+/// y = x's elements in row-major order, as an R2 x C2 matrix.
+template <std::size_t R2, std::size_t C2>
+struct reshape : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "reshape";
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R2, C2> value(const matrix<T, R, C>& x) {
+    matrix<T, R2, C2> y;
+    for (std::size_t i = 0; i < R * C; ++i) y[i] = x[i];
+    return y;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R, C> vjp(const matrix<T, R2, C2>& g, const matrix<T, R, C>&, const matrix<T, R2, C2>&) {
+    matrix<T, R, C> gx;
+    for (std::size_t i = 0; i < R * C; ++i) gx[i] = g[i];
+    return gx;
+  }
+};
+
+/// z = a stacked above b (same column count; a number is 1 x 1). Row-major, so z's elements are
+/// a's followed by b's, and each side's adjoint is its own part of g.
+struct concat : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "concat";
+  template <class A, class B>
+  static constexpr auto value(const A& a, const B& b) {
+    using T = std::common_type_t<scalar_of_t<A>, scalar_of_t<B>>;
+    constexpr shape sa = shape_of<A>, sb = shape_of<B>;
+    constexpr std::size_t na = sa.rows * sa.cols, nb = sb.rows * sb.cols;
+    matrix<T, sa.rows + sb.rows, sa.cols> z;
+    for (std::size_t i = 0; i < na; ++i) z[i] = static_cast<T>(::tapeless::detail::broadcast_element(a, i));
+    for (std::size_t i = 0; i < nb; ++i) z[na + i] = static_cast<T>(::tapeless::detail::broadcast_element(b, i));
+    return z;
+  }
+  template <class M, class A, class B>
+  static constexpr A vjp_lhs(const M& g, const A&, const B&, const M&) {
+    return part<A>(g, 0);
+  }
+  template <class M, class A, class B>
+  static constexpr B vjp_rhs(const M& g, const A&, const B&, const M&) {
+    return part<B>(g, shape_of<A>.rows * shape_of<A>.cols);
+  }
+
+ private:
+  template <class S, class M>
+  static constexpr S part(const M& g, std::size_t offset) {
+    if constexpr (Matrix<S>) {
+      S s;
+      for (std::size_t i = 0; i < S::size(); ++i) s[i] = g[offset + i];
+      return s;
+    } else {
+      return static_cast<S>(g[offset]);
+    }
+  }
+};
+
+/// y = the N x N matrix with the vector x on its diagonal.
+struct diag : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "diag";
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R * C, R * C> value(const matrix<T, R, C>& x) {
+    matrix<T, R * C, R * C> y{};
+    for (std::size_t i = 0; i < R * C; ++i) y(i, i) = x[i];
+    return y;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R, C> vjp(const matrix<T, R * C, R * C>& g, const matrix<T, R, C>&,
+                                       const matrix<T, R * C, R * C>&) {
+    matrix<T, R, C> gx;
+    for (std::size_t i = 0; i < R * C; ++i) gx[i] = g(i, i);
+    return gx;
+  }
+};
+
+/// y = the diagonal of a square matrix, as a column vector.
+struct diagonal : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "diagonal";
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, 1> value(const matrix<T, N, N>& x) {
+    matrix<T, N, 1> y;
+    for (std::size_t i = 0; i < N; ++i) y[i] = x(i, i);
+    return y;
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(const matrix<T, N, 1>& g, const matrix<T, N, N>&, const matrix<T, N, 1>&) {
+    matrix<T, N, N> gx{};
+    for (std::size_t i = 0; i < N; ++i) gx(i, i) = g[i];
     return gx;
   }
 };
@@ -41,5 +207,88 @@ constexpr auto element_of(const E& e, std::size_t i) {
   if constexpr (Matrix<M>) return make_unary(ops::element(i), e);
 }
 }  // namespace detail
+
+/// A plain matrix (or number) of x's type with every element 0: a constant, not a node.
+template <Operand X>
+constexpr auto zeros_like(const X&) {
+  return detail::filled<value_type_of_t<X>>(0.0);
+}
+/// A plain matrix (or number) of x's type with every element 1: a constant, not a node.
+template <Operand X>
+constexpr auto ones_like(const X&) {
+  return detail::filled<value_type_of_t<X>>(1.0);
+}
+
+/// Row i of the matrix a, as a 1 x C matrix.
+template <Operand A>
+constexpr auto row(A&& a, std::size_t i) {
+  static_assert(Matrix<value_type_of_t<A>>, "tl::row(A, i): A must be a matrix or a matrix expression");
+  if constexpr (Matrix<value_type_of_t<A>>) return detail::make_unary(ops::row(i), std::forward<A>(a));
+}
+
+/// Column j of the matrix a, as an R x 1 vector.
+template <Operand A>
+constexpr auto col(A&& a, std::size_t j) {
+  static_assert(Matrix<value_type_of_t<A>>, "tl::col(A, j): A must be a matrix or a matrix expression");
+  if constexpr (Matrix<value_type_of_t<A>>) return detail::make_unary(ops::col(j), std::forward<A>(a));
+}
+
+/// Elements Start .. Start + Length - 1 of the vector v: a column (row) vector of Length for a column
+/// (row) vector v. With it, sums over neighbours are vector operations:
+///
+///   // Rosenbrock: sum of 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2, i < N - 1
+///   auto head = tl::slice<0, N - 1>(x);
+///   auto tail = tl::slice<1, N - 1>(x);
+///   return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+template <std::size_t Start, std::size_t Length, Operand V>
+constexpr auto slice(V&& v) {
+  static_assert(Matrix<value_type_of_t<V>>, "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
+  if constexpr (Matrix<value_type_of_t<V>>) {
+    if constexpr (shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>::ok)
+      return detail::make_unary(ops::slice<Start, Length>{}, std::forward<V>(v));
+  }
+}
+
+/// A's elements in row-major order as an R x C matrix; R x C must equal A's size.
+template <std::size_t R, std::size_t C, Operand A>
+constexpr auto reshape(A&& a) {
+  static_assert(Matrix<value_type_of_t<A>>, "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
+  if constexpr (Matrix<value_type_of_t<A>>) {
+    if constexpr (shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>::ok)
+      return detail::make_unary(ops::reshape<R, C>{}, std::forward<A>(a));
+  }
+}
+
+/// a stacked above b: an (Ra + Rb) x C matrix from an Ra x C and an Rb x C one. A number counts as
+/// 1 x 1, so concat(v, 1.0) appends an element to a column vector and concat(x, y, z) of numbers is a
+/// 3-vector. With more than two operands, they are stacked in order.
+template <Operand A, Operand B>
+constexpr auto concat(A&& a, B&& b) {
+  constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
+  if constexpr (shapes::concat_shapes<sa, sb>::ok)
+    return detail::make_binary(ops::concat{}, std::forward<A>(a), std::forward<B>(b));
+}
+template <Operand A, Operand B, Operand... Rest>
+  requires(sizeof...(Rest) > 0)
+constexpr auto concat(A&& a, B&& b, Rest&&... rest) {
+  return concat(concat(std::forward<A>(a), std::forward<B>(b)), std::forward<Rest>(rest)...);
+}
+
+/// For a vector x (one column or one row), the square matrix with x on its diagonal; for a square
+/// matrix x that is not a vector, its diagonal as a column vector.
+template <Operand X>
+constexpr auto diag(X&& x) {
+  using M = value_type_of_t<X>;
+  static_assert(Matrix<M>, "tl::diag(x): x must be a vector or a square matrix, or an expression of one");
+  if constexpr (Matrix<M>) {
+    constexpr shape s = shape_of<M>;
+    if constexpr (shapes::diag_shape<s>::ok) {
+      if constexpr (s.rows == 1 || s.cols == 1)
+        return detail::make_unary(ops::diag{}, std::forward<X>(x));
+      else
+        return detail::make_unary(ops::diagonal{}, std::forward<X>(x));
+    }
+  }
+}
 
 }  // namespace tapeless

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: BSL-1.0
+// test/unit/matrix/matrix_check.hpp: finite differences and comparisons for functions of matrices.
+//
+//   mx::random<M>(r, lo, hi)              a matrix of uniform elements
+//   mx::random_away<M>(r, lo, hi, {...}, margin)  the same, each element away from the points listed
+//   mx::value_at(f, args...)              f's value at plain arguments, built from the same argument
+//                                         leaves tl::grad uses (one instantiation of f for both)
+//   mx::fd_grad(f, args...)               the gradient by finite differences (fd::derivative), each
+//                                         element of each argument perturbed in turn; a std::tuple
+//   mx::ad_grad(f, args...)               tl::grad(f)(args...), always as a std::tuple
+//   mx::check_close(label, a, b, tol)     every element of a against b by fd::rel_error
+//   mx::check_fd(label, f, tol, args...)  AD against FD for every argument
+#pragma once
+
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <finite_difference.hpp>
+
+#include <cstddef>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace mx {
+
+namespace tl = tapeless;
+
+template <class M>
+M random(fd::rng& r, double lo, double hi) {
+  M m;
+  for (auto& e : m) e = static_cast<typename M::value_type>(r.uniform(lo, hi));
+  return m;
+}
+
+template <class M>
+M random_away(fd::rng& r, double lo, double hi, std::initializer_list<double> avoid, double margin) {
+  M m;
+  for (auto& e : m) e = static_cast<typename M::value_type>(r.uniform_away(lo, hi, avoid, margin));
+  return m;
+}
+
+/// Element i of a matrix or the number itself, writable.
+template <class V>
+auto& at(V& v, std::size_t i) {
+  if constexpr (tl::Matrix<V>)
+    return v[i];
+  else
+    return v;
+}
+/// Element i of a matrix or the number itself, as a double.
+template <class V>
+double element(const V& v, std::size_t i) {
+  if constexpr (tl::Matrix<V>)
+    return static_cast<double>(v[i]);
+  else
+    return static_cast<double>(v);
+}
+template <class V>
+constexpr std::size_t size_of() {
+  if constexpr (tl::Matrix<V>)
+    return V::size();
+  else
+    return 1;
+}
+
+template <class V>
+std::string str(const V& v) {
+  if constexpr (tl::Matrix<V>) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < V::rows(); ++i) {
+      s += i ? ", {" : "{";
+      for (std::size_t j = 0; j < V::cols(); ++j) s += (j ? ", " : "") + fd::str(static_cast<double>(v(i, j)));
+      s += "}";
+    }
+    return s + "}";
+  } else {
+    return fd::str(static_cast<double>(v));
+  }
+}
+
+template <class F, class... Args>
+double value_at(const F& f, const Args&... args) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    const auto r = f(tl::argument<I, Args>(args)...);
+    if constexpr (tl::Differentiable<decltype(r)>)
+      return static_cast<double>(r.value());
+    else
+      return static_cast<double>(r);
+  }(std::index_sequence_for<Args...>{});
+}
+
+template <class F, class... Args>
+std::tuple<Args...> fd_grad(const F& f, const Args&... args) {
+  const std::tuple<Args...> args_at{args...};
+  std::tuple<Args...> out{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    const auto one_argument = [&]<std::size_t Arg>(std::integral_constant<std::size_t, Arg>) {
+      using V = std::tuple_element_t<Arg, std::tuple<Args...>>;
+      for (std::size_t i = 0; i < size_of<V>(); ++i) {
+        const double x = mx::element(std::get<Arg>(args_at), i);
+        at(std::get<Arg>(out), i) = static_cast<tl::scalar_of_t<V>>(fd::derivative(
+            [&](double xi) {
+              std::tuple<Args...> moved = args_at;
+              at(std::get<Arg>(moved), i) = static_cast<tl::scalar_of_t<V>>(xi);
+              return std::apply([&](const auto&... a) { return value_at(f, a...); }, moved);
+            },
+            x));
+      }
+    };
+    (one_argument(std::integral_constant<std::size_t, K>{}), ...);
+  }(std::index_sequence_for<Args...>{});
+  return out;
+}
+
+template <class F, class... Args>
+std::tuple<Args...> ad_grad(const F& f, const Args&... args) {
+  if constexpr (sizeof...(Args) == 1)
+    return std::tuple<Args...>{tl::grad(f)(args...)};
+  else
+    return tl::grad(f)(args...);
+}
+
+/// Every element of a against b: fd::rel_error(a_k, b_k) < tol.
+template <class V>
+void check_close(const std::string& label, const V& a, const V& b, double tol) {
+  bool ok = true;
+  for (std::size_t i = 0; i < size_of<V>(); ++i) {
+    const double e = fd::rel_error(mx::element(a, i), mx::element(b, i));
+    if (!(e < tol)) ok = false;
+  }
+  INFO(label << ": " << str(a) << " against " << str(b));
+  CHECK(ok);
+}
+
+/// tl::grad(f) against finite differences, argument by argument.
+template <class F, class... Args>
+void check_fd(const std::string& label, const F& f, double tol, const Args&... args) {
+  const auto ad = ad_grad(f, args...);
+  const auto fdg = fd_grad(f, args...);
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (check_close(label + " (argument " + std::to_string(K) + ")", std::get<K>(ad), std::get<K>(fdg), tol), ...);
+  }(std::index_sequence_for<Args...>{});
+}
+
+/// Calls fn(std::type_identity<matrix<T, R, C>>{}) for the shapes 1x1, 1x4, 4x1, 3x3, 2x5.
+template <class T = double, class Fn>
+void for_shapes(Fn&& fn) {
+  fn(std::type_identity<tl::matrix<T, 1, 1>>{});
+  fn(std::type_identity<tl::matrix<T, 1, 4>>{});
+  fn(std::type_identity<tl::matrix<T, 4, 1>>{});
+  fn(std::type_identity<tl::matrix<T, 3, 3>>{});
+  fn(std::type_identity<tl::matrix<T, 2, 5>>{});
+}
+
+template <class M>
+std::string shape_name() {
+  return std::to_string(M::rows()) + "x" + std::to_string(M::cols());
+}
+
+}  // namespace mx
