@@ -2,7 +2,9 @@
 // bench/harness.hpp: the main of every gradient benchmark: checks, Google Benchmark timing, the table of ratios.
 //
 // A bench file writes each implementation of each case as one function (the kernel), lists them
-// with the inputs of their case, and hands the list to tapeless_bench::main:
+// with the inputs of their case, and hands the list to tapeless_bench::main. A case's inputs are what
+// its `Inputs()` returns: a std::array of numbers, spread over the kernel's parameters, or the case's
+// input struct, passed whole (see tapeless_bench::invoke_kernel in suite.hpp):
 //
 //   int main(int argc, char** argv) {
 //     return tapeless_bench::main(argc, argv, check_all, {
@@ -27,6 +29,8 @@
 #define TAPELESS_BENCH_HAS_CALLGRIND 0
 #endif
 
+#include "suite.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,29 +49,41 @@
 
 namespace tapeless_bench {
 
+// Every kernel is inlined into the loop that times it, as a gradient written in a caller's code would
+// be: the timing is then that of the gradient's code, not of the call into a wrapper of the bench file
+// (whether a compiler inlines a wrapper depends on its size before optimisation, which for tapeless
+// is the unoptimised expression tree). The library's own functions are left to the compiler.
+#define TAPELESS_BENCH_KERNEL [[gnu::always_inline]] inline
+
 namespace detail {
 
-template <class T>
-inline constexpr bool is_tuple = false;
-template <class... T>
-inline constexpr bool is_tuple<std::tuple<T...>> = true;
+/// Makes the inputs opaque before each gradient: the compiler must assume DoNotOptimize changed them,
+/// so nothing is constant-folded or hoisted out of the loop. Numbers of an argument list stay in
+/// registers; a matrix or an input struct stays in memory, and the asm's "memory" clobber makes every
+/// read of it happen again in each iteration.
+template <class In>
+inline BENCHMARK_ALWAYS_INLINE void make_opaque(In& in) {
+  if constexpr (argument_list<In>)
+    std::apply([](auto&... arg) { (benchmark::DoNotOptimize(arg), ...); }, in);
+  else
+    benchmark::DoNotOptimize(in);
+}
 
-/// Keeps every component of a gradient (a number or a tuple of numbers) alive, each in a register.
+/// Keeps every component of a gradient alive: a number (in a register), a tl::matrix (in memory),
+/// or a tuple of them.
 template <class R>
 inline BENCHMARK_ALWAYS_INLINE void keep(const R& r) {
-  if constexpr (is_tuple<R>)
-    std::apply([](const auto&... g) { (benchmark::DoNotOptimize(g), ...); }, r);
+  if constexpr (argument_list<R>)
+    std::apply([](const auto&... g) { (keep(g), ...); }, r);
   else
     benchmark::DoNotOptimize(r);
 }
 
-/// One gradient as it is timed: the inputs are made opaque (the compiler must assume DoNotOptimize
-/// changed them, so nothing is constant-folded or hoisted out of the loop), then the kernel runs,
-/// then its results are kept.
-template <auto Kernel, std::size_t N>
-inline BENCHMARK_ALWAYS_INLINE void one_gradient(std::array<double, N>& in) {
-  for (double& x : in) benchmark::DoNotOptimize(x);
-  keep(std::apply(Kernel, in));
+/// One gradient as it is timed: the inputs are made opaque, then the kernel runs, then its results are kept.
+template <auto Kernel, class In>
+inline BENCHMARK_ALWAYS_INLINE void one_gradient(In& in) {
+  make_opaque(in);
+  keep(invoke_kernel<Kernel>(in));
 }
 
 template <auto Kernel, auto Inputs>
@@ -209,8 +225,9 @@ struct entry_t {
   void (*count)(const char*, long);
 };
 
-/// The entry of `Kernel` (a function of N doubles returning a number or a tuple of numbers),
-/// called on the array of N doubles that `Inputs()` returns.
+/// The entry of `Kernel`, called on what `Inputs()` returns (an array of numbers spread over its
+/// parameters, or an input struct passed whole), returning a gradient: a number, a tl::matrix, or a
+/// tuple of them.
 template <auto Kernel, auto Inputs>
 constexpr entry_t entry(const char* name) {
   return {name, &detail::time_gradient<Kernel, Inputs>, &detail::count_gradient<Kernel, Inputs>};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
 # bench/run.sh: the main job. Builds the examples and benchmarks in Release, runs the examples, then
-# prints the table of benchmark medians and their ratios to the hand-written gradient.
+# prints, for each benchmark executable (scalar, vector, matrix), the table of benchmark medians and
+# their ratios to the hand-written gradient.
 #
 #   bash bench/run.sh                         # g++, 20 repetitions, in build/bench
 #   CXX=clang++ bash bench/run.sh             # clang++, in build/bench-clang++
@@ -46,7 +47,8 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COM
   -DTAPELESS_BENCH_ARCH_FLAGS="$arch" \
   -DTAPELESS_BUILD_TESTS=OFF -DTAPELESS_BUILD_EXAMPLES=ON -DTAPELESS_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build"
-bench="$build/bench/tapeless_bench_scalar"
+# Every case family, in the order of benchmarks.md; each prints its own table.
+benches=(scalar vector matrix)
 
 # --- examples -----------------------------------------------------------------------------------
 if ((!callgrind)); then
@@ -61,41 +63,51 @@ fi
 if ((!callgrind)); then
   # Repetitions of all benchmarks interleaved in random order, so that a slow spell of the machine
   # falls on every library alike; later arguments override these.
-  exec "$bench" --benchmark_repetitions="$repetitions" --benchmark_enable_random_interleaving=true \
-    --benchmark_min_time=0.1 --benchmark_report_aggregates_only=true "${args[@]}"
+  for family in "${benches[@]}"; do
+    echo "=== tapeless_bench_$family"
+    "$build/bench/tapeless_bench_$family" --benchmark_repetitions="$repetitions" \
+      --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1 \
+      --benchmark_report_aggregates_only=true "${args[@]}"
+  done
+  exit 0
 fi
 
 # --- instruction counts -------------------------------------------------------------------------
 # Each benchmark's loop runs $icount times between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(name):
 # one dump per benchmark, whose total divided by $icount is the instructions per gradient (with the
 # loop's few instructions of overhead, the same for every library).
-out="$build/callgrind"
-rm -rf "$out" && mkdir -p "$out"
-valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$bench" --icount="$icount" "${args[@]}" \
-  2> "$out/valgrind.log" || { cat "$out/valgrind.log" >&2; exit 1; }
-echo
-echo "instructions per gradient (callgrind Ir, $icount gradients per benchmark); ratio = library / handwritten"
-awk -v n="$icount" '
-  /^desc: Trigger: Client Request: / { name = $0; sub(/^desc: Trigger: Client Request: /, "", name) }
-  /^summary: / && name == "loop_overhead" { overhead = $2 / n; name = ""; next }
-  /^summary: / && name != "" {
-    ir = $2 / n; split(name, p, "/"); c = p[1]; l = p[2]
-    if (!(c in seen)) { seen[c] = 1; cases[++nc] = c }
-    if (!((c, l) in irs) && l != "handwritten" && !(l in libseen)) { libseen[l] = 1; libs[++nl] = l }
-    irs[c, l] = ir; name = ""
-  }
-  END {
-    printf "(every count includes the timing loop itself: %.1f instructions per iteration)\n", overhead
-    printf "%-16s %14s", "case", "handwritten"
-    for (j = 1; j <= nl; j++) printf " %14s %10s", libs[j], libs[j] "/hw"
-    printf "\n"
-    for (i = 1; i <= nc; i++) {
-      c = cases[i]; printf "%-16s %14.1f", c, irs[c, "handwritten"]
-      for (j = 1; j <= nl; j++) {
-        l = libs[j]
-        if ((c, l) in irs) printf " %14.1f %10.3f", irs[c, l], irs[c, l] / irs[c, "handwritten"]
-        else printf " %14s %10s", "-", "-"
-      }
-      printf "\n"
+for family in "${benches[@]}"; do
+  out="$build/callgrind/$family"
+  rm -rf "$out" && mkdir -p "$out"
+  valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$build/bench/tapeless_bench_$family" \
+    --icount="$icount" "${args[@]}" 2> "$out/valgrind.log" || { cat "$out/valgrind.log" >&2; exit 1; }
+  echo
+  echo "=== tapeless_bench_$family: instructions per gradient (callgrind Ir, $icount gradients per benchmark);" \
+    "ratio = library / handwritten"
+  awk -v n="$icount" '
+    /^desc: Trigger: Client Request: / { name = $0; sub(/^desc: Trigger: Client Request: /, "", name) }
+    /^summary: / && name == "loop_overhead" { overhead = $2 / n; name = ""; next }
+    /^summary: / && name != "" {
+      ir = $2 / n; split(name, p, "/"); c = p[1]; l = p[2]
+      if (!(c in seen)) { seen[c] = 1; cases[++nc] = c }
+      if (!((c, l) in irs) && l != "handwritten" && !(l in libseen)) { libseen[l] = 1; libs[++nl] = l }
+      irs[c, l] = ir; name = ""
     }
-  }' $(ls "$out"/callgrind.out.* | sort -t. -k3 -n)
+    END {
+      if (nc == 0) exit
+      w = 4; for (i = 1; i <= nc; i++) if (length(cases[i]) > w) w = length(cases[i])
+      printf "(every count includes the timing loop itself: %.1f instructions per iteration)\n", overhead
+      printf "%-*s %14s", w, "case", "handwritten"
+      for (j = 1; j <= nl; j++) printf " %14s %10s", libs[j], libs[j] "/hw"
+      printf "\n"
+      for (i = 1; i <= nc; i++) {
+        c = cases[i]; printf "%-*s %14.1f", w, c, irs[c, "handwritten"]
+        for (j = 1; j <= nl; j++) {
+          l = libs[j]
+          if ((c, l) in irs) printf " %14.1f %10.3f", irs[c, l], irs[c, l] / irs[c, "handwritten"]
+          else printf " %14s %10s", "-", "-"
+        }
+        printf "\n"
+      }
+    }' $(ls "$out"/callgrind.out.* | sort -t. -k3 -n)
+done

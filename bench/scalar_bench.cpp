@@ -18,12 +18,6 @@
 
 namespace tl = tapeless;
 
-// Every kernel is inlined into the loop that times it, as a gradient written in a caller's code would
-// be: the timing is then that of the gradient's code, not of the call into a wrapper of this file
-// (whether a compiler inlines a wrapper depends on its size before optimisation, which for tapeless
-// is the unoptimised expression tree). The library's own functions are left to the compiler.
-#define TAPELESS_BENCH_KERNEL [[gnu::always_inline]] inline
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -101,23 +95,6 @@ TAPELESS_BENCH_KERNEL double let_chain_tapeless(double x) {
 // ---------------------------------------------------------------------------------------------
 // The checks, once, before timing.
 
-template <std::size_t N, class R>
-std::array<double, N> components(const R& r) {
-  if constexpr (N == 1)
-    return {r};
-  else
-    return std::apply([](auto... g) { return std::array<double, N>{g...}; }, r);
-}
-
-template <auto Hand, auto Tapeless, auto Inputs>
-bool check_case(const char* name) {
-  const auto in = Inputs();
-  constexpr std::size_t n = std::tuple_size_v<decltype(in)>;
-  const auto want = components<n>(std::apply(Hand, in));
-  const auto got = components<n>(std::apply(Tapeless, in));
-  return tapeless_bench::check_gradient(name, "tapeless", got.data(), want.data(), n);
-}
-
 /// The hand-written references themselves, against the gradient stated in benchmarks.md (S1), the
 /// closed form (S2) and central differences (let chain).
 bool check_references() {
@@ -145,6 +122,7 @@ bool check_references() {
 }
 
 bool check_all() {
+  using tapeless_bench::check_case;
   bool ok = check_references();
   ok &= check_case<s1_handwritten, s1_tapeless, s1_inputs>("S1_walkthrough");
   ok &= check_case<s2_handwritten, s2_tapeless, s2_inputs>("S2_log_mul_sin");
