@@ -123,6 +123,10 @@ class matrix : public detail::matrix_storage<T, R, C> {
   friend constexpr matrix operator*(matrix a, T s) noexcept { return a *= s; }
   friend constexpr matrix operator*(T s, matrix a) noexcept { return a *= s; }
   friend constexpr matrix operator/(matrix a, T s) noexcept { return a /= s; }
+  friend constexpr matrix operator/(T s, matrix a) noexcept {
+    for (auto& e : a.data_) e = s / e;
+    return a;
+  }
   friend constexpr matrix operator+(matrix a, T s) noexcept {
     for (auto& e : a.data_) e += s;
     return a;

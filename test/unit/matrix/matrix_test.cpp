@@ -99,6 +99,7 @@ TEST_CASE("arithmetic on plain matrices: + - * / between matrices (elementwise),
   CHECK(a * 2.0 == M23{{2, 4, 6}, {8, 10, 12}});
   CHECK(2.0 * a == a * 2.0);
   CHECK(a / 2.0 == M23{{0.5, 1, 1.5}, {2, 2.5, 3}});
+  CHECK(60.0 / a == M23{{60, 30, 20}, {15, 12, 10}});
   CHECK(a + 1.0 == M23{{2, 3, 4}, {5, 6, 7}});
   CHECK(1.0 + a == a + 1.0);
   CHECK(a - 1.0 == M23{{0, 1, 2}, {3, 4, 5}});

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
 // Fixed-shape gradients touch no heap: global operator new is replaced and counted around each call.
+// The scalar operations, let, and every matrix operation (elementwise with broadcasting, linear
+// algebra, reductions, shape operations, masks, tl::cref), through grad, value_and_grad and backward().
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <new>
 #include <tuple>
@@ -93,4 +96,137 @@ TEST_CASE("backward allocates nothing") {
           z.backward();
         }) == 0);
   CHECK(x.grad() == doctest::Approx(std::get<0>(tl::grad(everything)(0.5, 2.0))));
+}
+
+// ---- matrices ------------------------------------------------------------------------------------
+
+namespace {
+
+using M23 = tl::matrix<double, 2, 3>;
+using M33 = tl::matrix<double, 3, 3>;
+using V3 = tl::vector<double, 3>;
+using V4 = tl::vector<double, 4>;
+
+// Inputs inside every domain: `everything` needs x in (-1, 1) and y >= 1; A * s is well conditioned.
+const M23 x23{{-0.5, 0.25, 0.75}, {0.5, -0.25, 0.1}};
+const M23 y23{{1.5, 2.0, 2.5}, {3.0, 1.25, 1.75}};
+const M33 a33{{2.0, 0.5, -0.3}, {0.1, 1.5, 0.4}, {-0.2, 0.3, 1.8}};
+const V3 b3{0.3, -0.7, 1.1};
+const V4 v4{0.2, -0.4, 0.6, 0.9};
+const M23 data23{{1.0, -2.0, 0.5}, {0.25, 3.0, -1.0}};  // used through tl::cref: outlives every call
+
+template <class M>
+bool all_finite(const M& m) {
+  for (const double e : m)
+    if (!std::isfinite(e)) return false;
+  return true;
+}
+template <class M>
+bool any_nonzero(const M& m) {
+  for (const double e : m)
+    if (e != 0.0) return true;
+  return false;
+}
+/// A gradient that is finite and not all zero: the work was done and not optimised away.
+template <class G>
+bool finite_nonzero(const G& g) {
+  if constexpr (tl::Matrix<G>)
+    return all_finite(g) && any_nonzero(g);
+  else
+    return std::isfinite(g) && g != 0.0;
+}
+template <class... G>
+bool all_finite_nonzero(const std::tuple<G...>& gs) {
+  return std::apply([](const auto&... g) { return (finite_nonzero(g) && ...); }, gs);
+}
+
+// Every scalar operation elementwise on matrices, through `everything`: matrix with matrix, matrix
+// with a number, matrix with a scalar expression on either side; elementwise if_else of a mask.
+// s is a scalar in (0, 1); X = A * s keeps every element in its domain (A in x23, B in y23).
+constexpr auto matrix_elementwise = [](const auto& A, const auto& B, const auto& s) {
+  const auto X = A * s;
+  return tl::sum(everything(X, B)) + tl::sum(everything(X, s + 1.0)) + tl::sum(everything(s * 0.5, B + X)) +
+         tl::sum(X * 2.0 + 2.0 / (B + X) - 1.0 - s / B + tl::pow(s, X) + tl::atan2(X, s) + tl::hypot(s, X));
+};
+
+// Every linear-algebra operation. A (3 x 3) and b (3-vector) are scaled by s, so that backward()
+// with a tl::var s differentiates through each one.
+constexpr auto linear_algebra = [](const auto& A, const auto& b, const auto& s) {
+  const auto X = A * s;
+  const auto y = b * s;
+  const auto spd = tl::matmul(X, tl::transpose(X)) + tl::diag(tl::ones_like(y)) * 3.0;
+  return tl::det(X) + tl::trace(tl::inverse(X)) + tl::log_det(spd) + tl::dot(tl::solve(X, y), y) +
+         tl::sum(tl::solve(X, tl::outer(y, b))) + tl::sum(tl::cholesky(spd)) + tl::dot(y, tl::matmul(X, y)) +
+         tl::trace(tl::outer(y, y));
+};
+
+// Every reduction, every shape operation, masks and elementwise if_else, zeros_like, ones_like and
+// tl::cref. A is 2 x 3, v a 4-vector, s a scalar.
+constexpr auto reductions_and_shapes = [](const auto& A, const auto& v, const auto& s) {
+  const auto X = A * s;
+  const auto w = v * s;
+  const auto reductions = tl::sum(X) + tl::mean(X) + tl::prod(X) + tl::squared_norm(X) + tl::norm(X) +
+                          tl::max_element(X) + tl::min_element(X) + tl::log_sum_exp(X) +
+                          tl::sum(tl::softmax(X) * tl::log_softmax(X));
+  const auto parts = X(1, 2) + w[3] + tl::dot(tl::transpose(tl::row(X, 1)), tl::transpose(tl::row(X, 0))) + tl::sum(tl::col(X, 2)) +
+                     tl::sum(tl::slice<1, 2>(w)) + tl::sum(tl::slice<0, 2>(tl::row(X, 0))) +
+                     tl::sum(tl::matmul(tl::reshape<3, 2>(X), X)) + tl::sum(tl::concat(X, tl::row(X, 0), tl::row(X, 1))) +
+                     tl::sum(tl::concat(w, s, 1.0)) + tl::sum(tl::diag(w)) + tl::sum(tl::diag(tl::matmul(tl::transpose(X), X)));
+  const auto m = ((X > 0.0) & ~(X >= tl::ones_like(X) * 10.0)) | ((X < s) ^ tl::equal(X, tl::zeros_like(X)));
+  const auto chosen = tl::if_else(m, X, X * 0.1) + tl::if_else(X <= s, s, X) + tl::if_else(tl::not_equal(X, X), X, 2.0);
+  return reductions + parts + tl::sum(chosen * X);
+};
+
+/// grad and value_and_grad of f at args allocate nothing, agree, and give finite, nonzero gradients.
+template <class F, class... Args>
+void check_grad_allocates_nothing(const F& f, const Args&... args) {
+  decltype(tl::grad(f)(args...)) g{};
+  decltype(tl::value_and_grad(f)(args...)) vg{};
+  CHECK(allocations_during([&] { g = tl::grad(f)(args...); }) == 0);
+  CHECK(allocations_during([&] { vg = tl::value_and_grad(f)(args...); }) == 0);
+  CHECK(all_finite_nonzero(g));
+  CHECK(std::isfinite(vg.first));
+  CHECK(vg.second == g);
+}
+
+/// Building f(args..., s) with a tl::var s and calling backward() allocates nothing, and gives the
+/// value and the derivative in s that value_and_grad gives at s's value: the work was done.
+template <class F, class... Args>
+void check_backward_allocates_nothing(const F& f, const Args&... args) {
+  tl::var<double> s{0.9};
+  double value = 0;
+  CHECK(allocations_during([&] {
+          auto z = f(args..., s);
+          z.backward();
+          value = z.value();
+        }) == 0);
+  const auto [v, g] = tl::value_and_grad(f)(args..., 0.9);
+  CHECK(value == doctest::Approx(v));
+  CHECK(s.grad() == doctest::Approx(std::get<sizeof...(Args)>(g)));
+  CHECK(finite_nonzero(s.grad()));
+}
+}  // namespace
+
+TEST_CASE("matrix operations: grad and value_and_grad allocate nothing") {
+  check_grad_allocates_nothing(matrix_elementwise, x23, y23, 0.9);
+  check_grad_allocates_nothing(linear_algebra, a33, b3, 0.9);
+  check_grad_allocates_nothing(reductions_and_shapes, x23, v4, 0.9);
+  // One argument at a time: the others are constants.
+  M33 ga{};
+  CHECK(allocations_during([&] { ga = tl::grad<0>(linear_algebra)(a33, b3, 0.9); }) == 0);
+  CHECK(ga == std::get<0>(tl::grad(linear_algebra)(a33, b3, 0.9)));
+}
+
+TEST_CASE("matrix operations with tl::cref data allocate nothing") {
+  const auto loss = [](const auto& beta, const auto& s) {
+    const auto p = tl::sigmoid(tl::matmul(tl::cref(data23), beta) * s);
+    return -tl::mean(tl::log(p)) + tl::sum(tl::cref(data23) * s) + tl::log_sum_exp(tl::matmul(tl::cref(data23), beta));
+  };
+  check_grad_allocates_nothing(loss, b3, 0.5);
+}
+
+TEST_CASE("matrix operations: backward() into a tl::var allocates nothing") {
+  check_backward_allocates_nothing(matrix_elementwise, x23, y23);
+  check_backward_allocates_nothing(linear_algebra, a33, b3);
+  check_backward_allocates_nothing(reductions_and_shapes, x23, v4);
 }
