@@ -32,8 +32,9 @@ constexpr std::size_t let_size = sizeof(decltype(let_chain<K>(leaf(0.5))));
 template <int K>
 constexpr std::size_t copy_size = sizeof(decltype(copy_chain<K>(leaf(0.5))));
 
-// Each let adds the same fixed number of bytes: linear.
-static_assert(let_size<2> - let_size<1> == let_size<1> - let_size<0>);
+// Each let adds the same fixed number of bytes: linear. (The first adds less: the values a let keeps
+// of its bound expression are none when that expression is a leaf.)
+static_assert(let_size<3> - let_size<2> == let_size<2> - let_size<1>);
 static_assert(let_size<12> - let_size<11> == let_size<2> - let_size<1>);
 // Copies triple: exponential.
 static_assert(copy_size<6> > 3 * (copy_size<5> - copy_size<0>));

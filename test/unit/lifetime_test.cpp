@@ -6,6 +6,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <cmath>
+#include <type_traits>
 #include <tuple>
 
 namespace tl = tapeless;
@@ -77,7 +78,8 @@ TEST_CASE("an expression kept beyond the scope of the values it was built from")
   const auto y = build();
   CHECK(y.value() == doctest::Approx(std::exp(1.5) * 1.5).epsilon(1e-15));
   tl::detail::argument_adjoints<double> store;
-  tl::detail::backward_sweep(y, 1.0, store);
+  const tl::detail::evaluated<std::remove_cvref_t<decltype(y)>> values(y);
+  tl::detail::backward_sweep(y, values, 1.0, store);
   CHECK(std::get<0>(store.slots) == doctest::Approx(std::exp(1.5) * 2.5).epsilon(1e-15));
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/expr/expression.hpp: the base every node derives from, giving it value() and backward().
+// tapeless/expr/expression.hpp: the base every node derives from, giving it backward() and element access.
 #pragma once
 
 #include <tapeless/concepts/expression.hpp>
@@ -25,13 +25,12 @@ template <class E>
 constexpr auto element_of(const E& e, std::size_t i);
 }  // namespace detail
 
-/// CRTP base of every node. A node stores its own value, computed when it is built, so that the
-/// reverse sweep reads values instead of recomputing them and a node never refers to a temporary.
+/// CRTP base of every node. A node is a recipe: it holds its operands (leaves hold their values, or a
+/// pointer to them), not the values of its operations, so building and moving a tree copies no matrix
+/// values. Each node type states value(), computed on demand; a sweep computes every value of a tree
+/// once, into an evaluated<Node> beside it (expr/evaluated.hpp), and reads them from there.
 template <class Derived>
 struct expression : detail::expression_tag {
-  /// The value of this node, computed when the node was built.
-  [[nodiscard]] constexpr const auto& value() const noexcept { return self().value_; }
-
   /// Seeds adjoint 1 here and accumulates the gradient into every tl::var this node depends on,
   /// as PyTorch's Tensor.backward() does: gradients add up across calls until zero_grad().
   constexpr void backward() const { detail::backward_from_root(self()); }

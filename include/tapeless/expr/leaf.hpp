@@ -17,6 +17,7 @@ struct argument : expression<argument<Slot, T>> {
   static constexpr bool is_active = true;
   T value_;
   constexpr explicit argument(T v) noexcept : value_(v) {}
+  [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
 /// A matrix argument refers to the caller's matrix, which outlives both the call of f and the sweep:
@@ -39,6 +40,7 @@ struct constant : expression<constant<T>> {
   static constexpr bool is_active = false;
   T value_;
   constexpr explicit constant(T v) noexcept : value_(v) {}
+  [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
 /// A constant held by reference, made by tl::cref: the data must outlive the gradient call.
@@ -79,6 +81,7 @@ struct bound : expression<bound<Tag, T>> {
   static constexpr bool is_active = true;
   T value_;
   constexpr explicit bound(T v) noexcept : value_(v) {}
+  [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
 /// A tl::var as it appears inside an expression: its value, and where its gradient accumulates.
@@ -89,9 +92,24 @@ struct var_ref : expression<var_ref<T>> {
   T value_;
   T* grad_;
   constexpr var_ref(T v, T* g) noexcept : value_(v), grad_(g) {}
+  [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
 namespace detail {
+/// Leaves: nodes without operands, which hold their value (or a pointer to it) themselves.
+template <class N>
+inline constexpr bool is_leaf = false;
+template <std::size_t Slot, class T>
+inline constexpr bool is_leaf<argument<Slot, T>> = true;
+template <class T>
+inline constexpr bool is_leaf<constant<T>> = true;
+template <class T>
+inline constexpr bool is_leaf<constant_ref<T>> = true;
+template <class Tag, class T>
+inline constexpr bool is_leaf<bound<Tag, T>> = true;
+template <class T>
+inline constexpr bool is_leaf<var_ref<T>> = true;
+
 /// Leaves whose type names one number (an argument slot, a let name): two of the same type are equal.
 template <class Leaf>
 inline constexpr bool names_one_value = false;

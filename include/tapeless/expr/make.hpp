@@ -68,9 +68,9 @@ constexpr auto make_unary(Op op, X&& x) {
     return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, built_by{},
                                                                     [&] { return as_node<T>(std::forward<X>(x)); });
   } else if constexpr (Matrix<X>) {
-    return op.value(x);
+    return op_value(op, x);
   } else {
-    return op.value(static_cast<plain_value_t<X>>(x));
+    return op_value(op, static_cast<plain_value_t<X>>(x));
   }
 }
 
@@ -91,10 +91,10 @@ constexpr auto make_binary(Op op, X&& x, Y&& y) {
     return binary_node<Op, A, B>(op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); },
                                  [&] { return as_node<T>(std::forward<Y>(y)); });
   } else if constexpr (Matrix<X> || Matrix<Y>) {
-    return op.value(x, y);
+    return op_value(op, x, y);
   } else {
     using T = plain_value_t<X, Y>;
-    return op.value(static_cast<T>(x), static_cast<T>(y));
+    return op_value(op, static_cast<T>(x), static_cast<T>(y));
   }
 }
 

@@ -16,10 +16,12 @@ struct select_node : expression<select_node<A, B>> {
   bool cond;
   A if_true;
   B if_false;
-  value_type value_;
-  constexpr select_node(bool c, A a, B b)
-      : cond(c), if_true(std::move(a)), if_false(std::move(b)),
-        value_(cond ? value_type(if_true.value()) : value_type(if_false.value())) {}
+  constexpr select_node(bool c, A a, B b) : cond(c), if_true(std::move(a)), if_false(std::move(b)) {}
+
+  /// The taken branch's value, computed on demand.
+  [[nodiscard]] constexpr value_type value() const {
+    return cond ? value_type(if_true.value()) : value_type(if_false.value());
+  }
 };
 
 }  // namespace tapeless

@@ -5,9 +5,9 @@
 //
 // What each backward pass reuses:
 //   inverse, cholesky  the node's value (A^-1, L) is all the rule needs.
-//   det, log_det,      the factorisation of A (LU with partial pivoting; Cholesky) is computed once, when
-//   solve              the node is built, and kept in the node's operation (ops::det<T, N> etc. hold it):
-//                      the value is read off it and the vector-Jacobian product solves with it.
+//   det, log_det,      the factorisation of A (LU with partial pivoting; Cholesky) is computed once, by
+//   solve              the forward pass, and kept beside the value for the backward pass (ops/rules.hpp,
+//                      forward): the value is read off it and the vector-Jacobian product solves with it.
 //
 // Degenerate inputs never crash and never divide by zero (so they stay usable in constant expressions):
 //   det      of a singular matrix is 0 (or tiny) and its gradient, the cofactor matrix, is computed
@@ -22,6 +22,7 @@
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
+#include <tapeless/ops/rules.hpp>
 
 #include <array>
 #include <cstddef>
@@ -273,6 +274,29 @@ struct matmul : ::tapeless::detail::matrix_operation {
       }
     return ga;
   }
+  // With a uniform G = g 1 (sum and mean send it): dA(i, k) = g sum_j B(k, j), dB(k, j) = g sum_i A(i, k).
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr matrix<T, R, K> vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g,
+                                           const matrix<T, R, K>&, const matrix<T, K, C>& b, const matrix<T, R, C>&) {
+    matrix<T, R, K> ga;
+    for (std::size_t k = 0; k < K; ++k) {
+      T s(0);
+      for (std::size_t j = 0; j < C; ++j) s += b(k, j);
+      for (std::size_t i = 0; i < R; ++i) ga(i, k) = g.value * s;
+    }
+    return ga;
+  }
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr matrix<T, K, C> vjp_rhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g,
+                                           const matrix<T, R, K>& a, const matrix<T, K, C>&, const matrix<T, R, C>&) {
+    matrix<T, K, C> gb;
+    for (std::size_t k = 0; k < K; ++k) {
+      T s(0);
+      for (std::size_t i = 0; i < R; ++i) s += a(i, k);
+      for (std::size_t j = 0; j < C; ++j) gb(k, j) = g.value * s;
+    }
+    return gb;
+  }
   // dB = A^T G
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, K, C> vjp_rhs(const matrix<T, R, C>& g, const matrix<T, R, K>& a, const matrix<T, K, C>&,
@@ -357,19 +381,21 @@ struct trace : ::tapeless::detail::matrix_operation {
   }
 };
 
-/// y = det A from the LU factorisation of A, built with the node and kept here: y is the product of
-/// the pivots, and dA = g cof(A) = g adj(A)^T (= g det(A) A^-T where A is invertible), computed from
-/// the same factors without a division, so it is exact and finite at singular A as well.
-template <class T, std::size_t N>
+/// y = det A from the LU factorisation of A, kept by the forward pass for the backward one: y is the
+/// product of the pivots, and dA = g cof(A) = g adj(A)^T (= g det(A) A^-T where A is invertible),
+/// computed from the same factors without a division, so it is exact and finite at singular A as well.
 struct det : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "det";
-  ::tapeless::detail::linalg::lu_factors<T, N> factors;
-
-  /// `a` is the operand's value: value() and vjp() below are for that operand only.
-  constexpr explicit det(const matrix<T, N, N>& a) : factors(a) {}
-
-  constexpr T value(const matrix<T, N, N>&) const { return factors.det(); }
-  constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T) const { return factors.cofactors() * g; }
+  template <class T, std::size_t N>
+  static constexpr auto forward(const matrix<T, N, N>& a) {
+    const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
+    return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_factors<T, N>>{factors.det(), factors};
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T,
+                                       const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
+    return factors.cofactors() * g;
+  }
 };
 
 /// Y = A^-1 by LU with partial pivoting (all NaN at a zero pivot): dA = -Y^T G Y^T, from the value Y.
@@ -378,6 +404,22 @@ struct inverse : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::lu_factors<T, N>(a).solve(::tapeless::detail::linalg::identity<T, N>());
+  }
+  // With a uniform G = g 1 1^T (from sum or mean): dA = -g (Y^T 1)(1^T Y^T), the column sums of Y times
+  // its row sums: O(N^2).
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(const ::tapeless::detail::uniform<matrix<T, N, N>>& g, const matrix<T, N, N>&,
+                                       const matrix<T, N, N>& y) {
+    std::array<T, N> col{}, row{};
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        col[j] += y(i, j);
+        row[i] += y(i, j);
+      }
+    matrix<T, N, N> ga;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) ga(i, j) = -g.value * col[i] * row[j];
+    return ga;
   }
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const matrix<T, N, N>&, const matrix<T, N, N>& y) {
@@ -399,44 +441,46 @@ struct inverse : ::tapeless::detail::matrix_operation {
   }
 };
 
+
 /// y = log det S of the symmetric S = (A + A^T) / 2 (A itself when A is symmetric), through the
-/// Cholesky factor S = L L^T built with the node and kept here: y = 2 sum log L_ii, and
+/// Cholesky factor S = L L^T, kept by the forward pass for the backward one: y = 2 sum log L_ii, and
 /// dA = g S^-1 = g L^-T L^-1 (= g A^-T for a symmetric A): symmetric, and the exact gradient of
 /// this function with respect to every element. Not positive definite: y and dA are NaN.
-template <class T, std::size_t N>
 struct log_det : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_det";
-  ::tapeless::detail::linalg::cholesky_factor<T, N> factor;
-
-  /// `a` is the operand's value: value() and vjp() below are for that operand only.
-  constexpr explicit log_det(const matrix<T, N, N>& a) : factor(::tapeless::detail::linalg::symmetric_part(a)) {}
-
-  constexpr T value(const matrix<T, N, N>&) const {
-    if (!factor.positive_definite) return std::numeric_limits<T>::quiet_NaN();
-    T s(0);
-    for (std::size_t i = 0; i < N; ++i) s += math::log(factor.l(i, i));
-    return T(2) * s;
+  template <class T, std::size_t N>
+  static constexpr auto forward(const matrix<T, N, N>& a) {
+    const ::tapeless::detail::linalg::cholesky_factor<T, N> factor(::tapeless::detail::linalg::symmetric_part(a));
+    T y = std::numeric_limits<T>::quiet_NaN();
+    if (factor.positive_definite) {
+      T s(0);
+      for (std::size_t i = 0; i < N; ++i) s += math::log(factor.l(i, i));
+      y = T(2) * s;
+    }
+    return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::cholesky_factor<T, N>>{y, factor};
   }
-  constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T) const { return factor.inverse() * g; }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T,
+                                       const ::tapeless::detail::linalg::cholesky_factor<T, N>& factor) {
+    return factor.inverse() * g;
+  }
 };
 
-/// X = A^-1 B for a vector or matrix B, through the LU factorisation of A built with the node and kept
-/// here: dB = A^-T G (solved with the same factors), dA = -dB X^T. Singular A: X and both adjoints NaN.
-template <class T, std::size_t N>
+/// X = A^-1 B for a vector or matrix B, through the LU factorisation of A, kept by the forward pass
+/// for the backward one: dB = A^-T G (solved with the same factors), dA = -dB X^T. Singular A: X and
+/// both adjoints NaN.
 struct solve : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "solve";
-  ::tapeless::detail::linalg::lu_factors<T, N> factors;
-
-  /// `a` is the value of the left operand: value() and the vjps below are for that operand only.
-  constexpr explicit solve(const matrix<T, N, N>& a) : factors(a) {}
-
-  template <std::size_t K>
-  constexpr matrix<T, N, K> value(const matrix<T, N, N>&, const matrix<T, N, K>& b) const {
-    return factors.solve(b);
+  template <class T, std::size_t N, std::size_t K>
+  static constexpr auto forward(const matrix<T, N, N>& a, const matrix<T, N, K>& b) {
+    const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
+    return ::tapeless::detail::with_cache<matrix<T, N, K>, ::tapeless::detail::linalg::lu_factors<T, N>>{
+        factors.solve(b), factors};
   }
-  template <std::size_t K>
-  constexpr matrix<T, N, N> vjp_lhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
-                                    const matrix<T, N, K>& x) const {
+  template <class T, std::size_t N, std::size_t K>
+  static constexpr matrix<T, N, N> vjp_lhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
+                                           const matrix<T, N, K>& x,
+                                           const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
     const matrix<T, N, K> gb = factors.solve_transposed(g);
     matrix<T, N, N> ga;
     for (std::size_t i = 0; i < N; ++i)
@@ -447,9 +491,10 @@ struct solve : ::tapeless::detail::matrix_operation {
       }
     return ga;
   }
-  template <std::size_t K>
-  constexpr matrix<T, N, K> vjp_rhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
-                                    const matrix<T, N, K>&) const {
+  template <class T, std::size_t N, std::size_t K>
+  static constexpr matrix<T, N, K> vjp_rhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
+                                           const matrix<T, N, K>&,
+                                           const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
     return factors.solve_transposed(g);
   }
 };
@@ -553,10 +598,7 @@ constexpr auto det(A&& a) {
   static_assert(Matrix<M>, "tl::det(A): A must be a square matrix");
   if constexpr (Matrix<M>)
     if constexpr (shapes::square_shape<shape_of<M>>::ok)
-    {
-      ops::det<typename M::value_type, M::rows()> op(detail::value_of(a));  // factorises A
-      return detail::make_unary(std::move(op), std::forward<A>(a));
-    }
+      return detail::make_unary(ops::det{}, std::forward<A>(a));
 }
 
 /// A^-1 of a square matrix (LU with partial pivoting): all NaN if a pivot is exactly zero.
@@ -578,10 +620,7 @@ constexpr auto log_det(A&& a) {
   static_assert(Matrix<M>, "tl::log_det(A): A must be a square matrix");
   if constexpr (Matrix<M>)
     if constexpr (shapes::square_shape<shape_of<M>>::ok)
-    {
-      ops::log_det<typename M::value_type, M::rows()> op(detail::value_of(a));  // factorises A
-      return detail::make_unary(std::move(op), std::forward<A>(a));
-    }
+      return detail::make_unary(ops::log_det{}, std::forward<A>(a));
 }
 
 /// x = A^-1 b for a square A and a vector or matrix b with as many rows (LU with partial pivoting;
@@ -593,10 +632,7 @@ constexpr auto solve(A&& a, B&& b) {
   static_assert(Matrix<MA> && Matrix<MB>, "tl::solve(A, b): A must be a square matrix and b a vector or matrix");
   if constexpr (Matrix<MA> && Matrix<MB>)
     if constexpr (shapes::solve_shapes<shape_of<MA>, shape_of<MB>>::ok)
-    {
-      ops::solve<typename MA::value_type, MA::rows()> op(detail::value_of(a));  // factorises A
-      return detail::make_binary(std::move(op), std::forward<A>(a), std::forward<B>(b));
-    }
+      return detail::make_binary(ops::solve{}, std::forward<A>(a), std::forward<B>(b));
 }
 
 /// The lower-triangular L with A = L L^T of a symmetric positive-definite A, of which only the lower

@@ -18,6 +18,7 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/ops/rules.hpp>
 
 #include <cstddef>
 #include <limits>
@@ -60,7 +61,7 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
 }
 }  // namespace detail
 
-/// y = sum of x's elements: every element's adjoint is g.
+/// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see ops/rules.hpp).
 struct sum : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "sum";
   template <class M> static constexpr auto value(const M& x) {
@@ -68,20 +69,20 @@ struct sum : ::tapeless::detail::matrix_operation {
     for (const auto& e : x) s += e;
     return s;
   }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M&, T) {
-    return M::filled(static_cast<typename M::value_type>(g));
+  template <class M, class G, class T> static constexpr auto vjp(G g, const M&, T) {
+    return ::tapeless::detail::uniform<M>{static_cast<typename M::value_type>(g)};
   }
 };
 
-/// y = sum / size: every element's adjoint is g / size.
+/// y = sum / size: every element's adjoint is g / size (uniform).
 struct mean : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "mean";
   template <class M> static constexpr auto value(const M& x) {
     return sum::value(x) / static_cast<typename M::value_type>(M::size());
   }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M&, T) {
+  template <class M, class G, class T> static constexpr auto vjp(G g, const M&, T) {
     using S = typename M::value_type;
-    return M::filled(static_cast<S>(g) / static_cast<S>(M::size()));
+    return ::tapeless::detail::uniform<M>{static_cast<S>(g) / static_cast<S>(M::size())};
   }
 };
 
@@ -182,20 +183,18 @@ struct min_element : ::tapeless::detail::matrix_operation {
 };
 
 /// y = log(sum of exp(x_i)) = m + log(sum of exp(x_i - m)), m the largest element: no overflow, and
-/// the sum is at least 1. The adjoint of x_i is g softmax(x)_i.
+/// the sum is at least 1. The adjoint of x_i is g softmax(x)_i; the forward pass keeps softmax(x) for it,
+/// so the backward pass computes no exp.
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
-  template <class M> static constexpr auto value(const M& x) {
-    M e;
-    const auto [m, s] = detail::exp_shifted(x, e);
-    return m + math::log(s);
-  }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+  template <class M> static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
     M e;
-    const S s = detail::exp_shifted(x, e).second;
-    const S scale = static_cast<S>(g) / s;
-    return e * scale;
+    const auto [m, s] = detail::exp_shifted(x, e);
+    return ::tapeless::detail::with_cache<S, M>{m + math::log(s), e * (S(1) / s)};
+  }
+  template <class M, class G, class T> static constexpr M vjp(G g, const M&, T, const M& softmax) {
+    return softmax * static_cast<typename M::value_type>(g);
   }
 };
 
@@ -219,21 +218,22 @@ struct softmax : ::tapeless::detail::matrix_operation {
 };
 
 /// y_i = x_i - log_sum_exp(x) = (x_i - m) - log(sum of exp(x_j - m)): exact where softmax would
-/// underflow to 0 and its log be -inf. Adjoint: g - softmax(x) sum(g), with softmax(x) = exp(y).
+/// underflow to 0 and its log be -inf. Adjoint: g - softmax(x) sum(g); the forward pass keeps softmax(x).
 struct log_softmax : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_softmax";
-  template <class M> static constexpr M value(const M& x) {
-    M y;
-    const auto [m, s] = detail::exp_shifted(x, y);
+  template <class M> static constexpr auto forward(const M& x) {
+    using S = typename M::value_type;
+    M y, e;
+    const auto [m, s] = detail::exp_shifted(x, e);
     const auto log_s = math::log(s);
     for (std::size_t i = 0; i < M::size(); ++i) y[i] = detail::shifted(x[i], m) - log_s;
-    return y;
+    return ::tapeless::detail::with_cache<M, M>{y, e * (S(1) / s)};
   }
-  template <class M> static constexpr M vjp(const M& g, const M&, const M& y) {
+  template <class M> static constexpr M vjp(const M& g, const M&, const M&, const M& softmax) {
     typename M::value_type gs(0);
     for (const auto& e : g) gs += e;
     M gx;
-    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = g[i] - math::exp(y[i]) * gs;
+    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = g[i] - softmax[i] * gs;
     return gx;
   }
 };

@@ -1,24 +1,134 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/ops/rules.hpp: how the sweep asks an operation for its vector-Jacobian product.
+// tapeless/ops/rules.hpp: how nodes and sweeps ask an operation for its value and its vector-Jacobian product.
 //
-// A unary operation states either `derivative(x, y)` (dy/dx, given its operand x and its own value y)
-// or, where dividing beats multiplying by a reciprocal, `vjp(g, x, y)` (g * dy/dx) directly.
+// Value: an operation states `value(x)` (unary) or `value(x, y)` (binary). One whose backward pass
+// needs more than its operands and its value (a factorisation, the weights of a softmax) states
+// `forward(...)` instead, returning with_cache{value, cache}; the sweep keeps the cache beside the
+// value and hands it to the vjp as its last argument.
+//
+// Backward: a unary operation states either `derivative(x, y)` (dy/dx, given its operand x and its own
+// value y) or, where dividing beats multiplying by a reciprocal, `vjp(g, x, y)` (g * dy/dx) directly.
 // A binary operation states `vjp(g, x, y, z)`, returning the pair (g * dz/dx, g * dz/dy).
 // A matrix operation (detail::matrix_operation) states `vjp(g, x, y)` if unary, and if binary
 // `vjp_lhs(g, x, y, z)` and `vjp_rhs(g, x, y, z)` apart, so that a constant side costs nothing.
 // Each of these is the one place its rule is written; the other forms are derived here.
 #pragma once
 
+#include <limits>
 #include <utility>
 
 namespace tapeless::detail {
 
+/// The adjoint of a matrix M whose every element is `value`: what sum and mean send back. A rule that
+/// knows it (matmul: G B^T becomes row sums of B) states a vjp taking it; every other rule receives it
+/// as a dense matrix (dense_adjoint below).
+template <class M>
+struct uniform {
+  using matrix_type = M;
+  typename M::value_type value;
+  [[nodiscard]] constexpr M dense() const { return M::filled(value); }
+};
+
+template <class G>
+inline constexpr bool is_uniform = false;
+template <class M>
+inline constexpr bool is_uniform<uniform<M>> = true;
+
+/// An adjoint as a plain number or matrix.
+template <class G>
+constexpr decltype(auto) dense_adjoint(const G& g) {
+  if constexpr (is_uniform<G>)
+    return g.dense();
+  else
+    return (g);
+}
+
+/// target += g, for an adjoint g that may be uniform.
+template <class T, class G>
+constexpr void add_adjoint(T& target, const G& g) {
+  if constexpr (is_uniform<G>) {
+    for (auto& e : target) e += g.value;
+  } else {
+    target += g;
+  }
+}
+
+/// The result of an operation's forward(): its value, and what its vjp needs besides.
+template <class V, class C>
+struct with_cache {
+  V value;
+  C cache;
+};
+
+template <class Out>
+inline constexpr bool has_cache = false;
+template <class V, class C>
+inline constexpr bool has_cache<with_cache<V, C>> = true;
+
+/// What a forward pass keeps of op at its operands: with_cache for an op that states forward(), else the value.
+template <class Op, class... X>
+constexpr auto op_forward(const Op& op, const X&... x) {
+  if constexpr (requires { op.forward(x...); })
+    return op.forward(x...);
+  else
+    return op.value(x...);
+}
+
+/// The value part of what op_forward returned.
+template <class Out>
+constexpr const auto& value_part(const Out& out) noexcept {
+  if constexpr (has_cache<Out>)
+    return out.value;
+  else
+    return out;
+}
+
+/// op's value at its operands.
+template <class Op, class... X>
+constexpr auto op_value(const Op& op, const X&... x) {
+  if constexpr (requires { op.forward(x...); })
+    return op.forward(x...).value;
+  else
+    return op.value(x...);
+}
+
 template <class Op, class G, class X, class Y>
 constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
-  if constexpr (requires { op.vjp(g, x, y); })
+  if constexpr (is_uniform<G> && !requires { op.vjp(g, x, value_part(y)); }) {
+    return unary_vjp(op, g.dense(), x, y);  // the rule takes dense adjoints only
+  } else if constexpr (has_cache<Y>) {
+    return op.vjp(g, x, y.value, y.cache);
+  } else if constexpr (requires { op.vjp(g, x, y); }) {
     return op.vjp(g, x, y);
-  else
+  } else {
     return g * op.derivative(x, y);
+  }
+}
+
+/// g * dz/dx (Side 0) or g * dz/dy (Side 1) of a matrix operation, from its forward result z.
+template <int Side, class Op, class G, class X, class Y, class Z>
+constexpr auto matrix_binary_vjp(const Op& op, const G& g, const X& x, const Y& y, const Z& z) {
+  if constexpr (is_uniform<G> && !(Side == 0 ? requires { op.vjp_lhs(g, x, y, value_part(z)); }
+                                             : requires { op.vjp_rhs(g, x, y, value_part(z)); })) {
+    return matrix_binary_vjp<Side>(op, g.dense(), x, y, z);  // the rule takes dense adjoints only
+  } else if constexpr (Side == 0) {
+    if constexpr (has_cache<Z>)
+      return op.vjp_lhs(g, x, y, z.value, z.cache);
+    else
+      return op.vjp_lhs(g, x, y, z);
+  } else {
+    if constexpr (has_cache<Z>)
+      return op.vjp_rhs(g, x, y, z.value, z.cache);
+    else
+      return op.vjp_rhs(g, x, y, z);
+  }
+}
+
+/// A rule's result inside its operation's domain, NaN outside it (and for a NaN operand, which fails
+/// every comparison the domain test makes): a NaN value always comes with a NaN gradient.
+template <class T>
+constexpr T inside_domain(bool inside, T r) noexcept {
+  return inside ? r : std::numeric_limits<T>::quiet_NaN();
 }
 
 /// dy/dx of a unary operation at (x, y): the local derivative the trace prints on an edge.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/ops/rules.hpp>
 
 #include <cstddef>
 #include <tuple>
@@ -35,7 +36,7 @@ struct argument_adjoints {
   template <class Leaf, class G>
   constexpr void accumulate(const Leaf&, const G& g) {
     if constexpr (is_argument<Leaf>)
-      std::get<Leaf::slot>(slots) += g;
+      add_adjoint(std::get<Leaf::slot>(slots), g);
     else
       static_assert(always_false<Leaf>, "a name bound by tl::let was used outside the body of its let");
   }
@@ -61,7 +62,7 @@ struct let_scope {
   template <class Leaf, class G>
   constexpr void accumulate(const Leaf& leaf, const G& g) {
     if constexpr (is_bound_to<Leaf, Tag>)
-      adjoint += g;
+      add_adjoint(adjoint, g);
     else
       parent.accumulate(leaf, g);
   }

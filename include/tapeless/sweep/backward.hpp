@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/sweep/backward.hpp: the reverse sweep, one overload per kind of node.
 //
-// backward_sweep(node, g, store) pushes the adjoint g of `node` to its operands through the node's
-// vector-Jacobian product, depth first. Inactive subtrees (no argument, var or let name below them)
-// are skipped at compile time, so constants cost nothing. A value used twice sits twice in the tree
-// and receives its adjoint twice, which is the fan-out sum; let shares a subtree as a DAG node.
+// backward_sweep(node, values, g, store) pushes the adjoint g of `node` to its operands through the
+// node's vector-Jacobian product, depth first, reading the values its forward evaluation computed
+// (values is the node's evaluated<Node>, see expr/evaluated.hpp). Inactive subtrees (no argument, var
+// or let name below them) are skipped at compile time, so constants cost nothing. A value used twice
+// sits twice in the tree and receives its adjoint twice, which is the fan-out sum; let shares a
+// subtree as a DAG node.
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
 #include <tapeless/expr/make.hpp>
@@ -19,62 +22,69 @@
 namespace tapeless::detail {
 
 template <class T, class G, class Store>
-constexpr void backward_sweep(const constant<T>&, const G&, Store&) {}
+constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>>&, const G&, Store&) {}
 
 template <class T, class G, class Store>
-constexpr void backward_sweep(const constant_ref<T>&, const G&, Store&) {}
+constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>>&, const G&, Store&) {}
 
 template <std::size_t S, class T, class G, class Store>
-constexpr void backward_sweep(const argument<S, T>& leaf, const G& g, Store& store) {
+constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>>&, const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class Tag, class T, class G, class Store>
-constexpr void backward_sweep(const bound<Tag, T>& leaf, const G& g, Store& store) {
+constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>>&, const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class T, class G, class Store>
-constexpr void backward_sweep(const var_ref<T>& leaf, const G& g, Store&) {
+constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>>&, const G& g, Store&) {
   *leaf.grad_ += g;
 }
 
 template <class Op, class A, class G, class Store>
-constexpr void backward_sweep(const unary_node<Op, A>& n, const G& g, Store& store) {
-  if constexpr (A::is_active) backward_sweep(n.arg, unary_vjp(n.op, g, n.arg.value(), n.value()), store);
+constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_node<Op, A>>& v, const G& g,
+                              Store& store) {
+  if constexpr (A::is_active) backward_sweep(n.arg, v.arg, unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out), store);
 }
 
 template <class Op, class A, class B, class G, class Store>
-constexpr void backward_sweep(const binary_node<Op, A, B>& n, const G& g, Store& store) {
+constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>>& v, const G& g,
+                              Store& store) {
   using T = typename binary_node<Op, A, B>::value_type;
+  const auto& x = value_at(n.lhs, v.lhs);
+  const auto& y = value_at(n.rhs, v.rhs);
   if constexpr (is_matrix_operation<Op>) {
-    if constexpr (A::is_active) backward_sweep(n.lhs, n.op.vjp_lhs(g, n.lhs.value(), n.rhs.value(), n.value()), store);
-    if constexpr (B::is_active) backward_sweep(n.rhs, n.op.vjp_rhs(g, n.lhs.value(), n.rhs.value(), n.value()), store);
+    if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, matrix_binary_vjp<0>(n.op, g, x, y, v.out), store);
+    if constexpr (B::is_active) backward_sweep(n.rhs, v.rhs, matrix_binary_vjp<1>(n.op, g, x, y, v.out), store);
   } else if constexpr (A::is_active || B::is_active) {
-    const auto [ga, gb] = n.op.vjp(T(g), T(n.lhs.value()), T(n.rhs.value()), n.value());
-    if constexpr (A::is_active) backward_sweep(n.lhs, ga, store);
-    if constexpr (B::is_active) backward_sweep(n.rhs, gb, store);
+    const auto [ga, gb] = n.op.vjp(T(g), T(x), T(y), v.value());
+    if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, ga, store);
+    if constexpr (B::is_active) backward_sweep(n.rhs, v.rhs, gb, store);
   }
 }
 
 template <class A, class B, class G, class Store>
-constexpr void backward_sweep(const select_node<A, B>& n, const G& g, Store& store) {
+constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select_node<A, B>>& v, const G& g,
+                              Store& store) {
   if (n.cond) {
-    if constexpr (A::is_active) backward_sweep(n.if_true, g, store);
+    if constexpr (A::is_active) backward_sweep(n.if_true, v.if_true, g, store);
   } else {
-    if constexpr (B::is_active) backward_sweep(n.if_false, g, store);
+    if constexpr (B::is_active) backward_sweep(n.if_false, v.if_false, g, store);
   }
 }
 
-// The body first, summing the adjoint of every use of the bound name; then the bound expression once.
+// The body first, summing the adjoint of every use of the bound name; then the bound expression once,
+// with the values the let kept when it was built.
 template <class Tag, class Bound, class Body, class G, class Store>
-constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const G& g, Store& store) {
+constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const evaluated<let_node<Tag, Bound, Body>>& v,
+                              const G& g, Store& store) {
   using T = typename Bound::value_type;
   // The sum starts at -0, the identity of IEEE addition (+0 is not: +0 + -0 is +0), so the
   // compiler may drop the first addition.
   let_scope<Tag, T, Store> scope{filled<T>(-0.0), store};
-  if constexpr (Body::is_active) backward_sweep(n.body, g, scope);
-  if constexpr (Bound::is_active) backward_sweep(n.bound_expr, scope.adjoint, store);
+  if constexpr (Body::is_active) backward_sweep(n.body, v.body, g, scope);
+  if constexpr (Bound::is_active) backward_sweep(n.bound_expr, n.bound_values, scope.adjoint, store);
 }
 
 }  // namespace tapeless::detail

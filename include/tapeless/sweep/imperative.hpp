@@ -12,7 +12,8 @@ template <class E>
 constexpr void backward_from_root(const E& root) {
   static_assert(E::is_active, "backward(): this expression depends on no tl::var, so it has no gradient to compute");
   var_adjoints store;
-  backward_sweep(root, typename E::value_type(1), store);
+  const evaluated<E> values(root);
+  backward_sweep(root, values, typename E::value_type(1), store);
 }
 
 }  // namespace tapeless::detail

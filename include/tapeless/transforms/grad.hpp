@@ -54,14 +54,6 @@ constexpr auto argument_for(Positions positions, const Arg& arg) {
     return arg;
 }
 
-template <class R>
-constexpr auto value_of_result(const R& r) {
-  if constexpr (Differentiable<R>)
-    return r.value();
-  else
-    return r;
-}
-
 /// The callable grad(f) and value_and_grad(f) return.
 template <class F, bool WithValue, std::size_t... I>
 struct gradient_transform {
@@ -110,29 +102,47 @@ struct gradient_transform {
                     "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
       if constexpr (Operand<R> && shapes::scalar_result<shape_of<value_type_of_t<R>>, Matrix<value_type_of_t<R>>>::ok) {
         using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
-        auto g = sweep(selected{}, result, std::type_identity<std::tuple<Args...>>{});
-        if constexpr (WithValue)
-          return std::pair{value_of_result(result), g};
-        else
-          return g;
+        using ArgTypes = std::type_identity<std::tuple<Args...>>;
+        if constexpr (Expression<R>) {
+          return sweep(selected{}, result, ArgTypes{});  // the result itself is the root: no copy of the tree
+        } else if constexpr (Differentiable<R>) {
+          return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{});  // f returned a var
+        } else {
+          // f returned a plain number: it depends on no argument, so every gradient is 0.
+          return finish(make_store(selected{}, ArgTypes{}), result);
+        }
       }
     }
   }
 
-  // One reverse sweep from the result into a store with one slot per selected argument, typed like it.
-  template <std::size_t... S, class R, class ArgTypes>
-  static constexpr auto sweep(std::index_sequence<S...>, const R& result, std::type_identity<ArgTypes>) {
-    argument_adjoints<std::tuple_element_t<S, ArgTypes>...> store;
-    if constexpr (Expression<R>) {
-      // The result itself is the root: no copy of the tree.
-      if constexpr (R::is_active) backward_sweep(result, value_type_of_t<R>(1), store);
-    } else if constexpr (Differentiable<R>) {
-      backward_sweep(as_node<value_type_of_t<R>>(result), value_type_of_t<R>(1), store);
-    }
-    if constexpr (sizeof...(S) == 1)
-      return std::get<0>(store.slots);
+  // One forward evaluation of the root's values and one reverse sweep from it into a store with one
+  // slot per selected argument, typed like it.
+  template <class Selected, class Root, class ArgTypes>
+  static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types) {
+    auto store = make_store(selected, arg_types);
+    const evaluated<Root> values(root);
+    if constexpr (Root::is_active) backward_sweep(root, values, value_type_of_t<Root>(1), store);
+    return finish(store, value_at(root, values));
+  }
+
+  template <std::size_t... S, class ArgTypes>
+  static constexpr auto make_store(std::index_sequence<S...>, std::type_identity<ArgTypes>) {
+    return argument_adjoints<std::tuple_element_t<S, ArgTypes>...>{};
+  }
+
+  // The gradient (one slot alone, or the tuple of them), with the value when asked for.
+  template <class Store, class V>
+  static constexpr auto finish(const Store& store, const V& value) {
+    auto g = [&] {
+      if constexpr (std::tuple_size_v<decltype(store.slots)> == 1)
+        return std::get<0>(store.slots);
+      else
+        return store.slots;
+    }();
+    if constexpr (WithValue)
+      return std::pair{value, g};
     else
-      return store.slots;
+      return g;
   }
 };
 
