@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/ops/rules.hpp>
 #include <tapeless/math/functions.hpp>
 
 #include <numbers>
@@ -31,35 +32,38 @@ struct expm1 {
 };
 
 // The logarithms' rules divide by x (or 1 + x). Outside the domain (x < 0, x < -1 for log1p) that
-// quotient is finite although the value y is NaN: the rules pass y on instead, so that a NaN value
-// always comes with a NaN gradient. One compare and a select, on the value already at hand; the
-// boundary (y = -infinity) keeps its infinite slope.
+// quotient is finite although the value y is NaN: the rules give NaN there instead, so that a NaN value
+// always comes with a NaN gradient. The test is on the operand, not the value, so a gradient that does
+// not need the value (grad drops it) lets the compiler drop the logarithm; the boundary (x = 0,
+// y = -infinity) keeps its infinite slope.
 struct log {
   static constexpr std::string_view name = "log";
   template <class T> static constexpr T value(T x) { return math::log(x); }
-  template <class T> static constexpr T vjp(T g, T x, T y) { return math::isnan(y) ? y : g / x; }
+  template <class T> static constexpr T vjp(T g, T x, T) { return ::tapeless::detail::inside_domain(x >= T(0), g / x); }
 };
 
 struct log2 {
   static constexpr std::string_view name = "log2";
   template <class T> static constexpr T value(T x) { return math::log2(x); }
-  template <class T> static constexpr T vjp(T g, T x, T y) {
-    return math::isnan(y) ? y : g / (x * std::numbers::ln2_v<T>);
+  template <class T> static constexpr T vjp(T g, T x, T) {
+    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * std::numbers::ln2_v<T>));
   }
 };
 
 struct log10 {
   static constexpr std::string_view name = "log10";
   template <class T> static constexpr T value(T x) { return math::log10(x); }
-  template <class T> static constexpr T vjp(T g, T x, T y) {
-    return math::isnan(y) ? y : g / (x * std::numbers::ln10_v<T>);
+  template <class T> static constexpr T vjp(T g, T x, T) {
+    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * std::numbers::ln10_v<T>));
   }
 };
 
 struct log1p {
   static constexpr std::string_view name = "log1p";
   template <class T> static constexpr T value(T x) { return math::log1p(x); }
-  template <class T> static constexpr T vjp(T g, T x, T y) { return math::isnan(y) ? y : g / (T(1) + x); }
+  template <class T> static constexpr T vjp(T g, T x, T) {
+    return ::tapeless::detail::inside_domain(x >= T(-1), g / (T(1) + x));
+  }
 };
 
 }  // namespace ops

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/ops/rules.hpp>
 #include <tapeless/math/functions.hpp>
 
 #include <string_view>
@@ -45,9 +46,9 @@ struct acosh {
 struct atanh {
   static constexpr std::string_view name = "atanh";
   template <class T> static constexpr T value(T x) { return math::atanh(x); }
-  // Outside (-1, 1) the quotient is finite but the value is NaN: pass the NaN on, as log does.
-  template <class T> static constexpr T vjp(T g, T x, T y) {
-    return math::isnan(y) ? y : g / ((T(1) - x) * (T(1) + x));
+  // Outside [-1, 1] the quotient is finite but the value is NaN: NaN there, as log does.
+  template <class T> static constexpr T vjp(T g, T x, T) {
+    return ::tapeless::detail::inside_domain(x >= T(-1) && x <= T(1), g / ((T(1) - x) * (T(1) + x)));
   }
 };
 
