@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/evaluated.hpp: the values of a tree of nodes, computed once for a sweep.
 //
-// Nodes are recipes and hold no values of their operations (expr/expression.hpp). evaluated<Node> is
-// the tree of those values, shaped like the node tree: built in one forward pass, each value computed
-// once, straight into its place (no copies), and read by the reverse sweep. Leaves keep their own
-// values, so their evaluation is empty; an operation that keeps a cache for its backward pass
+// Nodes are recipes and hold no values of their operations (expr/expression.hpp). evaluated<Node,
+// Need> is the tree of those values, shaped like the node tree: built in one forward pass, each value
+// computed once, straight into its place (no copies), and read by the reverse sweep. Leaves keep their
+// own values, so their evaluation is empty; an operation that keeps a cache for its backward pass
 // (ops/rules.hpp) has it kept here beside its value.
+//
+// Only the values something reads are computed. `Need` says whether the node's value is read from
+// above (its parent's rule, its parent's own value, or the caller of value_and_grad); a node computes
+// its value when it is needed or when its own rule reads it, and its operands' values when it computes
+// its own or its rule reads them (ops/rules.hpp, vjp_reads). grad of sum(A B) never forms A B.
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
@@ -19,58 +24,89 @@
 
 namespace tapeless::detail {
 
-template <class Node>
+template <class Node, bool Need = true>
 struct evaluated;
 
 /// A leaf's value is its own: nothing to compute or keep.
-template <class Node>
+template <class Node, bool Need>
   requires is_leaf<Node>
-struct evaluated<Node> {
+struct evaluated<Node, Need> {
   constexpr explicit evaluated(const Node&) noexcept {}
 };
 
-/// The value of node n, whose evaluation is e.
-template <class Node>
-constexpr decltype(auto) value_at(const Node& n, const evaluated<Node>& e) noexcept {
+/// The value of node n, whose evaluation is e (not_computed where nothing reads it).
+template <class Node, bool Need>
+constexpr decltype(auto) value_at(const Node& n, const evaluated<Node, Need>& e) noexcept {
   if constexpr (is_leaf<Node>)
     return n.value();
   else
     return e.value();
 }
 
-template <class Op, class A>
-struct evaluated<unary_node<Op, A>> {
-  [[no_unique_address]] evaluated<A> arg;
-  decltype(op_forward(std::declval<const Op&>(), std::declval<const typename A::value_type&>())) out;
-
-  constexpr explicit evaluated(const unary_node<Op, A>& n) : arg(n.arg), out(op_forward(n.op, value_at(n.arg, arg))) {}
-  [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out); }
+/// What a forward pass keeps of one operation: the result of op_forward, or nothing.
+template <bool Computed, class Out>
+struct kept {
+  Out out;
+  template <class Make>
+  constexpr explicit kept(Make&& make) : out(make()) {}
+  [[nodiscard]] constexpr const Out& forward() const noexcept { return out; }
+};
+template <class Out>
+struct kept<false, Out> {
+  template <class Make>
+  constexpr explicit kept(Make&&) noexcept {}
+  [[nodiscard]] constexpr const auto& forward() const noexcept {
+    return not_computed<std::remove_cvref_t<decltype(value_part(std::declval<const Out&>()))>>;
+  }
 };
 
-template <class Op, class A, class B>
-struct evaluated<binary_node<Op, A, B>> {
-  [[no_unique_address]] evaluated<A> lhs;
-  [[no_unique_address]] evaluated<B> rhs;
-  decltype(binary_forward_at(std::declval<const Op&>(), std::declval<const typename A::value_type&>(),
-                             std::declval<const typename B::value_type&>())) out;
+template <class Op, class A, bool Need>
+struct evaluated<unary_node<Op, A>, Need> {
+  static constexpr reads rule = vjp_reads<Op, 0>();
+  static constexpr bool computes = Need || (A::is_active && rule.value);
+  using out_type = decltype(op_forward(std::declval<const Op&>(), std::declval<const typename A::value_type&>()));
+
+  [[no_unique_address]] evaluated<A, computes || (A::is_active && rule.lhs)> arg;
+  [[no_unique_address]] kept<computes, out_type> kept_;
+
+  constexpr explicit evaluated(const unary_node<Op, A>& n)
+      : arg(n.arg), kept_([&] { return op_forward(n.op, value_at(n.arg, arg)); }) {}
+  /// The forward result as the rule takes it (with its cache, if the operation keeps one).
+  [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
+  [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
+};
+
+template <class Op, class A, class B, bool Need>
+struct evaluated<binary_node<Op, A, B>, Need> {
+  static constexpr reads lhs_rule = vjp_reads<Op, 0>(), rhs_rule = vjp_reads<Op, 1>();
+  static constexpr bool computes = Need || (A::is_active && lhs_rule.value) || (B::is_active && rhs_rule.value);
+  using out_type = decltype(binary_forward_at(std::declval<const Op&>(), std::declval<const typename A::value_type&>(),
+                                              std::declval<const typename B::value_type&>()));
+
+  [[no_unique_address]] evaluated<A, computes || (A::is_active && lhs_rule.lhs) || (B::is_active && rhs_rule.lhs)> lhs;
+  [[no_unique_address]] evaluated<B, computes || (A::is_active && lhs_rule.rhs) || (B::is_active && rhs_rule.rhs)> rhs;
+  [[no_unique_address]] kept<computes, out_type> kept_;
 
   constexpr explicit evaluated(const binary_node<Op, A, B>& n)
-      : lhs(n.lhs), rhs(n.rhs), out(binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs))) {}
-  [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out); }
+      : lhs(n.lhs), rhs(n.rhs), kept_([&] { return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs)); }) {}
+  [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
+  [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
 };
 
-/// Both branches are evaluated (their types are fixed); the value is the taken one's.
-template <class A, class B>
-struct evaluated<select_node<A, B>> {
+/// Both branches are evaluated as far as their own sweeps read (their types are fixed); the value,
+/// where needed, is the taken branch's.
+template <class A, class B, bool Need>
+struct evaluated<select_node<A, B>, Need> {
   using value_type = typename select_node<A, B>::value_type;
-  [[no_unique_address]] evaluated<A> if_true;
-  [[no_unique_address]] evaluated<B> if_false;
-  value_type value_;
+  [[no_unique_address]] evaluated<A, Need> if_true;
+  [[no_unique_address]] evaluated<B, Need> if_false;
+  [[no_unique_address]] kept<Need, value_type> kept_;
 
   constexpr explicit evaluated(const select_node<A, B>& n)
-      : if_true(n.if_true), if_false(n.if_false),
-        value_(n.cond ? value_type(value_at(n.if_true, if_true)) : value_type(value_at(n.if_false, if_false))) {}
-  [[nodiscard]] constexpr const value_type& value() const noexcept { return value_; }
+      : if_true(n.if_true), if_false(n.if_false), kept_([&] {
+          return n.cond ? value_type(value_at(n.if_true, if_true)) : value_type(value_at(n.if_false, if_false));
+        }) {}
+  [[nodiscard]] constexpr const value_type& value() const noexcept { return kept_.forward(); }
 };
 
 }  // namespace tapeless::detail

@@ -14,8 +14,9 @@ struct let_node;
 
 namespace detail {
 /// A let's value is its body's (declared here, so that the let's own constructor finds it too).
-template <class Tag, class Bound, class Body>
-constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n, const evaluated<let_node<Tag, Bound, Body>>& e) noexcept;
+template <class Tag, class Bound, class Body, bool Need>
+constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
+                                  const evaluated<let_node<Tag, Bound, Body>, Need>& e) noexcept;
 }  // namespace detail
 
 /// `Bound` is the shared expression; `Body` was built from a bound<Tag> leaf standing for it.
@@ -43,14 +44,15 @@ struct let_node : expression<let_node<Tag, Bound, Body>> {
 
 namespace detail {
 /// The body's values; the bound expression's were kept by the let when it was built.
-template <class Tag, class Bound, class Body>
-struct evaluated<let_node<Tag, Bound, Body>> {
-  [[no_unique_address]] evaluated<Body> body;
+template <class Tag, class Bound, class Body, bool Need>
+struct evaluated<let_node<Tag, Bound, Body>, Need> {
+  [[no_unique_address]] evaluated<Body, Need> body;
   constexpr explicit evaluated(const let_node<Tag, Bound, Body>& n) : body(n.body) {}
 };
 
-template <class Tag, class Bound, class Body>
-constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n, const evaluated<let_node<Tag, Bound, Body>>& e) noexcept {
+template <class Tag, class Bound, class Body, bool Need>
+constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
+                                  const evaluated<let_node<Tag, Bound, Body>, Need>& e) noexcept {
   return value_at(n.body, e.body);
 }
 

@@ -14,30 +14,37 @@ namespace ops {
 
 struct negate {
   static constexpr std::string_view name = "neg";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T> static constexpr T value(T x) { return -x; }
   template <class T> static constexpr T vjp(T g, T, T) { return -g; }
 };
 
 struct add {
   static constexpr std::string_view name = "+";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T> static constexpr T value(T x, T y) { return x + y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T, T, T) { return {g, g}; }
 };
 
 struct subtract {
   static constexpr std::string_view name = "-";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T> static constexpr T value(T x, T y) { return x - y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T, T, T) { return {g, -g}; }
 };
 
 struct multiply {
   static constexpr std::string_view name = "*";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g y
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};  // g x
   template <class T> static constexpr T value(T x, T y) { return x * y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) { return {g * y, g * x}; }
 };
 
 struct divide {
   static constexpr std::string_view name = "/";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g / y
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = false, .rhs = true, .value = true};   // -g z / y
   template <class T> static constexpr T value(T x, T y) { return x / y; }
   // z = x / y: dz/dx = 1 / y, dz/dy = -z / y; one division serves both.
   template <class T> static constexpr std::pair<T, T> vjp(T g, T, T y, T z) {

@@ -30,6 +30,7 @@ constexpr auto broadcast_element(const V& v, std::size_t i) {
 
 template <class Op>
 struct elementwise_unary : matrix_operation {
+  static constexpr reads vjp_reads = tapeless::detail::vjp_reads<Op, 0>();
   [[no_unique_address]] Op op;
   constexpr explicit elementwise_unary(Op o) : op(o) {}
 
@@ -50,6 +51,8 @@ struct elementwise_unary : matrix_operation {
 
 template <class Op>
 struct elementwise_binary : matrix_operation {
+  static constexpr reads lhs_vjp_reads = tapeless::detail::vjp_reads<Op, 0>();
+  static constexpr reads rhs_vjp_reads = tapeless::detail::vjp_reads<Op, 1>();
   [[no_unique_address]] Op op;
   constexpr explicit elementwise_binary(Op o) : op(o) {}
 

@@ -15,18 +15,21 @@ namespace ops {
 
 struct exp {
   static constexpr std::string_view name = "exp";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::exp(x); }
   template <class T> static constexpr T derivative(T, T y) { return y; }
 };
 
 struct exp2 {
   static constexpr std::string_view name = "exp2";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::exp2(x); }
   template <class T> static constexpr T derivative(T, T y) { return y * std::numbers::ln2_v<T>; }
 };
 
 struct expm1 {
   static constexpr std::string_view name = "expm1";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::expm1(x); }
   template <class T> static constexpr T derivative(T, T y) { return y + T(1); }
 };
@@ -38,12 +41,14 @@ struct expm1 {
 // y = -infinity) keeps its infinite slope.
 struct log {
   static constexpr std::string_view name = "log";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::log(x); }
   template <class T> static constexpr T vjp(T g, T x, T) { return ::tapeless::detail::inside_domain(x >= T(0), g / x); }
 };
 
 struct log2 {
   static constexpr std::string_view name = "log2";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::log2(x); }
   template <class T> static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(0), g / (x * std::numbers::ln2_v<T>));
@@ -52,6 +57,7 @@ struct log2 {
 
 struct log10 {
   static constexpr std::string_view name = "log10";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::log10(x); }
   template <class T> static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(0), g / (x * std::numbers::ln10_v<T>));
@@ -60,6 +66,7 @@ struct log10 {
 
 struct log1p {
   static constexpr std::string_view name = "log1p";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::log1p(x); }
   template <class T> static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(-1), g / (T(1) + x));

@@ -14,30 +14,35 @@ namespace ops {
 
 struct sinh {
   static constexpr std::string_view name = "sinh";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::sinh(x); }
   template <class T> static constexpr T derivative(T x, T) { return math::cosh(x); }
 };
 
 struct cosh {
   static constexpr std::string_view name = "cosh";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::cosh(x); }
   template <class T> static constexpr T derivative(T x, T) { return math::sinh(x); }
 };
 
 struct tanh {
   static constexpr std::string_view name = "tanh";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::tanh(x); }
   template <class T> static constexpr T derivative(T, T y) { return (T(1) - y) * (T(1) + y); }
 };
 
 struct asinh {
   static constexpr std::string_view name = "asinh";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::asinh(x); }
   template <class T> static constexpr T vjp(T g, T x, T) { return g / math::hypot(x, T(1)); }
 };
 
 struct acosh {
   static constexpr std::string_view name = "acosh";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::acosh(x); }
   // sqrt(x - 1) * sqrt(x + 1) rather than sqrt(x^2 - 1): exact near 1, no overflow for large x.
   template <class T> static constexpr T vjp(T g, T x, T) { return g / (math::sqrt(x - T(1)) * math::sqrt(x + T(1))); }
@@ -45,6 +50,7 @@ struct acosh {
 
 struct atanh {
   static constexpr std::string_view name = "atanh";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::atanh(x); }
   // Outside [-1, 1] the quotient is finite but the value is NaN: NaN there, as log does.
   template <class T> static constexpr T vjp(T g, T x, T) {

@@ -253,6 +253,8 @@ namespace ops {
 
 struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "matmul";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, C> value(const matrix<T, R, K>& a, const matrix<T, K, C>& b) {
     matrix<T, R, C> c;
@@ -311,6 +313,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
 
 struct transpose : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "transpose";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, C, R> value(const matrix<T, R, C>& a) {
     matrix<T, C, R> t;
@@ -327,6 +330,8 @@ struct transpose : ::tapeless::detail::matrix_operation {
 /// a . b of two vectors of one length.
 struct dot : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "dot";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
   template <class M> static constexpr auto value(const M& a, const M& b) {
     typename M::value_type s(0);
     for (std::size_t i = 0; i < M::size(); ++i) s += a[i] * b[i];
@@ -339,6 +344,8 @@ struct dot : ::tapeless::detail::matrix_operation {
 /// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
 struct outer : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "outer";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
   template <class T, std::size_t N, std::size_t M>
   static constexpr matrix<T, N, M> value(const matrix<T, N, 1>& a, const matrix<T, M, 1>& b) {
     matrix<T, N, M> z;
@@ -367,6 +374,7 @@ struct outer : ::tapeless::detail::matrix_operation {
 /// y = tr A: dA = g I.
 struct trace : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "trace";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T, std::size_t N>
   static constexpr T value(const matrix<T, N, N>& a) {
     T s(0);
@@ -401,6 +409,7 @@ struct det : ::tapeless::detail::matrix_operation {
 /// Y = A^-1 by LU with partial pivoting (all NaN at a zero pivot): dA = -Y^T G Y^T, from the value Y.
 struct inverse : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "inverse";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::lu_factors<T, N>(a).solve(::tapeless::detail::linalg::identity<T, N>());
@@ -514,6 +523,7 @@ struct solve : ::tapeless::detail::matrix_operation {
 /// triangle of G is used (L's upper triangle is the constant 0).
 struct cholesky : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "cholesky";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::cholesky_factor<T, N>(a).l;

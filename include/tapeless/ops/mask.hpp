@@ -192,6 +192,7 @@ namespace ops {
 template <std::size_t R, std::size_t C>
 struct select_elements : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "if_else";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   mask<R, C> condition;
   constexpr explicit select_elements(const mask<R, C>& m) : condition(m) {}
 

@@ -19,6 +19,7 @@ namespace ops {
 
 struct abs {
   static constexpr std::string_view name = "abs";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::abs(x); }
   template <class T> static constexpr T derivative(T x, T) {
     return x > T(0) ? T(1) : x < T(0) ? T(-1) : x == T(0) ? T(0) : x;
@@ -27,6 +28,7 @@ struct abs {
 
 struct relu {
   static constexpr std::string_view name = "relu";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return x > T(0) || x != x ? x : T(0); }
   template <class T> static constexpr T derivative(T x, T) { return x > T(0) ? T(1) : x != x ? x : T(0); }
 };
@@ -47,6 +49,7 @@ constexpr std::pair<T, T> to_chosen(bool first, T g, T x, T y) {
 
 struct min {
   static constexpr std::string_view name = "min";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x < y) ? x : y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
     return to_chosen(first_wins(x, y, x < y), g, x, y);
@@ -55,6 +58,7 @@ struct min {
 
 struct max {
   static constexpr std::string_view name = "max";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x > y) ? x : y; }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
     return to_chosen(first_wins(x, y, x > y), g, x, y);

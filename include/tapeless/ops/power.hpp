@@ -28,6 +28,7 @@ constexpr T ipow(T x, long long n) {
 /// x^n for an integer n known when the node is built: d/dx = n x^(n-1).
 struct pow_int {
   static constexpr std::string_view name = "pow";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   long long n;
   template <class T> constexpr T value(T x) const { return detail::ipow(x, n); }
   template <class T> constexpr T derivative(T x, T) const {
@@ -53,6 +54,7 @@ struct pow_real {
 template <class C>
 struct pow_base {
   static constexpr std::string_view name = "pow";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   C c;
   template <class T> constexpr T value(T y) const { return math::pow(T(c), y); }
   template <class T> constexpr T derivative(T, T z) const { return z == T(0) ? T(0) : z * math::log(T(c)); }
@@ -76,18 +78,21 @@ struct pow {
 
 struct sqrt {
   static constexpr std::string_view name = "sqrt";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::sqrt(x); }
   template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(2) * y); }
 };
 
 struct cbrt {
   static constexpr std::string_view name = "cbrt";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::cbrt(x); }
   template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(3) * y * y); }
 };
 
 struct square {
   static constexpr std::string_view name = "square";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return x * x; }
   template <class T> static constexpr T derivative(T x, T) { return T(2) * x; }
 };

@@ -64,6 +64,7 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
 /// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see ops/rules.hpp).
 struct sum : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "sum";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class M> static constexpr auto value(const M& x) {
     typename M::value_type s(0);
     for (const auto& e : x) s += e;
@@ -77,6 +78,7 @@ struct sum : ::tapeless::detail::matrix_operation {
 /// y = sum / size: every element's adjoint is g / size (uniform).
 struct mean : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "mean";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class M> static constexpr auto value(const M& x) {
     return sum::value(x) / static_cast<typename M::value_type>(M::size());
   }
@@ -90,6 +92,7 @@ struct mean : ::tapeless::detail::matrix_operation {
 /// prefix and suffix products (no division), so it is exact where elements are 0.
 struct prod : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "prod";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M> static constexpr auto value(const M& x) {
     typename M::value_type p(1);
     for (const auto& e : x) p *= e;
@@ -115,6 +118,7 @@ struct prod : ::tapeless::detail::matrix_operation {
 /// y = sum of x_i^2: the adjoint of x_i is 2 g x_i.
 struct squared_norm : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "squared_norm";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M> static constexpr auto value(const M& x) {
     typename M::value_type s(0);
     for (const auto& e : x) s += e * e;
@@ -167,6 +171,7 @@ constexpr M to_picked(std::size_t k, G g, const M& x) {
 /// y = the largest element; its adjoint goes to the first arg-max (the first NaN element if any).
 struct max_element : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "max_element";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M> static constexpr auto value(const M& x) { return x[detail::extreme_index<true>(x)]; }
   template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
     return detail::to_picked(detail::extreme_index<true>(x), g, x);
@@ -176,6 +181,7 @@ struct max_element : ::tapeless::detail::matrix_operation {
 /// y = the smallest element; its adjoint goes to the first arg-min (the first NaN element if any).
 struct min_element : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "min_element";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M> static constexpr auto value(const M& x) { return x[detail::extreme_index<false>(x)]; }
   template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
     return detail::to_picked(detail::extreme_index<false>(x), g, x);
@@ -202,6 +208,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
 /// Adjoint: y * (g - sum(g * y)).
 struct softmax : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "softmax";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class M> static constexpr M value(const M& x) {
     M e;
     const auto s = detail::exp_shifted(x, e).second;

@@ -14,12 +14,14 @@ namespace ops {
 
 struct erf {
   static constexpr std::string_view name = "erf";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::erf(x); }
   template <class T> static constexpr T derivative(T x, T) { return T(2) * std::numbers::inv_sqrtpi_v<T> * math::exp(-x * x); }
 };
 
 struct erfc {
   static constexpr std::string_view name = "erfc";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::erfc(x); }
   template <class T> static constexpr T derivative(T x, T) { return T(-2) * std::numbers::inv_sqrtpi_v<T> * math::exp(-x * x); }
 };
@@ -47,6 +49,7 @@ struct sigmoid {
 /// digits on both sides, however small (sigmoid(-700) ~ 1e-304) or close to 1.
 struct softplus {
   static constexpr std::string_view name = "softplus";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) {
     const T m = x > T(0) ? x : T(0);
     return m + math::log1p(math::exp(-math::abs(x)));

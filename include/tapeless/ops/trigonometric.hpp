@@ -13,36 +13,42 @@ namespace ops {
 
 struct sin {
   static constexpr std::string_view name = "sin";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::sin(x); }
   template <class T> static constexpr T derivative(T x, T) { return math::cos(x); }
 };
 
 struct cos {
   static constexpr std::string_view name = "cos";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::cos(x); }
   template <class T> static constexpr T derivative(T x, T) { return -math::sin(x); }
 };
 
 struct tan {
   static constexpr std::string_view name = "tan";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::tan(x); }
   template <class T> static constexpr T derivative(T, T y) { return T(1) + y * y; }
 };
 
 struct asin {
   static constexpr std::string_view name = "asin";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::asin(x); }
   template <class T> static constexpr T vjp(T g, T x, T) { return g / math::sqrt((T(1) - x) * (T(1) + x)); }
 };
 
 struct acos {
   static constexpr std::string_view name = "acos";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::acos(x); }
   template <class T> static constexpr T vjp(T g, T x, T) { return -g / math::sqrt((T(1) - x) * (T(1) + x)); }
 };
 
 struct atan {
   static constexpr std::string_view name = "atan";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::atan(x); }
   template <class T> static constexpr T vjp(T g, T x, T) { return g / (T(1) + x * x); }
 };
@@ -55,6 +61,7 @@ struct atan {
 /// as (0, 0), the same convention as hypot.
 struct atan2 {
   static constexpr std::string_view name = "atan2";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T y, T x) { return math::atan2(y, x); }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T y, T x, T) {
     const T ax = math::abs(x), ay = math::abs(y);

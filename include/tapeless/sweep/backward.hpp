@@ -21,42 +21,42 @@
 
 namespace tapeless::detail {
 
-template <class T, class G, class Store>
-constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>>&, const G&, Store&) {}
+template <class T, bool Need, class G, class Store>
+constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>, Need>&, const G&, Store&) {}
 
-template <class T, class G, class Store>
-constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>>&, const G&, Store&) {}
+template <class T, bool Need, class G, class Store>
+constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>, Need>&, const G&, Store&) {}
 
-template <std::size_t S, class T, class G, class Store>
-constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>>&, const G& g, Store& store) {
+template <std::size_t S, class T, bool Need, class G, class Store>
+constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&, const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
-template <class Tag, class T, class G, class Store>
-constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>>&, const G& g, Store& store) {
+template <class Tag, class T, bool Need, class G, class Store>
+constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&, const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
-template <class T, class G, class Store>
-constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>>&, const G& g, Store&) {
+template <class T, bool Need, class G, class Store>
+constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>, Need>&, const G& g, Store&) {
   *leaf.grad_ += g;
 }
 
-template <class Op, class A, class G, class Store>
-constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_node<Op, A>>& v, const G& g,
+template <class Op, class A, bool Need, class G, class Store>
+constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_node<Op, A>, Need>& v, const G& g,
                               Store& store) {
-  if constexpr (A::is_active) backward_sweep(n.arg, v.arg, unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out), store);
+  if constexpr (A::is_active) backward_sweep(n.arg, v.arg, unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out()), store);
 }
 
-template <class Op, class A, class B, class G, class Store>
-constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>>& v, const G& g,
+template <class Op, class A, class B, bool Need, class G, class Store>
+constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>, Need>& v, const G& g,
                               Store& store) {
   using T = typename binary_node<Op, A, B>::value_type;
   const auto& x = value_at(n.lhs, v.lhs);
   const auto& y = value_at(n.rhs, v.rhs);
   if constexpr (is_matrix_operation<Op>) {
-    if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, matrix_binary_vjp<0>(n.op, g, x, y, v.out), store);
-    if constexpr (B::is_active) backward_sweep(n.rhs, v.rhs, matrix_binary_vjp<1>(n.op, g, x, y, v.out), store);
+    if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, matrix_binary_vjp<0>(n.op, g, x, y, v.out()), store);
+    if constexpr (B::is_active) backward_sweep(n.rhs, v.rhs, matrix_binary_vjp<1>(n.op, g, x, y, v.out()), store);
   } else if constexpr (A::is_active || B::is_active) {
     const auto [ga, gb] = n.op.vjp(T(g), T(x), T(y), v.value());
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, ga, store);
@@ -64,8 +64,8 @@ constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<bi
   }
 }
 
-template <class A, class B, class G, class Store>
-constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select_node<A, B>>& v, const G& g,
+template <class A, class B, bool Need, class G, class Store>
+constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select_node<A, B>, Need>& v, const G& g,
                               Store& store) {
   if (n.cond) {
     if constexpr (A::is_active) backward_sweep(n.if_true, v.if_true, g, store);
@@ -76,8 +76,8 @@ constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select
 
 // The body first, summing the adjoint of every use of the bound name; then the bound expression once,
 // with the values the let kept when it was built.
-template <class Tag, class Bound, class Body, class G, class Store>
-constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const evaluated<let_node<Tag, Bound, Body>>& v,
+template <class Tag, class Bound, class Body, bool Need, class G, class Store>
+constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const evaluated<let_node<Tag, Bound, Body>, Need>& v,
                               const G& g, Store& store) {
   using T = typename Bound::value_type;
   // The sum starts at -0, the identity of IEEE addition (+0 is not: +0 + -0 is +0), so the

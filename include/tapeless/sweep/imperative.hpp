@@ -12,7 +12,7 @@ template <class E>
 constexpr void backward_from_root(const E& root) {
   static_assert(E::is_active, "backward(): this expression depends on no tl::var, so it has no gradient to compute");
   var_adjoints store;
-  const evaluated<E> values(root);
+  const evaluated<E, false> values(root);  // only what the sweep reads
   backward_sweep(root, values, typename E::value_type(1), store);
 }
 

@@ -120,7 +120,7 @@ struct gradient_transform {
   template <class Selected, class Root, class ArgTypes>
   static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types) {
     auto store = make_store(selected, arg_types);
-    const evaluated<Root> values(root);
+    const evaluated<Root, WithValue> values(root);  // grad computes only what the sweep reads
     if constexpr (Root::is_active) backward_sweep(root, values, value_type_of_t<Root>(1), store);
     return finish(store, value_at(root, values));
   }
