@@ -42,3 +42,5 @@
 #include <tapeless/transforms/let.hpp>
 
 #include <tapeless/var.hpp>
+
+#include <tapeless/check.hpp>
