@@ -73,9 +73,11 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten(const s6_in& in) {
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_tapeless(const s6_in& in) {
   const auto& X = in.X;
   const auto& y = in.y;
+  // p is used twice: tl::let shares it (a local would copy its subtree, and sweep X beta twice).
   return tl::grad([&X, &y](const auto& beta) {
-    auto p = tl::sigmoid(tl::matmul(tl::cref(X), beta));
-    return -tl::mean(tl::cref(y) * tl::log(p) + (1.0 - tl::cref(y)) * tl::log(1.0 - p));
+    return tl::let(tl::sigmoid(tl::matmul(tl::cref(X), beta)), [&y](const auto& p) {
+      return -tl::mean(tl::cref(y) * tl::log(p) + (1.0 - tl::cref(y)) * tl::log(1.0 - p));
+    });
   })(in.beta);
 }
 

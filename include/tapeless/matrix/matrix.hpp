@@ -15,6 +15,14 @@ template <class T, std::size_t R, std::size_t C>
 class matrix;
 
 namespace detail {
+/// Selects the constructor that leaves the elements uninitialized, for the library's own loops that
+/// write every element at once: a default-constructed matrix is zero, a fill the loop would repeat.
+/// (In a constant expression, reading such an element before writing it does not compile.)
+struct uninitialized_t {
+  explicit uninitialized_t() = default;
+};
+inline constexpr uninitialized_t uninitialized{};
+
 template <class T, std::size_t R, std::size_t C, class Rows = std::make_index_sequence<R>>
 struct matrix_storage;
 
@@ -25,10 +33,11 @@ struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
   template <std::size_t>
   using row_ref = const T (&)[C];
 
-  std::array<T, R * C> data_{};
+  std::array<T, R * C> data_;
 
-  constexpr matrix_storage() = default;
-  constexpr matrix_storage(row_ref<Row>... rows) {  // NOLINT: implicit, as the rows are written on paper
+  constexpr matrix_storage() : data_{} {}
+  constexpr explicit matrix_storage(uninitialized_t) {}  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  constexpr matrix_storage(row_ref<Row>... rows) : data_{} {  // NOLINT: implicit, as the rows are written on paper
     std::size_t r = 0;
     ((copy_row(r++, rows)), ...);
   }
@@ -61,11 +70,11 @@ class matrix : public detail::matrix_storage<T, R, C> {
   using const_iterator = typename std::array<T, R * C>::const_iterator;
 
   using storage::storage;
-  constexpr matrix() = default;
+  constexpr matrix() = default;  // every element 0
 
   /// Every element set to `value`.
   static constexpr matrix filled(T value) {
-    matrix m;
+    matrix m(detail::uninitialized);
     for (auto& e : m.data_) e = value;
     return m;
   }

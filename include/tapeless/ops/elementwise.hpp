@@ -36,13 +36,13 @@ struct elementwise_unary : matrix_operation {
 
   template <class M>
   constexpr M value(const M& x) const {
-    M y;
+    M y(uninitialized);
     for (std::size_t i = 0; i < M::size(); ++i) y[i] = op.value(x[i]);
     return y;
   }
   template <class M>
   constexpr M vjp(const M& g, const M& x, const M& y) const {
-    M gx;
+    M gx(uninitialized);
     for (std::size_t i = 0; i < M::size(); ++i) gx[i] = unary_vjp(op, g[i], x[i], y[i]);
     return gx;
   }
@@ -60,7 +60,7 @@ struct elementwise_binary : matrix_operation {
   constexpr auto value(const A& a, const B& b) const {
     using M = std::conditional_t<Matrix<A>, A, B>;  // shapes were checked in make_binary
     using T = typename M::value_type;
-    M z;
+    M z(uninitialized);
     for (std::size_t i = 0; i < M::size(); ++i) z[i] = op.value(T(broadcast_element(a, i)), T(broadcast_element(b, i)));
     return z;
   }
@@ -78,7 +78,12 @@ struct elementwise_binary : matrix_operation {
   template <int Side, class S, class M, class A, class B>
   constexpr S side(const M& g, const A& a, const B& b, const M& z) const {
     using T = typename M::value_type;
-    S s = filled<S>(0.0);
+    S s = [] {
+      if constexpr (Matrix<S>)
+        return S(uninitialized);  // every element is written below
+      else
+        return S(0);
+    }();
     for (std::size_t i = 0; i < M::size(); ++i) {
       const auto partial = std::get<Side>(op.vjp(g[i], T(broadcast_element(a, i)), T(broadcast_element(b, i)), z[i]));
       if constexpr (Matrix<S>)

@@ -267,7 +267,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, K> vjp_lhs(const matrix<T, R, C>& g, const matrix<T, R, K>&, const matrix<T, K, C>& b,
                                            const matrix<T, R, C>&) {
-    matrix<T, R, K> ga;
+    matrix<T, R, K> ga(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t k = 0; k < K; ++k) {
         T s(0);
@@ -280,7 +280,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, K> vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g,
                                            const matrix<T, R, K>&, const matrix<T, K, C>& b, const matrix<T, R, C>&) {
-    matrix<T, R, K> ga;
+    matrix<T, R, K> ga(::tapeless::detail::uninitialized);
     for (std::size_t k = 0; k < K; ++k) {
       T s(0);
       for (std::size_t j = 0; j < C; ++j) s += b(k, j);
@@ -291,7 +291,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, K, C> vjp_rhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g,
                                            const matrix<T, R, K>& a, const matrix<T, K, C>&, const matrix<T, R, C>&) {
-    matrix<T, K, C> gb;
+    matrix<T, K, C> gb(::tapeless::detail::uninitialized);
     for (std::size_t k = 0; k < K; ++k) {
       T s(0);
       for (std::size_t i = 0; i < R; ++i) s += a(i, k);
@@ -316,7 +316,7 @@ struct transpose : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, C, R> value(const matrix<T, R, C>& a) {
-    matrix<T, C, R> t;
+    matrix<T, C, R> t(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < C; ++j) t(j, i) = a(i, j);
     return t;
@@ -337,8 +337,13 @@ struct dot : ::tapeless::detail::matrix_operation {
     for (std::size_t i = 0; i < M::size(); ++i) s += a[i] * b[i];
     return s;
   }
-  template <class T, class M> static constexpr M vjp_lhs(T g, const M&, const M& b, T) { return b * g; }
-  template <class T, class M> static constexpr M vjp_rhs(T g, const M& a, const M&, T) { return a * g; }
+  // g may be of a wider type than the vectors (a float dot inside a double expression).
+  template <class G, class M, class T> static constexpr M vjp_lhs(G g, const M&, const M& b, T) {
+    return b * static_cast<typename M::value_type>(g);
+  }
+  template <class G, class M, class T> static constexpr M vjp_rhs(G g, const M& a, const M&, T) {
+    return a * static_cast<typename M::value_type>(g);
+  }
 };
 
 /// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.

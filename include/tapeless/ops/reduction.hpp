@@ -100,7 +100,7 @@ struct prod : ::tapeless::detail::matrix_operation {
   }
   template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
     using S = typename M::value_type;
-    M gx;
+    M gx(::tapeless::detail::uninitialized);
     S p(1);
     for (std::size_t i = 0; i < M::size(); ++i) {  // gx_i = x_0 ... x_{i-1}
       gx[i] = p;
@@ -195,7 +195,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
   template <class M> static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
-    M e;
+    M e(::tapeless::detail::uninitialized);
     const auto [m, s] = detail::exp_shifted(x, e);
     return ::tapeless::detail::with_cache<S, M>{m + math::log(s), e * (S(1) / s)};
   }
@@ -210,7 +210,7 @@ struct softmax : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "softmax";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class M> static constexpr M value(const M& x) {
-    M e;
+    M e(::tapeless::detail::uninitialized);
     const auto s = detail::exp_shifted(x, e).second;
     for (auto& v : e) v /= s;
     return e;
@@ -218,7 +218,7 @@ struct softmax : ::tapeless::detail::matrix_operation {
   template <class M> static constexpr M vjp(const M& g, const M&, const M& y) {
     typename M::value_type gy(0);
     for (std::size_t i = 0; i < M::size(); ++i) gy += g[i] * y[i];
-    M gx;
+    M gx(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < M::size(); ++i) gx[i] = y[i] * (g[i] - gy);
     return gx;
   }
@@ -230,7 +230,7 @@ struct log_softmax : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_softmax";
   template <class M> static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
-    M y, e;
+    M y(::tapeless::detail::uninitialized), e(::tapeless::detail::uninitialized);
     const auto [m, s] = detail::exp_shifted(x, e);
     const auto log_s = math::log(s);
     for (std::size_t i = 0; i < M::size(); ++i) y[i] = detail::shifted(x[i], m) - log_s;
@@ -239,7 +239,7 @@ struct log_softmax : ::tapeless::detail::matrix_operation {
   template <class M> static constexpr M vjp(const M& g, const M&, const M&, const M& softmax) {
     typename M::value_type gs(0);
     for (const auto& e : g) gs += e;
-    M gx;
+    M gx(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < M::size(); ++i) gx[i] = g[i] - softmax[i] * gs;
     return gx;
   }

@@ -112,13 +112,13 @@ struct reshape : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, R2, C2> value(const matrix<T, R, C>& x) {
-    matrix<T, R2, C2> y;
+    matrix<T, R2, C2> y(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < R * C; ++i) y[i] = x[i];
     return y;
   }
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, R, C> vjp(const matrix<T, R2, C2>& g, const matrix<T, R, C>&, const matrix<T, R2, C2>&) {
-    matrix<T, R, C> gx;
+    matrix<T, R, C> gx(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < R * C; ++i) gx[i] = g[i];
     return gx;
   }

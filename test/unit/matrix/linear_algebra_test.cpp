@@ -274,7 +274,7 @@ constexpr mat<N> identity() {
 /// The gradient of a scalar f of one matrix at x: value against f on plain matrices, AD against
 /// finite differences and against the closed form `exact`.
 template <std::size_t R, std::size_t C, class F>
-void check_gradient(const std::string& name, F f, const mat<R, C>& x, const mat<R, C>& exact) {
+void check_exact_gradient(const std::string& name, F f, const mat<R, C>& x, const mat<R, C>& exact) {
   const auto vg = tl::value_and_grad(f)(x);
   const double value = vg.first;
   const mat<R, C> g = vg.second;
@@ -289,7 +289,7 @@ void check_gradient(const std::string& name, F f, const mat<R, C>& x, const mat<
 
 /// The gradient of a scalar f of two matrices, with respect to each (and both at once).
 template <std::size_t R1, std::size_t C1, std::size_t R2, std::size_t C2, class F>
-void check_gradient2(const std::string& name, F f, const mat<R1, C1>& x, const mat<R2, C2>& y,
+void check_exact_gradient2(const std::string& name, F f, const mat<R1, C1>& x, const mat<R2, C2>& y,
                      const mat<R1, C1>& exact_x, const mat<R2, C2>& exact_y) {
   const auto both = tl::grad(f)(x, y);
   const mat<R1, C1> gx = std::get<0>(both);
@@ -320,7 +320,7 @@ void check_matmul(std::uint64_t seed) {
     const auto f = [&w](const auto& x, const auto& y) { return weighted(w, tl::matmul(x, y)); };
     // d<W, A B>/dA = W B^T, d/dB = A^T W
     const ldmat lw = to_ld(w), la = to_ld(a), lb = to_ld(b);
-    check_gradient2("matmul", f, a, b, to_mat<R, K>(ld_mul(lw, ld_t(lb))), to_mat<K, C>(ld_mul(ld_t(la), lw)));
+    check_exact_gradient2("matmul", f, a, b, to_mat<R, K>(ld_mul(lw, ld_t(lb))), to_mat<K, C>(ld_mul(ld_t(la), lw)));
     CHECK(max_rel_error(tl::matmul(a, b), to_mat<R, C>(ld_mul(la, lb))) < value_tol);
   }
 }
@@ -331,7 +331,7 @@ void check_transpose(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<R, C>(r);
     const auto w = random_matrix<C, R>(r);
-    check_gradient("transpose", [&w](const auto& x) { return weighted(w, tl::transpose(x)); }, a,
+    check_exact_gradient("transpose", [&w](const auto& x) { return weighted(w, tl::transpose(x)); }, a,
                    to_mat<R, C>(ld_t(to_ld(w))));
   }
 }
@@ -341,7 +341,7 @@ void check_dot(std::uint64_t seed) {
   fd::rng r{seed};
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<N, 1>(r), b = random_matrix<N, 1>(r);
-    check_gradient2("dot", [](const auto& x, const auto& y) { return tl::dot(x, y); }, a, b, b, a);
+    check_exact_gradient2("dot", [](const auto& x, const auto& y) { return tl::dot(x, y); }, a, b, b, a);
   }
 }
 
@@ -354,7 +354,7 @@ void check_outer(std::uint64_t seed) {
     const auto b = random_matrix<M, 1>(r);
     // d<W, a b^T>/da = W b, d/db = W^T a
     const ldmat lw = to_ld(w), la = to_ld(a), lb = to_ld(b);
-    check_gradient2("outer", [&w](const auto& x, const auto& y) { return weighted(w, tl::outer(x, y)); }, a, b,
+    check_exact_gradient2("outer", [&w](const auto& x, const auto& y) { return weighted(w, tl::outer(x, y)); }, a, b,
                     to_mat<N, 1>(ld_mul(lw, lb)), to_mat<M, 1>(ld_mul(ld_t(lw), la)));
     const mat<N, M> z = tl::outer(a, b);
     for (std::size_t i = 0; i < N; ++i)
@@ -367,7 +367,7 @@ void check_trace(std::uint64_t seed) {
   fd::rng r{seed};
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<N, N>(r, -5, 5);
-    check_gradient("trace", [](const auto& x) { return tl::trace(x); }, a, identity<N>());
+    check_exact_gradient("trace", [](const auto& x) { return tl::trace(x); }, a, identity<N>());
     CHECK(tl::grad([](const auto& x) { return tl::trace(x); })(a) == identity<N>());
   }
 }
@@ -378,7 +378,7 @@ void check_det(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<N, N>(r, -2, 2);  // any matrix: the gradient is a polynomial
     const ldmat la = to_ld(a);
-    check_gradient("det", [](const auto& x) { return tl::det(x); }, a, to_mat<N, N>(ld_cofactors(la)));
+    check_exact_gradient("det", [](const auto& x) { return tl::det(x); }, a, to_mat<N, N>(ld_cofactors(la)));
     CHECK(fd::rel_error(tl::det(a), static_cast<double>(ld_det(la))) < value_tol);
   }
 }
@@ -391,7 +391,7 @@ void check_inverse(std::uint64_t seed) {
     const ldmat y = ld_inverse(to_ld(a));
     // d<W, A^-1>/dA = -A^-T W A^-T
     const ldmat exact = ld_scale(ld_mul(ld_mul(ld_t(y), to_ld(w)), ld_t(y)), -1.0L);
-    check_gradient("inverse", [&w](const auto& x) { return weighted(w, tl::inverse(x)); }, a, to_mat<N, N>(exact));
+    check_exact_gradient("inverse", [&w](const auto& x) { return weighted(w, tl::inverse(x)); }, a, to_mat<N, N>(exact));
     CHECK(max_rel_error(tl::inverse(a), to_mat<N, N>(y)) < value_tol);
   }
 }
@@ -402,7 +402,7 @@ void check_log_det(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_spd<N>(r);
     const ldmat la = to_ld(a);
-    check_gradient("log_det", [](const auto& x) { return tl::log_det(x); }, a, to_mat<N, N>(ld_inverse(la)));
+    check_exact_gradient("log_det", [](const auto& x) { return tl::log_det(x); }, a, to_mat<N, N>(ld_inverse(la)));
     CHECK(fd::rel_error(tl::log_det(a), static_cast<double>(std::log(ld_det(la)))) < value_tol);
   }
 }
@@ -415,7 +415,7 @@ void check_solve(std::uint64_t seed) {
     const auto b = random_matrix<N, K>(r, -2, 2), w = random_matrix<N, K>(r);
     // x = A^-1 b; d<W, x>/db = A^-T W, d/dA = -(A^-T W) x^T
     const ldmat ai = ld_inverse(to_ld(a)), x = ld_mul(ai, to_ld(b)), gb = ld_mul(ld_t(ai), to_ld(w));
-    check_gradient2("solve", [&w](const auto& m, const auto& v) { return weighted(w, tl::solve(m, v)); }, a, b,
+    check_exact_gradient2("solve", [&w](const auto& m, const auto& v) { return weighted(w, tl::solve(m, v)); }, a, b,
                     to_mat<N, N>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)), to_mat<N, K>(gb));
     CHECK(max_rel_error(tl::solve(a, b), to_mat<N, K>(x)) < value_tol);
   }
@@ -446,7 +446,7 @@ void check_cholesky(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_spd<N>(r), w = random_matrix<N, N>(r);
     const ldmat la = to_ld(a);
-    check_gradient("cholesky", [&w](const auto& x) { return weighted(w, tl::cholesky(x)); }, a,
+    check_exact_gradient("cholesky", [&w](const auto& x) { return weighted(w, tl::cholesky(x)); }, a,
                    to_mat<N, N>(ld_cholesky_gradient(la, to_ld(w))));
     const mat<N> l = tl::cholesky(a);
     CHECK(max_rel_error(l, to_mat<N, N>(ld_cholesky(la))) < value_tol);
@@ -590,14 +590,14 @@ void check_compositions(std::uint64_t seed) {
     const ld d = ld_det(la);
     {  // det(A A^T) = det(A)^2: gradient 2 det(A)^2 A^-T
       const auto f = [](const auto& x) { return tl::det(tl::matmul(x, tl::transpose(x))); };
-      check_gradient("det(A A^T)", f, a, to_mat<N, N>(ld_scale(ld_t(ai), 2.0L * d * d)));
+      check_exact_gradient("det(A A^T)", f, a, to_mat<N, N>(ld_scale(ld_t(ai), 2.0L * d * d)));
     }
     {  // log det(A A^T + 3 I): gradient 2 (A A^T + 3 I)^-1 A
       const mat<N> three_i = 3.0 * identity<N>();
       const auto f = [&three_i](const auto& x) { return tl::log_det(tl::matmul(x, tl::transpose(x)) + three_i); };
       ldmat m = ld_mul(la, ld_t(la));
       for (std::size_t i = 0; i < N; ++i) m[i][i] += 3.0L;
-      check_gradient("log_det(A A^T + 3 I)", f, a, to_mat<N, N>(ld_scale(ld_mul(ld_inverse(m), la), 2.0L)));
+      check_exact_gradient("log_det(A A^T + 3 I)", f, a, to_mat<N, N>(ld_scale(ld_mul(ld_inverse(m), la), 2.0L)));
       // the identity written as a constant inside f
       const auto f2 = [](const auto& x) {
         const mat<N> id = identity<N>();
@@ -607,13 +607,13 @@ void check_compositions(std::uint64_t seed) {
     }
     {  // sum(A^-1): gradient -A^-T 1 1^T A^-T
       const ldmat ones = ldmat(N, std::vector<ld>(N, 1.0L));
-      check_gradient("sum(inverse(A))", [](const auto& x) { return tl::sum(tl::inverse(x)); }, a,
+      check_exact_gradient("sum(inverse(A))", [](const auto& x) { return tl::sum(tl::inverse(x)); }, a,
                      to_mat<N, N>(ld_scale(ld_mul(ld_mul(ld_t(ai), ones), ld_t(ai)), -1.0L)));
     }
     {  // sum(A^-1 b): gb = A^-T 1, gA = -gb x^T
       const auto b = random_matrix<N, 1>(r, -2, 2);
       const ldmat x = ld_mul(ai, to_ld(b)), gb = ld_mul(ld_t(ai), ldmat(N, std::vector<ld>(1, 1.0L)));
-      check_gradient2("sum(solve(A, b))", [](const auto& m, const auto& v) { return tl::sum(tl::solve(m, v)); }, a,
+      check_exact_gradient2("sum(solve(A, b))", [](const auto& m, const auto& v) { return tl::sum(tl::solve(m, v)); }, a,
                       b, to_mat<N, N>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)), to_mat<N, 1>(gb));
     }
     {  // solve agrees with inverse: sum(solve(A, b)) = sum(matmul(inverse(A), b)), value and gradient
@@ -635,7 +635,7 @@ void check_compositions(std::uint64_t seed) {
     }
     {  // det(inverse(A)) = 1 / det(A), and trace(outer(u, v)) = u . v
       const auto f = [](const auto& x) { return tl::det(tl::inverse(x)); };
-      check_gradient("det(inverse(A))", f, a, to_mat<N, N>(ld_scale(ld_t(ai), -1.0L / d)));
+      check_exact_gradient("det(inverse(A))", f, a, to_mat<N, N>(ld_scale(ld_t(ai), -1.0L / d)));
       const auto u = random_matrix<N, 1>(r), v = random_matrix<N, 1>(r);
       const auto [gu, gv] = tl::grad([](const auto& x, const auto& y) { return tl::trace(tl::outer(x, y)); })(u, v);
       CHECK(gu == v);
@@ -899,14 +899,22 @@ TEST_CASE("a node keeping its factorisation may be copied, used twice, and share
       return dt * dt;
     };
     const auto shared = [](const auto& x) { return tl::let(tl::det(x), [](auto dt) { return dt * dt; }); };
-    check_gradient("det(A) * det(A), a local used twice", copied, a, exact);
-    check_gradient("let(det(A), t * t)", shared, a, exact);
+    check_exact_gradient("det(A) * det(A), a local used twice", copied, a, exact);
+    check_exact_gradient("let(det(A), t * t)", shared, a, exact);
     // solve's factorisation, copied with its node into both operands of a sum
     const auto twice = [&b](const auto& x) {
       const auto s = tl::solve(x, b);
       return tl::dot(s, s);
     };
     const ldmat ai = ld_inverse(la), x = ld_mul(ai, to_ld(b)), gb = ld_scale(ld_mul(ld_t(ai), x), 2.0L);
-    check_gradient("dot(solve(A, b), solve(A, b))", twice, a, to_mat<3, 3>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)));
+    check_exact_gradient("dot(solve(A, b), solve(A, b))", twice, a, to_mat<3, 3>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)));
   }
+}
+
+TEST_CASE("dot of float vectors inside a double expression: the adjoint is brought to float") {
+  using V = tl::vector<float, 2>;
+  const auto [gs, gv] = tl::grad([](auto s, const auto& v) { return s * tl::dot(v, v); })(2.0, V{1.0f, 3.0f});
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(gv)>, V>);
+  CHECK(gs == 10.0);  // v . v
+  CHECK(gv == V{4.0f, 12.0f});  // 2 s v
 }
