@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/matrix_bench.cpp: the matrix cases, S6 logistic_regression, S7 matmul, S8 mlp and
-// S9 logdet_inverse, each hand-written and with tapeless, side by side.
+// S9 logdet_inverse, each hand-written, with tapeless and with ADOL-C (reused tape and tape recorded
+// at each call, bench/adolc_peers.hpp), side by side.
 //
 // Every implementation is one function from the case's input struct to the gradient (one gradient
 // per call), returned in the type tl::grad returns, so that keeping the result costs both the same.
 // The hand-written one is the classic adjoint, derived by hand: a forward pass keeping what the
 // reverse sweep needs, then the reverse sweep, as straight-line loops. grad does not return the
 // function value, so neither implementation is asked for it.
+#include "adolc_peers.hpp"
 #include "harness.hpp"
 #include "suite.hpp"
 
@@ -19,8 +21,12 @@
 #include <utility>
 
 namespace tl = tapeless;
+namespace adolc = tapeless_bench::adolc;
 
 namespace {
+
+// The ADOL-C tapes of the cases of this file (adolc_peers.hpp).
+enum adolc_case : int { s6_case = 1, s7_case, s8_case, s9_case };
 
 // ---------------------------------------------------------------------------------------------
 // S6 logistic_regression: f(beta) = -mean(y .* log(p) + (1 - y) .* log(1 - p)), p = sigmoid(X beta),
@@ -81,6 +87,22 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_tapeless(const s6_in& in) {
   })(in.beta);
 }
 
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_adolc(const s6_in& in) {
+  const auto& X = in.X;
+  const auto& y = in.y;
+  return adolc::gradient<tl::vector<double, s6_k>, M>(s6_case, adolc::numbers(in.beta), [&X, &y](const auto& beta) {
+    adouble f = 0.0;
+    for (std::size_t i = 0; i < s6_n; ++i) {
+      adouble z = 0.0;
+      for (std::size_t j = 0; j < s6_k; ++j) z += X(i, j) * beta[j];
+      const adouble p = 1.0 / (1.0 + exp(-z));
+      f -= y[i] * log(p) + (1.0 - y[i]) * log(1.0 - p);
+    }
+    return adouble(f / static_cast<double>(s6_n));
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // S7 matmul: f(A) = sum(A A), A: 8 x 8 with A[i][j] = 2u - 1.
 
@@ -122,6 +144,21 @@ TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_handwritten(const s7_in&
 
 TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_tapeless(const s7_in& in) {
   return tl::grad([](const auto& A) { return tl::sum(tl::matmul(A, A)); })(in.A);
+}
+
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_adolc(const s7_in& in) {
+  return adolc::gradient<tl::matrix<double, s7_n, s7_n>, M>(s7_case, adolc::numbers(in.A), [](const auto& A) {
+    // A(i, j) = A[i n + j]; f = sum_ij (A A)_ij
+    adouble f = 0.0;
+    for (std::size_t i = 0; i < s7_n; ++i)
+      for (std::size_t j = 0; j < s7_n; ++j) {
+        adouble c = 0.0;
+        for (std::size_t k = 0; k < s7_n; ++k) c += A[i * s7_n + k] * A[k * s7_n + j];
+        f += c;
+      }
+    return f;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +230,24 @@ TAPELESS_BENCH_KERNEL s8_gradient s8_tapeless(const s8_in& in) {
     auto y = tl::matmul(W2, tl::tanh(tl::matmul(W1, tl::cref(x)) + b1))(0, 0) + b2;
     return tl::square(y - t);
   })(in.W1, in.b1, in.W2, in.b2);
+}
+
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL s8_gradient s8_adolc(const s8_in& in) {
+  const auto& x = in.x;
+  const double t = in.t;
+  return adolc::gradient<s8_gradient, M>(s8_case, adolc::numbers(in.W1, in.b1, in.W2, in.b2), [&x, t](const auto& p) {
+    // p = W1 (row-major), b1, W2, b2
+    constexpr std::size_t b1 = s8_hidden * s8_in_n, W2 = b1 + s8_hidden, b2 = W2 + s8_hidden;
+    adouble y = p[b2];
+    for (std::size_t i = 0; i < s8_hidden; ++i) {
+      adouble a = p[b1 + i];
+      for (std::size_t j = 0; j < s8_in_n; ++j) a += p[i * s8_in_n + j] * x[j];
+      y += p[W2 + i] * tanh(a);
+    }
+    const adouble r = y - t;
+    return adouble(r * r);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,6 +336,55 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_tapeless(const s9_in& in) {
   return tl::grad([](const auto& A) { return tl::log(tl::det(A)) + tl::sum(tl::inverse(A)); })(in.A);
 }
 
+// det and inverse by the Gauss-Jordan elimination with partial pivoting of s9_inverse_det, in adouble.
+// The pivots are chosen on the values: the tape records the row order of the input it is recorded at.
+// Rows are exchanged through the permutation `row` rather than by moving adoubles (which would tape
+// copies).
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL s9_matrix s9_adolc(const s9_in& in) {
+  return adolc::gradient<s9_matrix, M>(s9_case, adolc::numbers(in.A), [](const auto& A) {
+    constexpr std::size_t n = s9_n;
+    std::array<adouble, n * n> a, y;  // a(i, j) = a[i n + j], reduced to I; y from I to A^-1 (rows permuted)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        a[i * n + j] = A[i * n + j];
+        y[i * n + j] = i == j ? 1.0 : 0.0;
+      }
+    std::array<std::size_t, n> row;  // pivot row k is stored in row row[k]
+    for (std::size_t k = 0; k < n; ++k) row[k] = k;
+    adouble det = 1.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::size_t p = k;
+      for (std::size_t i = k + 1; i < n; ++i)
+        if (std::abs(a[row[i] * n + k].getValue()) > std::abs(a[row[p] * n + k].getValue())) p = i;
+      if (p != k) {
+        std::swap(row[k], row[p]);
+        det = -det;
+      }
+      const std::size_t rk = row[k] * n;
+      det *= a[rk + k];
+      const adouble inv_pivot = 1.0 / a[rk + k];
+      for (std::size_t j = 0; j < n; ++j) {
+        a[rk + j] *= inv_pivot;
+        y[rk + j] *= inv_pivot;
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i == k) continue;
+        const std::size_t ri = row[i] * n;
+        const adouble m = a[ri + k];
+        for (std::size_t j = 0; j < n; ++j) {
+          a[ri + j] -= m * a[rk + j];
+          y[ri + j] -= m * y[rk + j];
+        }
+      }
+    }
+    // A^-1 is y with its rows in the order row[0], ..., row[n-1]; its sum does not depend on the order.
+    adouble f = log(det);
+    for (const adouble& v : y) f += v;
+    return f;
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // The checks, once, before timing.
 
@@ -300,6 +404,15 @@ bool check_all() {
   ok &= check_case<s7_handwritten, s7_tapeless, s7_inputs>("S7_matmul");
   ok &= check_case<s8_handwritten, s8_tapeless, s8_inputs>("S8_mlp");
   ok &= check_case<s9_handwritten, s9_tapeless, s9_inputs>("S9_logdet_inverse");
+  using enum adolc::mode;
+  ok &= check_case<s6_handwritten, s6_adolc<tape>, s6_inputs>("S6_logistic_regression", "adolc_tape");
+  ok &= check_case<s6_handwritten, s6_adolc<retape>, s6_inputs>("S6_logistic_regression", "adolc_retape");
+  ok &= check_case<s7_handwritten, s7_adolc<tape>, s7_inputs>("S7_matmul", "adolc_tape");
+  ok &= check_case<s7_handwritten, s7_adolc<retape>, s7_inputs>("S7_matmul", "adolc_retape");
+  ok &= check_case<s8_handwritten, s8_adolc<tape>, s8_inputs>("S8_mlp", "adolc_tape");
+  ok &= check_case<s8_handwritten, s8_adolc<retape>, s8_inputs>("S8_mlp", "adolc_retape");
+  ok &= check_case<s9_handwritten, s9_adolc<tape>, s9_inputs>("S9_logdet_inverse", "adolc_tape");
+  ok &= check_case<s9_handwritten, s9_adolc<retape>, s9_inputs>("S9_logdet_inverse", "adolc_retape");
   return ok;
 }
 
@@ -307,15 +420,29 @@ bool check_all() {
 
 int main(int argc, char** argv) {
   using tapeless_bench::entry;
+  using enum adolc::mode;
+  // The reused ADOL-C tapes, recorded once, before the checks and the timing.
+  adolc::record_tape<s6_adolc<record>, s6_inputs>();
+  adolc::record_tape<s7_adolc<record>, s7_inputs>();
+  adolc::record_tape<s8_adolc<record>, s8_inputs>();
+  adolc::record_tape<s9_adolc<record>, s9_inputs>();
   return tapeless_bench::main(argc, argv, check_all,
                               {
                                   entry<s6_handwritten, s6_inputs>("S6_logistic_regression/handwritten"),
                                   entry<s6_tapeless, s6_inputs>("S6_logistic_regression/tapeless"),
+                                  entry<s6_adolc<tape>, s6_inputs>("S6_logistic_regression/adolc_tape"),
+                                  entry<s6_adolc<retape>, s6_inputs>("S6_logistic_regression/adolc_retape"),
                                   entry<s7_handwritten, s7_inputs>("S7_matmul/handwritten"),
                                   entry<s7_tapeless, s7_inputs>("S7_matmul/tapeless"),
+                                  entry<s7_adolc<tape>, s7_inputs>("S7_matmul/adolc_tape"),
+                                  entry<s7_adolc<retape>, s7_inputs>("S7_matmul/adolc_retape"),
                                   entry<s8_handwritten, s8_inputs>("S8_mlp/handwritten"),
                                   entry<s8_tapeless, s8_inputs>("S8_mlp/tapeless"),
+                                  entry<s8_adolc<tape>, s8_inputs>("S8_mlp/adolc_tape"),
+                                  entry<s8_adolc<retape>, s8_inputs>("S8_mlp/adolc_retape"),
                                   entry<s9_handwritten, s9_inputs>("S9_logdet_inverse/handwritten"),
                                   entry<s9_tapeless, s9_inputs>("S9_logdet_inverse/tapeless"),
+                                  entry<s9_adolc<tape>, s9_inputs>("S9_logdet_inverse/adolc_tape"),
+                                  entry<s9_adolc<retape>, s9_inputs>("S9_logdet_inverse/adolc_retape"),
                               });
 }

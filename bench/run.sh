@@ -24,7 +24,7 @@ for a in "$@"; do
 done
 
 # --- dependencies -------------------------------------------------------------------------------
-needed=(libboost-dev doctest-dev libbenchmark-dev cmake ninja-build g++ clang)
+needed=(libboost-dev doctest-dev libbenchmark-dev libadolc-dev cmake ninja-build g++ clang)
 if ((callgrind)); then needed+=(valgrind); fi
 missing=()
 for p in "${needed[@]}"; do

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/scalar_bench.cpp: the scalar cases, S1 walkthrough, S2 log_mul_sin and a chain of lets,
-// each hand-written and with tapeless, side by side.
+// each hand-written and with tapeless, side by side; S1 and S2 also with ADOL-C (reused tape and
+// tape recorded at each call, bench/adolc_peers.hpp).
 //
 // Every implementation is one function from the inputs to the gradient (one gradient per call).
 // The hand-written one is the classic adjoint: a forward pass computing the intermediate values the
 // reverse sweep needs, then the reverse sweep, as straight-line scalar code. grad does not return the
 // function value, so neither implementation is asked for it.
+#include "adolc_peers.hpp"
 #include "harness.hpp"
 #include "suite.hpp"
 
@@ -17,8 +19,12 @@
 #include <tuple>
 
 namespace tl = tapeless;
+namespace adolc = tapeless_bench::adolc;
 
 namespace {
+
+// The ADOL-C tapes of the cases of this file (adolc_peers.hpp).
+enum adolc_case : int { s1_case = 1, s2_case };
 
 // ---------------------------------------------------------------------------------------------
 // S1 walkthrough: f(x1, x2) = (x1 - x2)^2 + cos(x1 + x2) at x1 = 1, x2 = 2.
@@ -39,6 +45,14 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_tapeless(double x1, double x
   return tl::grad([](const auto& x1, const auto& x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); })(x1, x2);
 }
 
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_adolc(double x1, double x2) {
+  return adolc::gradient<std::tuple<double, double>, M>(s1_case, adolc::numbers(x1, x2), [](const auto& x) {
+    const adouble a = x[0] - x[1];
+    return adouble(a * a + cos(x[0] + x[1]));
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // S2 log_mul_sin: f(x1, x2) = ln(x1) + x1 x2 - sin(x2) at x1 = 2, x2 = 3.
 
@@ -54,6 +68,13 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_handwritten(double x1, doubl
 
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_tapeless(double x1, double x2) {
   return tl::grad([](const auto& x1, const auto& x2) { return tl::log(x1) + x1 * x2 - tl::sin(x2); })(x1, x2);
+}
+
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_adolc(double x1, double x2) {
+  return adolc::gradient<std::tuple<double, double>, M>(s2_case, adolc::numbers(x1, x2), [](const auto& x) {
+    return adouble(log(x[0]) + x[0] * x[1] - sin(x[1]));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +147,10 @@ bool check_all() {
   bool ok = check_references();
   ok &= check_case<s1_handwritten, s1_tapeless, s1_inputs>("S1_walkthrough");
   ok &= check_case<s2_handwritten, s2_tapeless, s2_inputs>("S2_log_mul_sin");
+  ok &= check_case<s1_handwritten, s1_adolc<adolc::mode::tape>, s1_inputs>("S1_walkthrough", "adolc_tape");
+  ok &= check_case<s1_handwritten, s1_adolc<adolc::mode::retape>, s1_inputs>("S1_walkthrough", "adolc_retape");
+  ok &= check_case<s2_handwritten, s2_adolc<adolc::mode::tape>, s2_inputs>("S2_log_mul_sin", "adolc_tape");
+  ok &= check_case<s2_handwritten, s2_adolc<adolc::mode::retape>, s2_inputs>("S2_log_mul_sin", "adolc_retape");
   ok &= check_case<let_chain_handwritten<8>, let_chain_tapeless<8>, let_chain_inputs>("let_chain_8");
   ok &= check_case<let_chain_handwritten<16>, let_chain_tapeless<16>, let_chain_inputs>("let_chain_16");
   return ok;
@@ -135,13 +160,21 @@ bool check_all() {
 
 int main(int argc, char** argv) {
   using tapeless_bench::entry;
+  using enum adolc::mode;
+  // The reused ADOL-C tapes, recorded once, before the checks and the timing.
+  adolc::record_tape<s1_adolc<record>, s1_inputs>();
+  adolc::record_tape<s2_adolc<record>, s2_inputs>();
   return tapeless_bench::main(
       argc, argv, check_all,
       {
           entry<s1_handwritten, s1_inputs>("S1_walkthrough/handwritten"),
           entry<s1_tapeless, s1_inputs>("S1_walkthrough/tapeless"),
+          entry<s1_adolc<tape>, s1_inputs>("S1_walkthrough/adolc_tape"),
+          entry<s1_adolc<retape>, s1_inputs>("S1_walkthrough/adolc_retape"),
           entry<s2_handwritten, s2_inputs>("S2_log_mul_sin/handwritten"),
           entry<s2_tapeless, s2_inputs>("S2_log_mul_sin/tapeless"),
+          entry<s2_adolc<tape>, s2_inputs>("S2_log_mul_sin/adolc_tape"),
+          entry<s2_adolc<retape>, s2_inputs>("S2_log_mul_sin/adolc_retape"),
           entry<let_chain_handwritten<8>, let_chain_inputs>("let_chain_8/handwritten"),
           entry<let_chain_tapeless<8>, let_chain_inputs>("let_chain_8/tapeless"),
           entry<let_chain_handwritten<16>, let_chain_inputs>("let_chain_16/handwritten"),

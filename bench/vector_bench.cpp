@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/vector_bench.cpp: the vector cases, S3 rosenbrock, S4 log_sum_exp and S5 normal_logpdf, each
-// hand-written and with tapeless, side by side.
+// hand-written, with tapeless and with ADOL-C (reused tape and tape recorded at each call,
+// bench/adolc_peers.hpp), side by side.
 //
 // Every implementation is one function from the case's input struct to the gradient (one gradient
 // per call), returned in the type tl::grad returns, so that keeping the result costs both the same.
 // The hand-written one is the classic adjoint: a forward pass keeping what the reverse sweep needs,
 // then the reverse sweep, as straight-line loops over the elements. grad does not return the function
 // value, so neither implementation is asked for it.
+#include "adolc_peers.hpp"
 #include "harness.hpp"
 #include "suite.hpp"
 
@@ -20,8 +22,12 @@
 #include <tuple>
 
 namespace tl = tapeless;
+namespace adolc = tapeless_bench::adolc;
 
 namespace {
+
+// The ADOL-C tapes of the cases of this file (adolc_peers.hpp).
+enum adolc_case : int { s3_16_case = 1, s3_256_case, s4_16_case, s4_256_case, s5_case };
 
 // ---------------------------------------------------------------------------------------------
 // S3 rosenbrock: f(x) = sum_{i<N-1} 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2, x[i] = 2u - 1.
@@ -74,6 +80,20 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_tapeless(const s3_in<N>& in) {
   })(in.x);
 }
 
+template <std::size_t N, adolc::mode M>
+TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_adolc(const s3_in<N>& in) {
+  constexpr int id = N == 16 ? s3_16_case : s3_256_case;
+  return adolc::gradient<tl::vector<double, N>, M>(id, adolc::numbers(in.x), [](const auto& x) {
+    adouble f = 0.0;
+    for (std::size_t i = 0; i + 1 < N; ++i) {
+      const adouble a = x[i + 1] - x[i] * x[i];
+      const adouble b = 1.0 - x[i];
+      f += 100.0 * (a * a) + b * b;
+    }
+    return f;
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // S4 log_sum_exp: f(x) = log(sum_i exp(x[i])), x[i] = 4u - 2.
 
@@ -119,6 +139,17 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_handwritten(const s4_in<N>& in) {
 template <std::size_t N>
 TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_tapeless(const s4_in<N>& in) {
   return tl::grad([](const auto& x) { return tl::log_sum_exp(x); })(in.x);
+}
+
+// The plain definition log(sum exp), as benchmarks.md states f (no shift by the largest element).
+template <std::size_t N, adolc::mode M>
+TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_adolc(const s4_in<N>& in) {
+  constexpr int id = N == 16 ? s4_16_case : s4_256_case;
+  return adolc::gradient<tl::vector<double, N>, M>(id, adolc::numbers(in.x), [](const auto& x) {
+    adouble s = 0.0;
+    for (std::size_t i = 0; i < N; ++i) s += exp(x[i]);
+    return adouble(log(s));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,6 +203,21 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_tapeless(const s5_in& in) {
   })(in.mu, in.sigma);
 }
 
+template <adolc::mode M>
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_adolc(const s5_in& in) {
+  const auto& y = in.y;
+  return adolc::gradient<std::tuple<double, double>, M>(s5_case, adolc::numbers(in.mu, in.sigma), [&y](const auto& x) {
+    const adouble& mu = x[0];
+    const adouble& sigma = x[1];
+    adouble f = 0.0;
+    for (std::size_t i = 0; i < s5_n; ++i) {
+      const adouble z = (y[i] - mu) / sigma;
+      f += -0.5 * (z * z) - log(sigma) - half_log_2pi;
+    }
+    return f;
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // The checks, once, before timing.
 
@@ -195,6 +241,17 @@ bool check_all() {
   ok &= check_case<s4_handwritten<16>, s4_tapeless<16>, s4_inputs<16>>("S4_log_sum_exp_16");
   ok &= check_case<s4_handwritten<256>, s4_tapeless<256>, s4_inputs<256>>("S4_log_sum_exp_256");
   ok &= check_case<s5_handwritten, s5_tapeless, s5_inputs>("S5_normal_logpdf");
+  using enum adolc::mode;
+  ok &= check_case<s3_handwritten<16>, s3_adolc<16, tape>, s3_inputs<16>>("S3_rosenbrock_16", "adolc_tape");
+  ok &= check_case<s3_handwritten<16>, s3_adolc<16, retape>, s3_inputs<16>>("S3_rosenbrock_16", "adolc_retape");
+  ok &= check_case<s3_handwritten<256>, s3_adolc<256, tape>, s3_inputs<256>>("S3_rosenbrock_256", "adolc_tape");
+  ok &= check_case<s3_handwritten<256>, s3_adolc<256, retape>, s3_inputs<256>>("S3_rosenbrock_256", "adolc_retape");
+  ok &= check_case<s4_handwritten<16>, s4_adolc<16, tape>, s4_inputs<16>>("S4_log_sum_exp_16", "adolc_tape");
+  ok &= check_case<s4_handwritten<16>, s4_adolc<16, retape>, s4_inputs<16>>("S4_log_sum_exp_16", "adolc_retape");
+  ok &= check_case<s4_handwritten<256>, s4_adolc<256, tape>, s4_inputs<256>>("S4_log_sum_exp_256", "adolc_tape");
+  ok &= check_case<s4_handwritten<256>, s4_adolc<256, retape>, s4_inputs<256>>("S4_log_sum_exp_256", "adolc_retape");
+  ok &= check_case<s5_handwritten, s5_adolc<tape>, s5_inputs>("S5_normal_logpdf", "adolc_tape");
+  ok &= check_case<s5_handwritten, s5_adolc<retape>, s5_inputs>("S5_normal_logpdf", "adolc_retape");
   return ok;
 }
 
@@ -202,17 +259,34 @@ bool check_all() {
 
 int main(int argc, char** argv) {
   using tapeless_bench::entry;
+  using enum adolc::mode;
+  // The reused ADOL-C tapes, recorded once, before the checks and the timing.
+  adolc::record_tape<s3_adolc<16, record>, s3_inputs<16>>();
+  adolc::record_tape<s3_adolc<256, record>, s3_inputs<256>>();
+  adolc::record_tape<s4_adolc<16, record>, s4_inputs<16>>();
+  adolc::record_tape<s4_adolc<256, record>, s4_inputs<256>>();
+  adolc::record_tape<s5_adolc<record>, s5_inputs>();
   return tapeless_bench::main(argc, argv, check_all,
                               {
                                   entry<s3_handwritten<16>, s3_inputs<16>>("S3_rosenbrock_16/handwritten"),
                                   entry<s3_tapeless<16>, s3_inputs<16>>("S3_rosenbrock_16/tapeless"),
+                                  entry<s3_adolc<16, tape>, s3_inputs<16>>("S3_rosenbrock_16/adolc_tape"),
+                                  entry<s3_adolc<16, retape>, s3_inputs<16>>("S3_rosenbrock_16/adolc_retape"),
                                   entry<s3_handwritten<256>, s3_inputs<256>>("S3_rosenbrock_256/handwritten"),
                                   entry<s3_tapeless<256>, s3_inputs<256>>("S3_rosenbrock_256/tapeless"),
+                                  entry<s3_adolc<256, tape>, s3_inputs<256>>("S3_rosenbrock_256/adolc_tape"),
+                                  entry<s3_adolc<256, retape>, s3_inputs<256>>("S3_rosenbrock_256/adolc_retape"),
                                   entry<s4_handwritten<16>, s4_inputs<16>>("S4_log_sum_exp_16/handwritten"),
                                   entry<s4_tapeless<16>, s4_inputs<16>>("S4_log_sum_exp_16/tapeless"),
+                                  entry<s4_adolc<16, tape>, s4_inputs<16>>("S4_log_sum_exp_16/adolc_tape"),
+                                  entry<s4_adolc<16, retape>, s4_inputs<16>>("S4_log_sum_exp_16/adolc_retape"),
                                   entry<s4_handwritten<256>, s4_inputs<256>>("S4_log_sum_exp_256/handwritten"),
                                   entry<s4_tapeless<256>, s4_inputs<256>>("S4_log_sum_exp_256/tapeless"),
+                                  entry<s4_adolc<256, tape>, s4_inputs<256>>("S4_log_sum_exp_256/adolc_tape"),
+                                  entry<s4_adolc<256, retape>, s4_inputs<256>>("S4_log_sum_exp_256/adolc_retape"),
                                   entry<s5_handwritten, s5_inputs>("S5_normal_logpdf/handwritten"),
                                   entry<s5_tapeless, s5_inputs>("S5_normal_logpdf/tapeless"),
+                                  entry<s5_adolc<tape>, s5_inputs>("S5_normal_logpdf/adolc_tape"),
+                                  entry<s5_adolc<retape>, s5_inputs>("S5_normal_logpdf/adolc_retape"),
                               });
 }

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev doctest-dev libbenchmark-dev)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev doctest-dev libbenchmark-dev libadolc-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
