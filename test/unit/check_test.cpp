@@ -6,48 +6,16 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <allocation_counter.hpp>
 #include <finite_difference.hpp>
 
-#include <atomic>
 #include <cmath>
 #include <cstddef>
-#include <cstdlib>
 #include <limits>
-#include <new>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>
-
-namespace {
-std::atomic<long> allocations{0};
-
-// Out of line, so that g++ does not see operator new's pointer reach free() and warn of a mismatch.
-[[gnu::noinline]] void release(void* p) noexcept { std::free(p); }
-}  // namespace
-
-// Counted, to show that a check allocates nothing; every replaceable form funnels through these two.
-void* operator new(std::size_t n) {
-  ++allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t a) {
-  ++allocations;
-  const std::size_t align = static_cast<std::size_t>(a);
-  if (void* p = std::aligned_alloc(align, (n + align - 1) / align * align)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete[](void* p) noexcept { release(p); }
-void operator delete[](void* p, std::size_t) noexcept { release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
 
 namespace tl = tapeless;
 
@@ -344,12 +312,12 @@ TEST_CASE("check_gradient: in a constant expression") {
 
 TEST_CASE("check_gradient: no heap allocation") {
   const tl::matrix<double, 3, 3> A{{1, 2, 0}, {0, 1, 3}, {2, 0, 1}};
-  const auto before = allocations.load();
-  const auto c = tl::check_gradient(quadratic_form, A, tl::vector<double, 3>{1, 2, 3}, 0.5);
-  const auto fdg = tl::finite_difference_gradient(matmul_sum, A);
-  const auto d = tl::compare_gradient(fdg, matmul_sum, A, tl::check_options{.rtol = 1e-4});
-  const auto during = allocations.load() - before;
-  CHECK(during == 0);
+  tl::gradient_check c, d;
+  CHECK(test_support::allocations_during([&] {
+          c = tl::check_gradient(quadratic_form, A, tl::vector<double, 3>{1, 2, 3}, 0.5);
+          const auto fdg = tl::finite_difference_gradient(matmul_sum, A);
+          d = tl::compare_gradient(fdg, matmul_sum, A, tl::check_options{.rtol = 1e-4});
+        }) == 0);
   CHECK(c);
   CHECK(d);
 }

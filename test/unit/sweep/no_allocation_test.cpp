@@ -5,50 +5,16 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
-#include <atomic>
+#include <allocation_counter.hpp>
+
 #include <cmath>
-#include <cstdlib>
-#include <new>
 #include <tuple>
-
-namespace {
-std::atomic<long> allocations{0};
-}
-
-// Every replaceable allocation form funnels through these two.
-void* operator new(std::size_t n) {
-  ++allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t a) {
-  ++allocations;
-  const std::size_t align = static_cast<std::size_t>(a);
-  if (void* p = std::aligned_alloc(align, (n + align - 1) / align * align)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace tl = tapeless;
 
 namespace {
 
-// Counts the allocations made while running `work`.
-template <class Work>
-long allocations_during(Work work) {
-  const long before = allocations.load();
-  work();
-  return allocations.load() - before;
-}
+using test_support::allocations_during;
 
 // Every operation in one function, so one call covers them all.
 constexpr auto everything = [](const auto& x, const auto& y) {
