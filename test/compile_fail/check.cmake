@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSL-1.0
 # cmake -DCXX=... -DSOURCE=... -DINCLUDES=a;b -P check.cmake
 # Passes when SOURCE compiles with -DTAPELESS_COMPILE_FAIL_OK and fails without it, printing
-# a diagnostic that matches the file's `// expect: <regex>` line.
+# a diagnostic that matches the file's `// expect: <regex>` lines and none of its `// reject: <regex>` lines.
 file(STRINGS ${SOURCE} expect_lines REGEX "^// expect: ")
 if(NOT expect_lines)
   message(FATAL_ERROR "${SOURCE} has no '// expect: <regex>' line")
@@ -22,6 +22,14 @@ execute_process(COMMAND ${CXX} ${flags} ${SOURCE}
 if(bad_result EQUAL 0)
   message(FATAL_ERROR "${SOURCE} compiled, but must not")
 endif()
+# Lines `// reject: <regex>` name what must not follow the message: the cascade of a second error.
+file(STRINGS ${SOURCE} reject_lines REGEX "^// reject: ")
+foreach(line IN LISTS reject_lines)
+  string(REGEX REPLACE "^// reject: " "" regex "${line}")
+  if("${bad_out}${bad_err}" MATCHES "${regex}")
+    message(FATAL_ERROR "${SOURCE} failed to compile with '${regex}' after its message, a cascade:\n${bad_out}${bad_err}")
+  endif()
+endforeach()
 foreach(line IN LISTS expect_lines)
   string(REGEX REPLACE "^// expect: " "" regex "${line}")
   if(NOT "${bad_out}${bad_err}" MATCHES "${regex}")

@@ -3,6 +3,7 @@
 // operation and both shapes.
 // expect: concat_shapes<[^>]*2, 3[^>]*1, 2
 // expect: a and b must have one number of columns
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -2,6 +2,7 @@
 // Must not compile: det of a 2 x 3 matrix; the error names the operation and the shape.
 // expect: square_shape<[^>]*2, 3
 // expect: needs a square matrix
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -2,6 +2,7 @@
 // Must not compile: dot of a 3-vector and a 4-vector; the error names the operation and both shapes.
 // expect: dot_shapes<[^>]*3, 1[^>]*4, 1
 // expect: a and b must be vectors of one length
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

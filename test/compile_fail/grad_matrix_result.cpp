@@ -2,6 +2,7 @@
 // Must not compile: grad of a function whose result is a matrix; the error names the shape.
 // expect: scalar_result<[^>]*3, 1
 // expect: f must return a scalar; it returned a matrix
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -2,6 +2,7 @@
 // Must not compile: inverse of a 3 x 2 matrix; the error names the operation and the shape.
 // expect: square_shape<[^>]*3, 2
 // expect: needs a square matrix
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -3,6 +3,7 @@
 // operation and both shapes.
 // expect: reshape_shapes<[^>]*2, 3[^>]*4, 2
 // expect: R x C must hold as many elements as A
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -3,6 +3,7 @@
 // operation, the shape and the slice.
 // expect: slice_shapes<[^>]*4, 1[^>]*2, 3
 // expect: the slice must hold at least one element and lie inside v
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

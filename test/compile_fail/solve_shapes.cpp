@@ -3,6 +3,7 @@
 // operation and both shapes.
 // expect: solve_shapes<[^>]*3, 3[^>]*2, 1
 // expect: A must be square with as many rows as b
+// reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

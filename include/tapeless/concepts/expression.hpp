@@ -32,9 +32,21 @@ concept Differentiable = Expression<E> || Variable<E>;
 template <class E>
 concept Data = Constant<E> || Matrix<E>;
 
-/// Anything an operation accepts: a node, a var, a plain number or a plain matrix.
+namespace detail {
+/// What an operation returns when its operands' shapes do not fit, after the static_assert that names
+/// the operation and the shapes: every operation passes it on, and grad returns zeros for it, without
+/// a message of their own, so that the compiler prints that one sentence and no cascade after it.
+struct shape_error {};
+}  // namespace detail
+
+/// The result of an operation whose shape check failed (see detail::shape_error).
 template <class E>
-concept Operand = Differentiable<E> || Data<E>;
+concept ShapeError = std::is_same_v<std::remove_cvref_t<E>, detail::shape_error>;
+
+/// Anything an operation accepts: a node, a var, a plain number or a plain matrix (or the result of a
+/// failed shape check, passed on quietly).
+template <class E>
+concept Operand = Differentiable<E> || Data<E> || ShapeError<E>;
 
 /// Two operands of an operator tapeless overloads: at least one builds a node.
 template <class X, class Y>

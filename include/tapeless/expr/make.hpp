@@ -59,9 +59,36 @@ using plain_value_t = std::conditional_t<std::is_floating_point_v<std::common_ty
                                          std::common_type_t<std::remove_cvref_t<X>...>, double>;
 
 /// op(x): a node when x is differentiable, else the plain number op.value(x).
+/// Whether an operand is the result of a failed shape check, passed on quietly.
+template <class... X>
+inline constexpr bool any_shape_error = (ShapeError<X> || ...);
+
+/// The node of op(x...) once its checks have passed, else shape_error: `Kind` says whether the operands
+/// are of the kind op takes (the caller's static_assert has said so if not), and the shapes:: check
+/// `Fits`, instantiated only then (it is its static_assert that names the shapes), whether their shapes
+/// fit. An operand that already is a shape_error passes on without either check.
+template <class Fits, bool Kind, class Op, class... X>
+constexpr auto checked_node(Op op, X&&... x) {
+  if constexpr (any_shape_error<X...> || !Kind)
+    return shape_error{};
+  else if constexpr (!Fits::ok)
+    return shape_error{};
+  else if constexpr (sizeof...(X) == 1)
+    return make_unary(std::move(op), std::forward<X>(x)...);
+  else
+    return make_binary(std::move(op), std::forward<X>(x)...);
+}
+
+/// A check that always passes: an operation with no condition on shapes beyond its operands' kind.
+struct any_shape {
+  static constexpr bool ok = true;
+};
+
 template <class Op, class X>
 constexpr auto make_unary(Op op, X&& x) {
-  if constexpr (!is_matrix_operation<Op> && Matrix<value_type_of_t<X>>) {
+  if constexpr (ShapeError<X>) {
+    return shape_error{};
+  } else if constexpr (!is_matrix_operation<Op> && Matrix<value_type_of_t<X>>) {
     return make_unary(elementwise_unary<Op>{op}, std::forward<X>(x));
   } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
@@ -78,12 +105,16 @@ constexpr auto make_unary(Op op, X&& x) {
 /// A plain number beside a node takes the node's number type (`2 * x` stays double for a double x).
 template <class Op, class X, class Y>
 constexpr auto make_binary(Op op, X&& x, Y&& y) {
-  if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
+  if constexpr (any_shape_error<X, Y>) {
+    return shape_error{};
+  } else if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
     // A number beside a matrix is used for every element; two matrices must have one shape.
     constexpr shape a = shape_of<value_type_of_t<X>>, b = shape_of<value_type_of_t<Y>>;
     constexpr shape a_used = Matrix<value_type_of_t<X>> ? a : b, b_used = Matrix<value_type_of_t<Y>> ? b : a;
     if constexpr (shapes::elementwise_shapes<a_used, b_used>::ok)
       return make_binary(elementwise_binary<Op>{op}, std::forward<X>(x), std::forward<Y>(y));
+    else
+      return shape_error{};  // the check's static_assert has named the shapes
   } else if constexpr (Differentiable<X> || Differentiable<Y>) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));

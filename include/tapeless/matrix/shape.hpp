@@ -24,6 +24,11 @@ template <class T, std::size_t R, std::size_t C>
 inline constexpr shape shape_of<matrix<T, R, C>> = shape{R, C};
 
 namespace shapes {
+/// No condition beyond the operands' kind (transpose).
+template <shape...>
+struct any_shapes {
+  static constexpr bool ok = true;
+};
 template <shape A, shape B>
 struct matmul_shapes {
   static_assert(A.cols == B.rows, "tl::matmul(A, B): the columns of A must equal the rows of B");

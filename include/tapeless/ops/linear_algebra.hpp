@@ -563,67 +563,64 @@ struct cholesky : ::tapeless::detail::matrix_operation {
 
 }  // namespace ops
 
+namespace detail {
+/// Whether every operand is a matrix, or a shape_error passed on; a static_assert says so if not.
+template <class... X>
+constexpr bool are_matrices() {
+  constexpr bool ok = ((Matrix<value_type_of_t<X>> || ShapeError<X>) && ...);
+  static_assert(ok, "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
+                    "takes matrices or matrix expressions, not numbers");
+  return ok;
+}
+
+/// op of one or two matrix operands whose shapes must satisfy the shapes:: check Fits.
+template <template <shape...> class Fits, class Op, class... X>
+constexpr auto matrix_op(Op op, X&&... x) {
+  constexpr bool kind = are_matrices<X...>() && !any_shape_error<X...>;
+  return checked_node<Fits<shape_of<value_type_of_t<X>>...>, kind>(op, std::forward<X>(x)...);
+}
+}  // namespace detail
+
 /// The matrix product A B (`*` is elementwise).
 template <Operand A, Operand B>
 constexpr auto matmul(A&& a, B&& b) {
-  constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
-  static_assert(Matrix<value_type_of_t<A>> && Matrix<value_type_of_t<B>>, "tl::matmul(A, B): A and B must be matrices");
-  if constexpr (shapes::matmul_shapes<sa, sb>::ok)
-    return detail::make_binary(ops::matmul{}, std::forward<A>(a), std::forward<B>(b));
+  return detail::matrix_op<shapes::matmul_shapes>(ops::matmul{}, std::forward<A>(a), std::forward<B>(b));
 }
 
 template <Operand A>
 constexpr auto transpose(A&& a) {
-  static_assert(Matrix<value_type_of_t<A>>, "tl::transpose(A): A must be a matrix");
-  return detail::make_unary(ops::transpose{}, std::forward<A>(a));
+  return detail::matrix_op<shapes::any_shapes>(ops::transpose{}, std::forward<A>(a));
 }
 
+/// a . b of two vectors of one length.
 template <Operand A, Operand B>
 constexpr auto dot(A&& a, B&& b) {
-  constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
-  if constexpr (shapes::dot_shapes<sa, sb>::ok)
-    return detail::make_binary(ops::dot{}, std::forward<A>(a), std::forward<B>(b));
+  return detail::matrix_op<shapes::dot_shapes>(ops::dot{}, std::forward<A>(a), std::forward<B>(b));
 }
 
 /// a b^T of two column vectors (N x 1 and M x 1): an N x M matrix.
 template <Operand A, Operand B>
 constexpr auto outer(A&& a, B&& b) {
-  constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
-  static_assert(Matrix<value_type_of_t<A>> && Matrix<value_type_of_t<B>>, "tl::outer(a, b): a and b must be vectors");
-  if constexpr (Matrix<value_type_of_t<A>> && Matrix<value_type_of_t<B>>)
-    if constexpr (shapes::outer_shapes<sa, sb>::ok)
-      return detail::make_binary(ops::outer{}, std::forward<A>(a), std::forward<B>(b));
+  return detail::matrix_op<shapes::outer_shapes>(ops::outer{}, std::forward<A>(a), std::forward<B>(b));
 }
 
 /// The sum of the diagonal of a square matrix.
 template <Operand A>
 constexpr auto trace(A&& a) {
-  using M = value_type_of_t<A>;
-  static_assert(Matrix<M>, "tl::trace(A): A must be a square matrix");
-  if constexpr (Matrix<M>)
-    if constexpr (shapes::square_shape<shape_of<M>>::ok)
-      return detail::make_unary(ops::trace{}, std::forward<A>(a));
+  return detail::matrix_op<shapes::square_shape>(ops::trace{}, std::forward<A>(a));
 }
 
 /// The determinant of a square matrix (LU with partial pivoting). Its gradient, the cofactor matrix,
 /// is finite and exact at singular matrices too.
 template <Operand A>
 constexpr auto det(A&& a) {
-  using M = value_type_of_t<A>;
-  static_assert(Matrix<M>, "tl::det(A): A must be a square matrix");
-  if constexpr (Matrix<M>)
-    if constexpr (shapes::square_shape<shape_of<M>>::ok)
-      return detail::make_unary(ops::det{}, std::forward<A>(a));
+  return detail::matrix_op<shapes::square_shape>(ops::det{}, std::forward<A>(a));
 }
 
 /// A^-1 of a square matrix (LU with partial pivoting): all NaN if a pivot is exactly zero.
 template <Operand A>
 constexpr auto inverse(A&& a) {
-  using M = value_type_of_t<A>;
-  static_assert(Matrix<M>, "tl::inverse(A): A must be a square matrix");
-  if constexpr (Matrix<M>)
-    if constexpr (shapes::square_shape<shape_of<M>>::ok)
-      return detail::make_unary(ops::inverse{}, std::forward<A>(a));
+  return detail::matrix_op<shapes::square_shape>(ops::inverse{}, std::forward<A>(a));
 }
 
 /// log det A of a symmetric positive-definite matrix, through its Cholesky factor: more accurate than
@@ -631,23 +628,14 @@ constexpr auto inverse(A&& a) {
 /// A matrix that is not positive definite gives NaN (value and gradient).
 template <Operand A>
 constexpr auto log_det(A&& a) {
-  using M = value_type_of_t<A>;
-  static_assert(Matrix<M>, "tl::log_det(A): A must be a square matrix");
-  if constexpr (Matrix<M>)
-    if constexpr (shapes::square_shape<shape_of<M>>::ok)
-      return detail::make_unary(ops::log_det{}, std::forward<A>(a));
+  return detail::matrix_op<shapes::square_shape>(ops::log_det{}, std::forward<A>(a));
 }
 
 /// x = A^-1 b for a square A and a vector or matrix b with as many rows (LU with partial pivoting;
 /// all NaN if A is singular). Both A and b may be differentiated.
 template <Operand A, Operand B>
 constexpr auto solve(A&& a, B&& b) {
-  using MA = value_type_of_t<A>;
-  using MB = value_type_of_t<B>;
-  static_assert(Matrix<MA> && Matrix<MB>, "tl::solve(A, b): A must be a square matrix and b a vector or matrix");
-  if constexpr (Matrix<MA> && Matrix<MB>)
-    if constexpr (shapes::solve_shapes<shape_of<MA>, shape_of<MB>>::ok)
-      return detail::make_binary(ops::solve{}, std::forward<A>(a), std::forward<B>(b));
+  return detail::matrix_op<shapes::solve_shapes>(ops::solve{}, std::forward<A>(a), std::forward<B>(b));
 }
 
 /// The lower-triangular L with A = L L^T of a symmetric positive-definite A, of which only the lower
@@ -655,11 +643,7 @@ constexpr auto solve(A&& a, B&& b) {
 /// convention (lower triangular: the gradient of the function of A's lower triangle).
 template <Operand A>
 constexpr auto cholesky(A&& a) {
-  using M = value_type_of_t<A>;
-  static_assert(Matrix<M>, "tl::cholesky(A): A must be a square matrix");
-  if constexpr (Matrix<M>)
-    if constexpr (shapes::square_shape<shape_of<M>>::ok)
-      return detail::make_unary(ops::cholesky{}, std::forward<A>(a));
+  return detail::matrix_op<shapes::square_shape>(ops::cholesky{}, std::forward<A>(a));
 }
 
 }  // namespace tapeless

@@ -241,10 +241,11 @@ constexpr auto if_else(const mask<R, C>& cond, A&& a, B&& b) {
   constexpr shape sm{R, C};
   constexpr shape sa = Matrix<value_type_of_t<A>> ? shape_of<value_type_of_t<A>> : sm;
   constexpr shape sb = Matrix<value_type_of_t<B>> ? shape_of<value_type_of_t<B>> : sm;
-  if constexpr (shapes::elementwise_shapes<sm, sa>::ok) {
-    if constexpr (shapes::elementwise_shapes<sm, sb>::ok)
-      return detail::make_binary(ops::select_elements<R, C>(cond), std::forward<A>(a), std::forward<B>(b));
-  }
+  if constexpr (detail::any_shape_error<A, B> || !shapes::elementwise_shapes<sm, sa>::ok)
+    return detail::shape_error{};
+  else
+    return detail::checked_node<shapes::elementwise_shapes<sm, sb>, true>(ops::select_elements<R, C>(cond),
+                                                                        std::forward<A>(a), std::forward<B>(b));
 }
 
 }  // namespace tapeless

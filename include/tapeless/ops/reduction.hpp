@@ -251,10 +251,13 @@ namespace detail {
 /// The node of an operation over a whole matrix; a plain matrix gives the plain result.
 template <class Op, class X>
 constexpr auto make_reduction(Op op, X&& x) {
-  static_assert(Matrix<value_type_of_t<X>>,
+  static_assert(Matrix<value_type_of_t<X>> || ShapeError<X>,
                 "this operation (tl::sum, tl::mean, tl::prod, tl::norm, tl::max_element, tl::log_sum_exp, tl::softmax "
                 "...) takes a matrix or a matrix expression; for one number, write the number itself");
-  if constexpr (Matrix<value_type_of_t<X>>) return make_unary(op, std::forward<X>(x));
+  if constexpr (Matrix<value_type_of_t<X>>)
+    return make_unary(op, std::forward<X>(x));
+  else
+    return shape_error{};  // a failed check has spoken (here or before)
 }
 }  // namespace detail
 

@@ -230,15 +230,17 @@ constexpr auto ones_like(const X&) {
 /// Row i of the matrix a, as a 1 x C matrix.
 template <Operand A>
 constexpr auto row(A&& a, std::size_t i) {
-  static_assert(Matrix<value_type_of_t<A>>, "tl::row(A, i): A must be a matrix or a matrix expression");
-  if constexpr (Matrix<value_type_of_t<A>>) return detail::make_unary(ops::row(i), std::forward<A>(a));
+  constexpr bool kind = Matrix<value_type_of_t<A>>;
+  static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
+  return detail::checked_node<detail::any_shape, kind>(ops::row(i), std::forward<A>(a));
 }
 
 /// Column j of the matrix a, as an R x 1 vector.
 template <Operand A>
 constexpr auto col(A&& a, std::size_t j) {
-  static_assert(Matrix<value_type_of_t<A>>, "tl::col(A, j): A must be a matrix or a matrix expression");
-  if constexpr (Matrix<value_type_of_t<A>>) return detail::make_unary(ops::col(j), std::forward<A>(a));
+  constexpr bool kind = Matrix<value_type_of_t<A>>;
+  static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
+  return detail::checked_node<detail::any_shape, kind>(ops::col(j), std::forward<A>(a));
 }
 
 /// Elements Start .. Start + Length - 1 of the vector v: a column (row) vector of Length for a column
@@ -250,21 +252,19 @@ constexpr auto col(A&& a, std::size_t j) {
 ///   return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
 template <std::size_t Start, std::size_t Length, Operand V>
 constexpr auto slice(V&& v) {
-  static_assert(Matrix<value_type_of_t<V>>, "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
-  if constexpr (Matrix<value_type_of_t<V>>) {
-    if constexpr (shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>::ok)
-      return detail::make_unary(ops::slice<Start, Length>{}, std::forward<V>(v));
-  }
+  constexpr bool kind = Matrix<value_type_of_t<V>>;
+  static_assert(kind || ShapeError<V>, "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
+  return detail::checked_node<shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>, kind>(
+      ops::slice<Start, Length>{}, std::forward<V>(v));
 }
 
 /// A's elements in row-major order as an R x C matrix; R x C must equal A's size.
 template <std::size_t R, std::size_t C, Operand A>
 constexpr auto reshape(A&& a) {
-  static_assert(Matrix<value_type_of_t<A>>, "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
-  if constexpr (Matrix<value_type_of_t<A>>) {
-    if constexpr (shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>::ok)
-      return detail::make_unary(ops::reshape<R, C>{}, std::forward<A>(a));
-  }
+  constexpr bool kind = Matrix<value_type_of_t<A>>;
+  static_assert(kind || ShapeError<A>, "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
+  return detail::checked_node<shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>, kind>(
+      ops::reshape<R, C>{}, std::forward<A>(a));
 }
 
 /// a stacked above b: an (Ra + Rb) x C matrix from an Ra x C and an Rb x C one. A number counts as
@@ -273,8 +273,7 @@ constexpr auto reshape(A&& a) {
 template <Operand A, Operand B>
 constexpr auto concat(A&& a, B&& b) {
   constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
-  if constexpr (shapes::concat_shapes<sa, sb>::ok)
-    return detail::make_binary(ops::concat{}, std::forward<A>(a), std::forward<B>(b));
+  return detail::checked_node<shapes::concat_shapes<sa, sb>, true>(ops::concat{}, std::forward<A>(a), std::forward<B>(b));
 }
 template <Operand A, Operand B, Operand... Rest>
   requires(sizeof...(Rest) > 0)
@@ -287,16 +286,13 @@ constexpr auto concat(A&& a, B&& b, Rest&&... rest) {
 template <Operand X>
 constexpr auto diag(X&& x) {
   using M = value_type_of_t<X>;
-  static_assert(Matrix<M>, "tl::diag(x): x must be a vector or a square matrix, or an expression of one");
-  if constexpr (Matrix<M>) {
-    constexpr shape s = shape_of<M>;
-    if constexpr (shapes::diag_shape<s>::ok) {
-      if constexpr (s.rows == 1 || s.cols == 1)
-        return detail::make_unary(ops::diag{}, std::forward<X>(x));
-      else
-        return detail::make_unary(ops::diagonal{}, std::forward<X>(x));
-    }
-  }
+  constexpr bool kind = Matrix<M>;
+  static_assert(kind || ShapeError<X>, "tl::diag(x): x must be a vector or a square matrix, or an expression of one");
+  constexpr shape s = shape_of<M>;
+  if constexpr (s.rows == 1 || s.cols == 1)
+    return detail::checked_node<shapes::diag_shape<s>, kind>(ops::diag{}, std::forward<X>(x));
+  else
+    return detail::checked_node<shapes::diag_shape<s>, kind>(ops::diagonal{}, std::forward<X>(x));
 }
 
 }  // namespace tapeless

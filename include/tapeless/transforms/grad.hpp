@@ -91,26 +91,34 @@ struct gradient_transform {
 
   template <class Positions, std::size_t... P, class... Args>
   constexpr auto run(Positions positions, std::index_sequence<P...>, const Args&... args) const {
-    constexpr bool invocable = std::is_invocable_v<const F&, decltype(argument_for<P>(positions, args))...>;
+    // Asked only of an f that is not a template (a function, a lambda taking double): asking a generic
+    // lambda instantiates its body, and clang then takes an error inside it (a shape check's) to mean
+    // that f cannot be called, and would add this message, wrong there, to the one that matters.
+    constexpr bool is_template = std::is_class_v<F> && !requires { &F::operator(); };
+    constexpr bool invocable =
+        is_template || std::is_invocable_v<const F&, decltype(argument_for<P>(positions, args))...>;
     static_assert(invocable,
                   "tl::grad(f)(args...): f cannot be called with differentiable numbers for these arguments; "
                   "write f as a generic lambda taking auto (or const auto&) parameters");
     if constexpr (invocable) {
       auto result = std::invoke(f, argument_for<P>(positions, args)...);
       using R = decltype(result);
+      using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
+      using ArgTypes = std::type_identity<std::tuple<Args...>>;
       static_assert(Operand<R>,
                     "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
-      if constexpr (Operand<R> && shapes::scalar_result<shape_of<value_type_of_t<R>>, Matrix<value_type_of_t<R>>>::ok) {
-        using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
-        using ArgTypes = std::type_identity<std::tuple<Args...>>;
-        if constexpr (Expression<R>) {
-          return sweep(selected{}, result, ArgTypes{});  // the result itself is the root: no copy of the tree
-        } else if constexpr (Differentiable<R>) {
-          return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{});  // f returned a var
-        } else {
-          // f returned a plain number: it depends on no argument, so every gradient is 0.
-          return finish(make_store(selected{}, ArgTypes{}), result);
-        }
+      constexpr bool scalar = Operand<R> && shapes::scalar_result<shape_of<value_type_of_t<R>>, Matrix<value_type_of_t<R>>>::ok;
+      if constexpr (ShapeError<R> || !scalar) {
+        // A check has failed and said so (a shape check in f, or the result's here): zeros of the
+        // argument types, so that the caller's code adds no message of its own.
+        return finish(make_store(selected{}, ArgTypes{}), 0.0);
+      } else if constexpr (Expression<R>) {
+        return sweep(selected{}, result, ArgTypes{});  // the result itself is the root: no copy of the tree
+      } else if constexpr (Differentiable<R>) {
+        return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{});  // f returned a var
+      } else {
+        // f returned a plain number: it depends on no argument, so every gradient is 0.
+        return finish(make_store(selected{}, ArgTypes{}), result);
       }
     }
   }
