@@ -21,40 +21,39 @@
 
 namespace tapeless::detail {
 
-// The sweep of one node is forced inline into its parent's, so that a gradient is one straight-line
-// function whatever the compiler's inlining budget: clang left the sweep of a subtree of S3 (16
-// elements) out of line, 2.8x a hand-written adjoint, 1.02x with it inlined. Not the let's sweep: a
-// chain of 16 lets forced whole into one function ran 1.34x where g++'s own choice runs 1.06x.
+// The sweeps are left to the compiler's inliner. Forced inline ([[gnu::always_inline]]), clang's
+// S3 (n = 16) went from 2.8x a hand-written adjoint to 1.02x, but a test file of many gradients took
+// 222 s to compile instead of 11: the price every user's build would pay.
 
 template <class T, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>, Need>&, const G&, Store&) {}
+constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>, Need>&, const G&, Store&) {}
 
 template <class T, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>, Need>&, const G&, Store&) {}
+constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>, Need>&, const G&, Store&) {}
 
 template <std::size_t S, class T, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&, const G& g, Store& store) {
+constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&, const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class Tag, class T, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&, const G& g, Store& store) {
+constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&, const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class T, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>, Need>&, const G& g, Store&) {
+constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>, Need>&, const G& g, Store&) {
   *leaf.grad_ += g;
 }
 
 template <class Op, class A, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_node<Op, A>, Need>& v, const G& g,
+constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_node<Op, A>, Need>& v, const G& g,
                               Store& store) {
   if constexpr (A::is_active) backward_sweep(n.arg, v.arg, unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out()), store);
 }
 
 template <class Op, class A, class B, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>, Need>& v, const G& g,
+constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>, Need>& v, const G& g,
                               Store& store) {
   using T = typename binary_node<Op, A, B>::value_type;
   const auto& x = value_at(n.lhs, v.lhs);
@@ -70,7 +69,7 @@ template <class Op, class A, class B, bool Need, class G, class Store>
 }
 
 template <class A, class B, bool Need, class G, class Store>
-[[gnu::always_inline]] constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select_node<A, B>, Need>& v, const G& g,
+constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select_node<A, B>, Need>& v, const G& g,
                               Store& store) {
   if (n.cond) {
     if constexpr (A::is_active) backward_sweep(n.if_true, v.if_true, g, store);
