@@ -79,11 +79,6 @@ constexpr auto checked_node(Op op, X&&... x) {
     return make_binary(std::move(op), std::forward<X>(x)...);
 }
 
-/// A check that always passes: an operation with no condition on shapes beyond its operands' kind.
-struct any_shape {
-  static constexpr bool ok = true;
-};
-
 template <class Op, class X>
 constexpr auto make_unary(Op op, X&& x) {
   if constexpr (ShapeError<X>) {

@@ -24,7 +24,7 @@ template <class T, std::size_t R, std::size_t C>
 inline constexpr shape shape_of<matrix<T, R, C>> = shape{R, C};
 
 namespace shapes {
-/// No condition beyond the operands' kind (transpose).
+/// No condition beyond the operands' kind (transpose, row, col).
 template <shape...>
 struct any_shapes {
   static constexpr bool ok = true;

@@ -232,7 +232,7 @@ template <Operand A>
 constexpr auto row(A&& a, std::size_t i) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
-  return detail::checked_node<detail::any_shape, kind>(ops::row(i), std::forward<A>(a));
+  return detail::checked_node<shapes::any_shapes<>, kind>(ops::row(i), std::forward<A>(a));
 }
 
 /// Column j of the matrix a, as an R x 1 vector.
@@ -240,7 +240,7 @@ template <Operand A>
 constexpr auto col(A&& a, std::size_t j) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
-  return detail::checked_node<detail::any_shape, kind>(ops::col(j), std::forward<A>(a));
+  return detail::checked_node<shapes::any_shapes<>, kind>(ops::col(j), std::forward<A>(a));
 }
 
 /// Elements Start .. Start + Length - 1 of the vector v: a column (row) vector of Length for a column
