@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
 # The whole test suite: g++ and clang++ builds (library, tests, examples, benchmark smoke runs),
-# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [g++|clang++|sanitize]...
+# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, and the threads test
+# under ThreadSanitizer.
+# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [g++|clang++|sanitize|tsan]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-parts=("$@"); ((${#parts[@]})) || parts=(g++ clang++ sanitize)
+parts=("$@"); ((${#parts[@]})) || parts=(g++ clang++ sanitize tsan)
 jobs=$(nproc)
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
@@ -46,7 +47,16 @@ for part in "${parts[@]}"; do
       ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
         run_ctest "$dir" -E "^(compile_fail|package)_"
       ;;
-    *) echo "unknown part '$part' (g++, clang++ or sanitize)" >&2; exit 2 ;;
+    tsan)
+      dir=build/test-tsan
+      echo "=== g++ with ThreadSanitizer in $dir: the threads test"
+      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread -fno-omit-frame-pointer" \
+        -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_EXAMPLES=OFF
+      cmake --build "$dir" -j"$jobs" --target unit_threads
+      TSAN_OPTIONS=halt_on_error=1 run_ctest "$dir" -R "^unit_threads$"
+      ;;
+    *) echo "unknown part '$part' (g++, clang++, sanitize or tsan)" >&2; exit 2 ;;
   esac
 done
 

@@ -39,6 +39,10 @@
 #include <tapeless/sweep/imperative.hpp>
 
 #include <tapeless/transforms/grad.hpp>
+#include <tapeless/transforms/hessian.hpp>
+#include <tapeless/transforms/jacobian.hpp>
+#include <tapeless/transforms/jvp.hpp>
+#include <tapeless/transforms/vjp.hpp>
 #include <tapeless/transforms/let.hpp>
 
 #include <tapeless/var.hpp>

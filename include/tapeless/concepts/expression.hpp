@@ -37,6 +37,15 @@ namespace detail {
 /// the operation and the shapes: every operation passes it on, and grad returns zeros for it, without
 /// a message of their own, so that the compiler prints that one sentence and no cascade after it.
 struct shape_error {};
+
+/// What a transform returns after its own static_assert has said why the call cannot be made: it
+/// converts to whatever the caller's code expects, so that no second message follows the first.
+struct failed_call {
+  template <class T>
+  constexpr operator T() const {  // NOLINT: implicit, to stand in for any result
+    return T{};
+  }
+};
 }  // namespace detail
 
 /// The result of an operation whose shape check failed (see detail::shape_error).

@@ -7,17 +7,50 @@
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/shape.hpp>
 
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
 namespace tapeless::detail {
+
+/// Whether data of number type U may stand in an expression of number type T by conversion: the
+/// forward-mode transforms run f in dual numbers, where its captured double data meets dual values.
+template <class T, class U>
+inline constexpr bool lifts_to = !std::is_same_v<T, U> && std::is_same_v<real_of_t<T>, U>;
+
+/// A number or matrix of U as one of T.
+template <class T, class V>
+constexpr auto lifted(const V& v) {
+  if constexpr (Matrix<V>) {
+    matrix<T, V::rows(), V::cols()> m(uninitialized);
+    for (std::size_t i = 0; i < V::size(); ++i) m[i] = T(v[i]);
+    return m;
+  } else {
+    return T(v);
+  }
+}
+
+/// A node that depends on no argument: data (constant, cref) as a node.
+template <class D>
+concept ConstantNode = Expression<D> && !std::remove_cvref_t<D>::is_active;
+
+/// x in number type T, when it is of the number type T lifts from; else x itself.
+template <class T, class X>
+constexpr auto as_number(const X& x) {
+  if constexpr (lifts_to<T, scalar_of_t<X>>)
+    return lifted<T>(x);
+  else
+    return x;
+}
 
 /// An operand as a node: nodes pass through, a var becomes a var_ref, a number a constant of type T,
 /// a plain matrix a constant matrix of T.
 template <class T, class E>
 constexpr auto as_node(E&& e) {
   using D = std::remove_cvref_t<E>;
-  if constexpr (Expression<D>)
+  if constexpr (ConstantNode<D> && lifts_to<T, scalar_type_of_t<D>>)
+    return constant<decltype(lifted<T>(e.value()))>(lifted<T>(e.value()));  // data in a dual expression
+  else if constexpr (Expression<D>)
     return D(std::forward<E>(e));
   else if constexpr (Variable<D>) {
     static_assert(std::is_lvalue_reference_v<E>,
@@ -25,6 +58,8 @@ constexpr auto as_node(E&& e) {
                   "not a temporary whose gradient would be destroyed before backward()");
     return e.ref();
   }
+  else if constexpr (Matrix<D> && lifts_to<T, scalar_of_t<D>>)
+    return constant<decltype(lifted<T>(e))>(lifted<T>(e));
   else if constexpr (Matrix<D>) {
     static_assert(std::is_same_v<typename D::value_type, T>,
                   "a tl::matrix constant in an expression must hold the number type of the expression");
@@ -34,12 +69,15 @@ constexpr auto as_node(E&& e) {
     return constant<T>(static_cast<T>(e));
 }
 
-/// The number type of a binary operation: that of its differentiable operands.
+/// The number type of a binary operation: that of its differentiable operands. Data beside a node
+/// takes the node's type (2.0 * x stays float for a float x), except dual data, whose tangents count.
 template <class E1, class E2>
 struct binary_value {
+  using node_side = scalar_type_of_t<std::conditional_t<Differentiable<E1>, E1, E2>>;
+  using data_side = scalar_type_of_t<std::conditional_t<Differentiable<E1>, E2, E1>>;
   using type = std::conditional_t<Differentiable<E1> && Differentiable<E2>,
                                   std::common_type_t<scalar_type_of_t<E1>, scalar_type_of_t<E2>>,
-                                  scalar_type_of_t<std::conditional_t<Differentiable<E1>, E1, E2>>>;
+                                  std::conditional_t<lifts_to<data_side, node_side>, data_side, node_side>>;
 };
 
 /// Operations on matrices as a whole (matmul, sum, det ...) derive from this; every other operation
@@ -55,7 +93,7 @@ struct elementwise_binary;
 
 /// The number type plain numbers compute in: their own if floating-point, else double.
 template <class... X>
-using plain_value_t = std::conditional_t<std::is_floating_point_v<std::common_type_t<std::remove_cvref_t<X>...>>,
+using plain_value_t = std::conditional_t<Real<std::common_type_t<std::remove_cvref_t<X>...>>,
                                          std::common_type_t<std::remove_cvref_t<X>...>, double>;
 
 /// op(x): a node when x is differentiable, else the plain number op.value(x).
@@ -117,7 +155,11 @@ constexpr auto make_binary(Op op, X&& x, Y&& y) {
     return binary_node<Op, A, B>(op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); },
                                  [&] { return as_node<T>(std::forward<Y>(y)); });
   } else if constexpr (Matrix<X> || Matrix<Y>) {
-    return op_value(op, x, y);
+    using T = std::common_type_t<scalar_type_of_t<X>, scalar_type_of_t<Y>>;
+    if constexpr (lifts_to<T, scalar_type_of_t<X>> || lifts_to<T, scalar_type_of_t<Y>>)
+      return op_value(op, as_number<T>(x), as_number<T>(y));  // double data beside dual values
+    else
+      return op_value(op, x, y);
   } else {
     using T = plain_value_t<X, Y>;
     return op_value(op, static_cast<T>(x), static_cast<T>(y));

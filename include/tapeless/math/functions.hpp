@@ -7,9 +7,11 @@
 #pragma once
 
 #include <tapeless/math/constexpr_math.hpp>
+#include <tapeless/math/dual.hpp>
 
 #include <cmath>
 #include <concepts>
+#include <numbers>
 #include <type_traits>
 
 namespace tapeless::math {
@@ -68,6 +70,165 @@ constexpr T abs(T x) noexcept {
 template <std::floating_point T>
 constexpr bool isnan(T x) noexcept {
   return x != x;
+}
+
+
+// --- The same functions of dual numbers: each value with its derivative, for forward mode. ---------
+// Declared first, so that each may use the others at any nesting (a dual of duals).
+#define TAPELESS_DUAL_DECLARE_1(name) template <class T, class D> constexpr dual<T, D> name(const dual<T, D>& x);
+#define TAPELESS_DUAL_DECLARE_2(name) \
+  template <class T, class D>         \
+  constexpr dual<T, D> name(const dual<T, D>& x, const dual<T, D>& y);
+TAPELESS_DUAL_DECLARE_1(exp) TAPELESS_DUAL_DECLARE_1(exp2) TAPELESS_DUAL_DECLARE_1(expm1)
+TAPELESS_DUAL_DECLARE_1(log) TAPELESS_DUAL_DECLARE_1(log2) TAPELESS_DUAL_DECLARE_1(log10)
+TAPELESS_DUAL_DECLARE_1(log1p) TAPELESS_DUAL_DECLARE_1(sqrt) TAPELESS_DUAL_DECLARE_1(cbrt)
+TAPELESS_DUAL_DECLARE_1(sin) TAPELESS_DUAL_DECLARE_1(cos) TAPELESS_DUAL_DECLARE_1(tan)
+TAPELESS_DUAL_DECLARE_1(asin) TAPELESS_DUAL_DECLARE_1(acos) TAPELESS_DUAL_DECLARE_1(atan)
+TAPELESS_DUAL_DECLARE_1(sinh) TAPELESS_DUAL_DECLARE_1(cosh) TAPELESS_DUAL_DECLARE_1(tanh)
+TAPELESS_DUAL_DECLARE_1(asinh) TAPELESS_DUAL_DECLARE_1(acosh) TAPELESS_DUAL_DECLARE_1(atanh)
+TAPELESS_DUAL_DECLARE_1(erf) TAPELESS_DUAL_DECLARE_1(erfc) TAPELESS_DUAL_DECLARE_1(abs)
+TAPELESS_DUAL_DECLARE_2(pow) TAPELESS_DUAL_DECLARE_2(atan2) TAPELESS_DUAL_DECLARE_2(hypot)
+#undef TAPELESS_DUAL_DECLARE_1
+#undef TAPELESS_DUAL_DECLARE_2
+
+template <class T, class D>
+constexpr bool isnan(const dual<T, D>& x) noexcept {
+  return isnan(x.value);
+}
+
+namespace detail {
+/// True when every component of x, at every nesting and in every lane, is zero.
+template <class T>
+constexpr bool is_zero(const T& x) {
+  if constexpr (::tapeless::detail::is_dual<T>) {
+    return is_zero(x.value) && is_zero(x.tangent);
+  } else if constexpr (requires { x.lane; }) {
+    for (const auto& e : x.lane)
+      if (!is_zero(e)) return false;
+    return true;
+  } else {
+    return x == T(0);
+  }
+}
+
+/// f(x) with tangent f'(x) x': `slope` is called only for a tangent that is not zero, so that a
+/// constant (tangent 0) never picks up 0 * inf = NaN at a point where f' is infinite (sqrt at 0).
+template <class T, class D, class Slope>
+constexpr dual<T, D> chain(T value, const dual<T, D>& x, Slope slope) {
+  if (is_zero(x.tangent)) return {value, D{}};
+  return {value, slope() * x.tangent};
+}
+
+/// f(x, y) with tangent f_x x' + f_y y', each term only for a tangent that is not zero.
+template <class T, class D, class SlopeX, class SlopeY>
+constexpr dual<T, D> chain(T value, const dual<T, D>& x, SlopeX slope_x, const dual<T, D>& y, SlopeY slope_y) {
+  D t{};
+  if (!is_zero(x.tangent)) t += slope_x() * x.tangent;
+  if (!is_zero(y.tangent)) t += slope_y() * y.tangent;
+  return {value, t};
+}
+}  // namespace detail
+
+template <class T, class D> constexpr dual<T, D> exp(const dual<T, D>& x) {
+  const T e = math::exp(x.value);
+  return detail::chain(e, x, [&] { return e; });
+}
+template <class T, class D> constexpr dual<T, D> exp2(const dual<T, D>& x) {
+  const T e = math::exp2(x.value);
+  return detail::chain(e, x, [&] { return e * ::tapeless::detail::ln2_v<T>; });
+}
+template <class T, class D> constexpr dual<T, D> expm1(const dual<T, D>& x) {
+  return detail::chain(math::expm1(x.value), x, [&] { return math::exp(x.value); });
+}
+template <class T, class D> constexpr dual<T, D> log(const dual<T, D>& x) {
+  return detail::chain(math::log(x.value), x, [&] { return T(1) / x.value; });
+}
+template <class T, class D> constexpr dual<T, D> log2(const dual<T, D>& x) {
+  return detail::chain(math::log2(x.value), x,
+                       [&] { return T(1) / (x.value * ::tapeless::detail::ln2_v<T>); });
+}
+template <class T, class D> constexpr dual<T, D> log10(const dual<T, D>& x) {
+  return detail::chain(math::log10(x.value), x,
+                       [&] { return T(1) / (x.value * ::tapeless::detail::ln10_v<T>); });
+}
+template <class T, class D> constexpr dual<T, D> log1p(const dual<T, D>& x) {
+  return detail::chain(math::log1p(x.value), x, [&] { return T(1) / (T(1) + x.value); });
+}
+template <class T, class D> constexpr dual<T, D> sqrt(const dual<T, D>& x) {
+  const T s = math::sqrt(x.value);
+  return detail::chain(s, x, [&] { return T(0.5) / s; });
+}
+template <class T, class D> constexpr dual<T, D> cbrt(const dual<T, D>& x) {
+  const T c = math::cbrt(x.value);
+  return detail::chain(c, x, [&] { return T(1) / (T(3) * c * c); });
+}
+template <class T, class D> constexpr dual<T, D> sin(const dual<T, D>& x) {
+  return detail::chain(math::sin(x.value), x, [&] { return math::cos(x.value); });
+}
+template <class T, class D> constexpr dual<T, D> cos(const dual<T, D>& x) {
+  return detail::chain(math::cos(x.value), x, [&] { return -math::sin(x.value); });
+}
+template <class T, class D> constexpr dual<T, D> tan(const dual<T, D>& x) {
+  const T t = math::tan(x.value);
+  return detail::chain(t, x, [&] { return T(1) + t * t; });
+}
+template <class T, class D> constexpr dual<T, D> asin(const dual<T, D>& x) {
+  return detail::chain(math::asin(x.value), x, [&] { return T(1) / math::sqrt(T(1) - x.value * x.value); });
+}
+template <class T, class D> constexpr dual<T, D> acos(const dual<T, D>& x) {
+  return detail::chain(math::acos(x.value), x, [&] { return T(-1) / math::sqrt(T(1) - x.value * x.value); });
+}
+template <class T, class D> constexpr dual<T, D> atan(const dual<T, D>& x) {
+  return detail::chain(math::atan(x.value), x, [&] { return T(1) / (T(1) + x.value * x.value); });
+}
+template <class T, class D> constexpr dual<T, D> sinh(const dual<T, D>& x) {
+  return detail::chain(math::sinh(x.value), x, [&] { return math::cosh(x.value); });
+}
+template <class T, class D> constexpr dual<T, D> cosh(const dual<T, D>& x) {
+  return detail::chain(math::cosh(x.value), x, [&] { return math::sinh(x.value); });
+}
+template <class T, class D> constexpr dual<T, D> tanh(const dual<T, D>& x) {
+  const T t = math::tanh(x.value);
+  return detail::chain(t, x, [&] { return T(1) - t * t; });
+}
+template <class T, class D> constexpr dual<T, D> asinh(const dual<T, D>& x) {
+  return detail::chain(math::asinh(x.value), x, [&] { return T(1) / math::sqrt(x.value * x.value + T(1)); });
+}
+template <class T, class D> constexpr dual<T, D> acosh(const dual<T, D>& x) {
+  return detail::chain(math::acosh(x.value), x,
+                       [&] { return T(1) / (math::sqrt(x.value - T(1)) * math::sqrt(x.value + T(1))); });
+}
+template <class T, class D> constexpr dual<T, D> atanh(const dual<T, D>& x) {
+  return detail::chain(math::atanh(x.value), x, [&] { return T(1) / (T(1) - x.value * x.value); });
+}
+template <class T, class D> constexpr dual<T, D> erf(const dual<T, D>& x) {
+  return detail::chain(math::erf(x.value), x, [&] {
+    return T(2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x.value * x.value);
+  });
+}
+template <class T, class D> constexpr dual<T, D> erfc(const dual<T, D>& x) {
+  return detail::chain(math::erfc(x.value), x, [&] {
+    return T(-2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x.value * x.value);
+  });
+}
+/// |x| with the slope of the library's abs: sign(x), and 0 at 0.
+template <class T, class D> constexpr dual<T, D> abs(const dual<T, D>& x) {
+  return detail::chain(math::abs(x.value), x, [&] { return x.value > T(0) ? T(1) : x.value < T(0) ? T(-1) : T(0); });
+}
+/// x^y: the y-term only where y moves, so that a constant exponent needs no log of a negative x.
+template <class T, class D> constexpr dual<T, D> pow(const dual<T, D>& x, const dual<T, D>& y) {
+  const T z = math::pow(x.value, y.value);
+  return detail::chain(
+      z, x, [&] { return y.value == T(0) ? T(0) : y.value * math::pow(x.value, y.value - T(1)); },
+      y, [&] { return z * math::log(x.value); });
+}
+template <class T, class D> constexpr dual<T, D> atan2(const dual<T, D>& y, const dual<T, D>& x) {
+  const T r2 = x.value * x.value + y.value * y.value;
+  return detail::chain(math::atan2(y.value, x.value), y, [&] { return x.value / r2; }, x, [&] { return -y.value / r2; });
+}
+template <class T, class D> constexpr dual<T, D> hypot(const dual<T, D>& x, const dual<T, D>& y) {
+  const T h = math::hypot(x.value, y.value);
+  return detail::chain(h, x, [&] { return x.value / h; }, y, [&] { return y.value / h; });
 }
 
 }  // namespace tapeless::math

@@ -24,7 +24,7 @@ struct exp2 {
   static constexpr std::string_view name = "exp2";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T> static constexpr T value(T x) { return math::exp2(x); }
-  template <class T> static constexpr T derivative(T, T y) { return y * std::numbers::ln2_v<T>; }
+  template <class T> static constexpr T derivative(T, T y) { return y * ::tapeless::detail::ln2_v<T>; }
 };
 
 struct expm1 {
@@ -51,7 +51,7 @@ struct log2 {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::log2(x); }
   template <class T> static constexpr T vjp(T g, T x, T) {
-    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * std::numbers::ln2_v<T>));
+    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln2_v<T>));
   }
 };
 
@@ -60,7 +60,7 @@ struct log10 {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::log10(x); }
   template <class T> static constexpr T vjp(T g, T x, T) {
-    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * std::numbers::ln10_v<T>));
+    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln10_v<T>));
   }
 };
 

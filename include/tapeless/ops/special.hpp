@@ -16,14 +16,14 @@ struct erf {
   static constexpr std::string_view name = "erf";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::erf(x); }
-  template <class T> static constexpr T derivative(T x, T) { return T(2) * std::numbers::inv_sqrtpi_v<T> * math::exp(-x * x); }
+  template <class T> static constexpr T derivative(T x, T) { return T(2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x * x); }
 };
 
 struct erfc {
   static constexpr std::string_view name = "erfc";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return math::erfc(x); }
-  template <class T> static constexpr T derivative(T x, T) { return T(-2) * std::numbers::inv_sqrtpi_v<T> * math::exp(-x * x); }
+  template <class T> static constexpr T derivative(T x, T) { return T(-2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x * x); }
 };
 
 /// 1 / (1 + e^-x), computed from e^-|x| so that neither side overflows; dy/dx = y (1 - y).

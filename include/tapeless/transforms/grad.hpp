@@ -6,6 +6,7 @@
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/transforms/nested_grad.hpp>
 
 #include <boost/hana/equal.hpp>
 #include <boost/hana/find_if.hpp>
@@ -54,21 +55,71 @@ constexpr auto argument_for(Positions positions, const Arg& arg) {
     return arg;
 }
 
-/// The callable grad(f) and value_and_grad(f) return.
-template <class F, bool WithValue, std::size_t... I>
+/// The adjoint a sweep starts from: 1 for the gradient of a scalar f (vjp passes its own).
+struct unit_seed {};
+
+/// The auxiliary output of a has_aux function as plain values: nodes and vars by their values, pairs
+/// and tuples element by element, anything else as it is.
+template <class A>
+constexpr auto aux_value(const A& a) {
+  if constexpr (Differentiable<A>) {
+    return value_of(a);
+  } else if constexpr (requires { typename A::first_type; typename A::second_type; }) {
+    return std::pair{aux_value(a.first), aux_value(a.second)};
+  } else if constexpr (requires { std::tuple_size<A>::value; } && !Matrix<A>) {
+    return std::apply([](const auto&... e) { return std::tuple{aux_value(e)...}; }, a);
+  } else {
+    return a;
+  }
+}
+
+/// The callable grad(f) and value_and_grad(f) return. With HasAux, f returns a pair (loss, aux) and
+/// the gradient is of the loss, with aux passed through.
+template <class F, bool WithValue, bool HasAux, std::size_t... I>
 struct gradient_transform {
   F f;
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
+    if constexpr ((Differentiable<Args> || ...))
+      return inside_a_sweep(args...);
     // Each misuse stops here with one sentence, and nothing further is instantiated.
-    if constexpr (arguments_are_valid<Args...>()) {
-      constexpr auto positions = selected_positions<sizeof...(Args), I...>();
-      return run(positions, std::index_sequence_for<Args...>{}, args...);
-    }
+    else if constexpr (arguments_are_valid<Args...>())
+      return run(unit_seed{}, std::index_sequence_for<Args...>{}, args...);
+  }
+
+  /// One reverse sweep from `seed`, the adjoint of f's result (of its type): the pullback of vjp.
+  template <class Seed, class... Args>
+  constexpr auto pull_back(const Seed& seed, const Args&... args) const {
+    if constexpr (arguments_are_valid<Args...>()) return run(seed, std::index_sequence_for<Args...>{}, args...);
   }
 
  private:
+  // Called with expressions, inside a function being differentiated (grad(grad(f))): the node of this
+  // gradient, whose rule is a Hessian-vector product (transforms/nested_grad.hpp). Its value is one
+  // gradient, so one argument must be selected; value_and_grad gives f's own expression beside it.
+  template <class... Args>
+  constexpr auto inside_a_sweep(const Args&... args) const {
+    constexpr bool one = sizeof...(I) == 1 || (sizeof...(I) == 0 && sizeof...(Args) == 1);
+    static_assert(one,
+                  "tl::grad(f) inside a function being differentiated gives one gradient: select one argument with "
+                  "tl::grad<I>(f), or use tl::hessian for all second derivatives");
+    static_assert(!HasAux, "tl::grad(f, tl::has_aux) cannot be differentiated again; differentiate tl::grad(f)");
+    if constexpr (one && !HasAux && arguments_are_valid<value_type_of_t<Args>...>()) {
+      constexpr std::size_t selected = [] {
+        constexpr std::size_t named[] = {I..., 0};
+        return named[0];
+      }();
+      auto g = gradient_node<selected>(f, args...);
+      if constexpr (WithValue)
+        return std::pair{std::invoke(f, args...), std::move(g)};
+      else
+        return g;
+    } else {
+      return shape_error{};  // passed on quietly by the enclosing function and grad, after the message above
+    }
+  }
+
   template <class... Args>
   static constexpr bool arguments_are_valid() {
     constexpr std::size_t n = sizeof...(Args);
@@ -89,8 +140,9 @@ struct gradient_transform {
     return n > 0 && ((Real<Args> || Matrix<Args>) && ...) && ((I < n) && ...) && distinct;
   }
 
-  template <class Positions, std::size_t... P, class... Args>
-  constexpr auto run(Positions positions, std::index_sequence<P...>, const Args&... args) const {
+  template <class Seed, std::size_t... P, class... Args>
+  constexpr auto run(const Seed& seed, std::index_sequence<P...>, const Args&... args) const {
+    constexpr auto positions = selected_positions<sizeof...(Args), I...>();
     // Asked only of an f that is not a template (a function, a lambda taking double): asking a generic
     // lambda instantiates its body, and clang then takes an error inside it (a shape check's) to mean
     // that f cannot be called, and would add this message, wrong there, to the one that matters.
@@ -101,36 +153,69 @@ struct gradient_transform {
                   "tl::grad(f)(args...): f cannot be called with differentiable numbers for these arguments; "
                   "write f as a generic lambda taking auto (or const auto&) parameters");
     if constexpr (invocable) {
-      auto result = std::invoke(f, argument_for<P>(positions, args)...);
-      using R = decltype(result);
-      using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
-      using ArgTypes = std::type_identity<std::tuple<Args...>>;
-      static_assert(Operand<R>,
-                    "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
-      constexpr bool scalar = Operand<R> && shapes::scalar_result<shape_of<value_type_of_t<R>>, Matrix<value_type_of_t<R>>>::ok;
-      if constexpr (ShapeError<R> || !scalar) {
-        // A check has failed and said so (a shape check in f, or the result's here): zeros of the
-        // argument types, so that the caller's code adds no message of its own.
-        return finish(make_store(selected{}, ArgTypes{}), 0.0);
-      } else if constexpr (Expression<R>) {
-        return sweep(selected{}, result, ArgTypes{});  // the result itself is the root: no copy of the tree
-      } else if constexpr (Differentiable<R>) {
-        return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{});  // f returned a var
-      } else {
-        // f returned a plain number: it depends on no argument, so every gradient is 0.
-        return finish(make_store(selected{}, ArgTypes{}), result);
+      const auto out = std::invoke(f, argument_for<P>(positions, args)...);
+      constexpr bool pair = !HasAux || requires { std::tuple_size<std::remove_cvref_t<decltype(out)>>::value == 2; };
+      static_assert(pair, "tl::grad(f, tl::has_aux): f must return a pair (loss, aux), e.g. std::pair{loss, aux}");
+      if constexpr (pair) {
+        const auto& result = loss_part(out);
+        using R = std::remove_cvref_t<decltype(result)>;
+        using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
+        using ArgTypes = std::type_identity<std::tuple<Args...>>;
+        static_assert(Operand<R>,
+                      "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
+        constexpr bool fits = Operand<R> && result_fits<value_type_of_t<R>, Seed>();
+        if constexpr (ShapeError<R> || !fits) {
+          // A check has failed and said so (a shape check in f, or the result's here): zeros of the
+          // argument types, so that the caller's code adds no message of its own.
+          return finish(make_store(selected{}, ArgTypes{}), 0.0, out);
+        } else if constexpr (Expression<R>) {
+          return sweep(selected{}, result, ArgTypes{}, seed, out);  // the result is the root: no copy of the tree
+        } else if constexpr (Differentiable<R>) {
+          return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{}, seed, out);  // f returned a var
+        } else {
+          // f returned a plain number: it depends on no argument, so every gradient is 0.
+          return finish(make_store(selected{}, ArgTypes{}), result, out);
+        }
       }
+    }
+  }
+
+  // What is differentiated of f's result: all of it, or the loss of (loss, aux).
+  template <class Out>
+  static constexpr const auto& loss_part(const Out& out) {
+    if constexpr (HasAux)
+      return std::get<0>(out);
+    else
+      return out;
+  }
+
+  // The gradient needs a scalar result; a sweep from a given seed, a result of the seed's type.
+  template <class V, class Seed>
+  static constexpr bool result_fits() {
+    if constexpr (std::is_same_v<Seed, unit_seed>) {
+      return shapes::scalar_result<shape_of<V>, Matrix<V>>::ok;
+    } else {
+      static_assert(std::is_same_v<V, Seed>,
+                    "tl::vjp(f, args...): the cotangent passed to the pullback must have the type of f's result");
+      return std::is_same_v<V, Seed>;
     }
   }
 
   // One forward evaluation of the root's values and one reverse sweep from it into a store with one
   // slot per selected argument, typed like it.
-  template <class Selected, class Root, class ArgTypes>
-  static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types) {
+  template <class Selected, class Root, class ArgTypes, class Seed, class Out>
+  static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types, const Seed& seed,
+                              const Out& out) {
+    using V = value_type_of_t<Root>;
     auto store = make_store(selected, arg_types);
     const evaluated<Root, WithValue> values(root);  // grad computes only what the sweep reads
-    if constexpr (Root::is_active) backward_sweep(root, values, value_type_of_t<Root>(1), store);
-    return finish(store, value_at(root, values));
+    if constexpr (Root::is_active) {
+      if constexpr (std::is_same_v<Seed, unit_seed>)
+        backward_sweep(root, values, V(1), store);
+      else
+        backward_sweep(root, values, seed, store);
+    }
+    return finish(store, value_at(root, values), out);
   }
 
   template <std::size_t... S, class ArgTypes>
@@ -138,19 +223,27 @@ struct gradient_transform {
     return argument_adjoints<std::tuple_element_t<S, ArgTypes>...>{};
   }
 
-  // The gradient (one slot alone, or the tuple of them), with the value when asked for.
-  template <class Store, class V>
-  static constexpr auto finish(const Store& store, const V& value) {
+  // The gradient (one slot alone, or the tuple of them), with the value and the aux output when asked
+  // for, laid out as JAX does: (value, grad), (grad, aux), ((value, aux), grad).
+  template <class Store, class V, class Out>
+  static constexpr auto finish(const Store& store, const V& value, const Out& out) {
     auto g = [&] {
       if constexpr (std::tuple_size_v<decltype(store.slots)> == 1)
         return std::get<0>(store.slots);
       else
         return store.slots;
     }();
-    if constexpr (WithValue)
+    if constexpr (HasAux) {
+      auto aux = aux_value(std::get<1>(out));
+      if constexpr (WithValue)
+        return std::pair{std::pair{value, std::move(aux)}, g};
+      else
+        return std::pair{g, std::move(aux)};
+    } else if constexpr (WithValue) {
       return std::pair{value, g};
-    else
+    } else {
       return g;
+    }
   }
 };
 
@@ -162,15 +255,37 @@ struct gradient_transform {
 /// the other arguments are passed to f as plain numbers.
 ///
 ///   auto [g1, g2] = tl::grad(f)(1.0, 2.0);
+///
+/// grad(grad(f)) is the second derivative: grad(f) called on expressions, inside a function being
+/// differentiated, is itself differentiable (transforms/nested_grad.hpp).
 template <std::size_t... I, class F>
 constexpr auto grad(F f) {
-  return detail::gradient_transform<F, false, I...>{std::move(f)};
+  return detail::gradient_transform<F, false, false, I...>{std::move(f)};
 }
 
 /// value_and_grad(f)(args...) returns std::pair{f(args...), grad(f)(args...)} from one sweep.
 template <std::size_t... I, class F>
 constexpr auto value_and_grad(F f) {
-  return detail::gradient_transform<F, true, I...>{std::move(f)};
+  return detail::gradient_transform<F, true, false, I...>{std::move(f)};
+}
+
+/// Marks a function returning a pair (loss, aux): the gradient is the loss's, and aux, anything the
+/// caller wants back from the same call (a prediction, a count), is passed through as plain values.
+struct has_aux_t {
+  explicit has_aux_t() = default;
+};
+inline constexpr has_aux_t has_aux{};
+
+/// grad(f, has_aux)(args...) returns std::pair{gradient, aux}.
+template <std::size_t... I, class F>
+constexpr auto grad(F f, has_aux_t) {
+  return detail::gradient_transform<F, false, true, I...>{std::move(f)};
+}
+
+/// value_and_grad(f, has_aux)(args...) returns std::pair{std::pair{loss, aux}, gradient}.
+template <std::size_t... I, class F>
+constexpr auto value_and_grad(F f, has_aux_t) {
+  return detail::gradient_transform<F, true, true, I...>{std::move(f)};
 }
 
 }  // namespace tapeless

@@ -196,3 +196,28 @@ TEST_CASE("matrix operations: backward() into a tl::var allocates nothing") {
   check_backward_allocates_nothing(linear_algebra, a33, b3);
   check_backward_allocates_nothing(reductions_and_shapes, x23, v4);
 }
+
+TEST_CASE("the higher-order transforms allocate nothing: hessian, jacobian, jvp, vjp, grad of grad") {
+  using H = decltype(tl::hessian(linear_algebra)(a33, b3, 0.9));
+  H h{};
+  CHECK(allocations_during([&] { h = tl::hessian(linear_algebra)(a33, b3, 0.9); }) == 0);
+  CHECK(finite_nonzero(std::get<0>(std::get<0>(h))));
+  auto hm = tl::hessian<0>(matrix_elementwise)(x23, y23, 0.9);
+  CHECK(allocations_during([&] { hm = tl::hessian<0>(matrix_elementwise)(x23, y23, 0.9); }) == 0);
+  const auto layer = [](const auto& x) { return tl::tanh(tl::matmul(tl::cref(data23), x)) * x[0]; };  // 3 -> 2
+  const auto wide = [](const auto& x) { return tl::exp(tl::matmul(tl::transpose(tl::cref(data23)), x)); };  // 2 -> 3
+  tl::matrix<double, 2, 3> jr{};
+  tl::matrix<double, 3, 2> jf{};
+  CHECK(allocations_during([&] { jr = tl::jacobian(layer)(b3); }) == 0);  // reverse: 2 sweeps
+  CHECK(allocations_during([&] { jf = tl::jacobian(wide)(tl::vector<double, 2>{0.3, -0.2}); }) == 0);  // forward
+  CHECK(finite_nonzero(jr));
+  CHECK(finite_nonzero(jf));
+  tl::vector<double, 2> y{}, ydot{};
+  tl::vector<double, 3> w{};
+  CHECK(allocations_during([&] { std::tie(y, ydot) = tl::jvp(layer, std::tuple{b3}, std::tuple{b3}); }) == 0);
+  CHECK(allocations_during([&] { w = tl::vjp(layer, b3).second(y); }) == 0);
+  CHECK(finite_nonzero(w));
+  double d3 = 0;
+  CHECK(allocations_during([&] { d3 = tl::grad(tl::grad(tl::grad([](auto t) { return tl::exp(t) * tl::sin(t); })))(0.7); }) == 0);
+  CHECK(finite_nonzero(d3));
+}

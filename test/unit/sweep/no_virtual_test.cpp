@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <cmath>
 #include <type_traits>
 
 namespace tl = tapeless;
@@ -36,4 +37,13 @@ TEST_CASE("a graph is a plain value whose layout holds only numbers") {
   graph copy = g;
   CHECK(copy.value() == g.value());
   CHECK(sizeof(graph) % sizeof(double) == 0);
+}
+
+TEST_CASE("grad of grad: the gradient node and dual numbers are plain values too") {
+  const auto inner = [](auto x) { return x * tl::sin(x); };
+  using gradient_node = decltype(tl::grad(inner)(leaf(1.0)));
+  static_assert(plain_node<gradient_node>);
+  static_assert(plain_node<tl::dual<double>> && plain_node<tl::dual<tl::dual<double>>>);
+  static_assert(plain_node<tl::matrix<tl::dual<double>, 2, 2>>);
+  CHECK(tl::grad(tl::grad(inner))(1.0) == doctest::Approx(2 * std::cos(1.0) - std::sin(1.0)).epsilon(1e-15));
 }

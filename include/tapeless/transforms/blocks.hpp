@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/blocks.hpp: the shapes of Jacobians and Hessians, and filling them a row or a
+// column at a time.
+//
+// The derivative of a value of type Y with respect to an argument of type X is one block: a number
+// when both are numbers, else a matrix with one row per element of Y and one column per element of X
+// (elements counted row-major). With several arguments, a transform returns a tuple of blocks.
+#pragma once
+
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/math/dual.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/transforms/tangent.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+template <class V>
+struct scalar_or_self {
+  using type = V;
+};
+template <Matrix M>
+struct scalar_or_self<M> {
+  using type = typename M::value_type;
+};
+
+/// The block d Y / d X.
+template <class Y, class X>
+using block_t = std::conditional_t<!Matrix<Y> && !Matrix<X>, typename scalar_or_self<Y>::type,
+                                   matrix<typename scalar_or_self<Y>::type, size_of<Y>, size_of<X>>>;
+
+/// The positions a transform differentiates: those named (I...), or all N arguments.
+template <std::size_t N, std::size_t... I>
+constexpr auto selected_sequence() {
+  if constexpr (sizeof...(I) == 0)
+    return std::make_index_sequence<N>{};
+  else
+    return std::index_sequence<I...>{};
+}
+
+/// A gradient as a tuple: one selected argument's gradient alone, several already a tuple.
+template <std::size_t Selected, class G>
+constexpr auto as_tuple(G&& g) {
+  if constexpr (Selected == 1)
+    return std::tuple{std::forward<G>(g)};
+  else
+    return std::forward<G>(g);
+}
+
+/// The one block, or the tuple of blocks, of a result with `Count` blocks.
+template <std::size_t Count, class Blocks>
+constexpr auto unwrap(Blocks&& blocks) {
+  if constexpr (Count == 1)
+    return std::get<0>(std::forward<Blocks>(blocks));
+  else
+    return std::forward<Blocks>(blocks);
+}
+
+/// The number of directions one forward evaluation or sweep carries at once: up to this many columns
+/// of a Jacobian or Hessian come from one pass, in tangents<T, C> lanes the compiler vectorises.
+inline constexpr std::size_t chunk_size = 8;
+
+/// Columns c0 ... c0 + C - 1 of block b from the lanes of the tangents of v, a dual number or matrix
+/// of them carrying C directions (a plain v, which did not depend on the arguments, leaves them 0).
+template <class B, class V>
+constexpr void set_columns(B& b, std::size_t c0, const V& v) {
+  if constexpr (is_dual<scalar_of_t<V>>) {
+    for (std::size_t r = 0; r < size_of<V>; ++r) {
+      const auto& lanes = element_at(v, r).tangent.lane;
+      for (std::size_t l = 0; l < lanes.size(); ++l) {
+        if constexpr (Matrix<B>) {
+          if (c0 + l < B::cols()) b(r, c0 + l) = lanes[l];
+        } else if (l == 0) {
+          b = lanes[0];
+        }
+      }
+    }
+  }
+}
+
+/// Row r of block b set to the elements of v (a number or a matrix).
+template <class B, class V>
+constexpr void set_row(B& b, std::size_t r, const V& v) {
+  if constexpr (Matrix<B>)
+    for (std::size_t j = 0; j < size_of<V>; ++j) b(r, j) = element_at(v, j);
+  else
+    b = v;
+}
+
+/// v as dual numbers carrying C directions: when `moving`, element c0 + l moves along lane l.
+template <std::size_t C, class V>
+constexpr auto chunk_seeded(const V& v, std::size_t c0, bool moving) {
+  using T = scalar_of_t<V>;
+  using D = dual<T, tangents<T, C>>;
+  auto seeded = [&](std::size_t i, T x) {
+    D d{x, tangents<T, C>{}};
+    if (moving && i >= c0 && i - c0 < C) d.tangent.lane[i - c0] = T(1);
+    return d;
+  };
+  if constexpr (Matrix<V>) {
+    matrix<D, V::rows(), V::cols()> m(uninitialized);
+    for (std::size_t i = 0; i < V::size(); ++i) m[i] = seeded(i, v[i]);
+    return m;
+  } else {
+    return seeded(0, v);
+  }
+}
+
+/// The arguments as dual numbers carrying C directions: elements c0 ... c0 + C - 1 of the one at
+/// position K move, one along each lane; the others stand still.
+template <std::size_t K, std::size_t C, std::size_t... P, class... Args>
+constexpr auto chunk_seeded_at(std::size_t c0, std::index_sequence<P...>, const Args&... args) {
+  return std::tuple{chunk_seeded<C>(args, c0, P == K)...};
+}
+
+/// A value of type Y that is 0 but for a 1 at element r: the seed of row r of a reverse Jacobian.
+template <class Y>
+constexpr Y unit_element(std::size_t r) {
+  Y y{};
+  element_at(y, r) = 1;
+  return y;
+}
+
+}  // namespace tapeless::detail

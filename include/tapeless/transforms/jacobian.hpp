@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/jacobian.hpp: jacobian(f), every first derivative of a number- or matrix-valued f.
+//
+// With n input elements and m output elements, the Jacobian takes n / 8 forward evaluations in dual
+// numbers carrying 8 directions (8 columns each) or m reverse sweeps (a row each); it takes forward
+// when n <= m, reverse otherwise.
+#pragma once
+
+#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/transforms/blocks.hpp>
+#include <tapeless/transforms/grad.hpp>
+#include <tapeless/transforms/jvp.hpp>
+#include <tapeless/transforms/tangent.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+
+template <class F, std::size_t... I>
+struct jacobian_transform {
+  F f;
+
+  template <class... Args>
+  constexpr auto operator()(const Args&... args) const {
+    static_assert(sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...),
+                  "tl::jacobian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
+                  "tl::matrix of them");
+    if constexpr (sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...)) {
+      // f may return an expression of constants (tl::cref data): its value is the result.
+      using Y = value_type_of_t<decltype(std::invoke(f, args...))>;
+      static_assert(Data<Y>, "tl::jacobian(f): f must return a number or a tl::matrix");
+      if constexpr (Data<Y>)
+        return blocks<Y>(selected_sequence<sizeof...(Args), I...>(), args...);
+      else
+        return failed_call{};
+    } else {
+      return failed_call{};
+    }
+  }
+
+ private:
+  template <class Y, std::size_t... S, class... Args>
+  constexpr auto blocks(std::index_sequence<S...>, const Args&... args) const {
+    using ArgTuple = std::tuple<Args...>;
+    constexpr std::size_t m = sizeof...(S);
+    constexpr std::size_t position[] = {S...};
+    std::tuple<block_t<Y, std::tuple_element_t<S, ArgTuple>>...> J{};
+    constexpr std::size_t inputs = (size_of<std::tuple_element_t<S, ArgTuple>> + ...);
+    if constexpr (inputs <= size_of<Y>) {
+      // Forward: columns c0 ... c0 + C - 1 of argument K, the derivatives of f along e_c0 ... of K,
+      // from one evaluation carrying them in C lanes.
+      auto fill = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        constexpr std::size_t P = position[K];
+        constexpr std::size_t n = size_of<std::tuple_element_t<P, ArgTuple>>;
+        constexpr std::size_t C = std::min(n, chunk_size);
+        for (std::size_t c0 = 0; c0 < n; c0 += C)
+          set_columns(std::get<K>(J), c0,
+                      value_of(std::apply(f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...))));
+      };
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (fill(std::integral_constant<std::size_t, K>{}), ...);
+      }(std::make_index_sequence<m>{});
+    } else {
+      // Reverse: row r is the gradient of output element r, one sweep from the seed e_r.
+      const gradient_transform<F, false, false, I...> grad_f{f};
+      for (std::size_t r = 0; r < size_of<Y>; ++r) {
+        const auto rows = as_tuple<m>(grad_f.pull_back(unit_element<Y>(r), args...));
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+          (set_row(std::get<K>(J), r, std::get<K>(rows)), ...);
+        }(std::make_index_sequence<m>{});
+      }
+    }
+    return unwrap<m>(std::move(J));
+  }
+};
+
+}  // namespace detail
+
+/// jacobian(f)(args...): the derivatives of f's result (a number or a matrix, m elements) with respect
+/// to its arguments. For one argument of n elements, an m x n matrix (a number when both are numbers);
+/// for several, a std::tuple of such blocks in argument order. jacobian<I...>(f) takes the arguments
+/// at positions I... only.
+template <std::size_t... I, class F>
+constexpr auto jacobian(F f) {
+  return detail::jacobian_transform<F, I...>{std::move(f)};
+}
+
+}  // namespace tapeless

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/jvp.hpp: jvp(f, primals, tangents), the value of f and its derivative along a
+// direction, in one forward evaluation with dual numbers.
+#pragma once
+
+#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/transforms/tangent.hpp>
+
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+/// (value, tangent) of what f returned in dual numbers; a result that depends on no argument stays a
+/// plain number or matrix, whose tangent is 0.
+template <class Out>
+constexpr auto split_dual(const Out& out) {
+  if constexpr (is_dual<Out> || (Matrix<Out> && is_dual<scalar_of_t<Out>>))
+    return std::pair{primal_part(out), tangent_part(out)};
+  else
+    return std::pair{out, Out{}};
+}
+}  // namespace detail
+
+/// jvp(f, std::tuple{x...}, std::tuple{v...}) returns std::pair{f(x...), J v}: f's value and its
+/// derivative along v (one v per argument, each of its argument's type), from one evaluation.
+template <class F, class... X, class... V>
+constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
+  static_assert(sizeof...(X) > 0 && ((Real<X> || Matrix<X>) && ...),
+                "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them");
+  static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
+  if constexpr (sizeof...(X) == sizeof...(V)) {
+    static_assert((std::is_same_v<X, V> && ...), "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      // f may return an expression of constants (tl::cref data): its value is the result.
+      return detail::split_dual(
+          detail::value_of(std::invoke(f, detail::with_tangent(std::get<K>(primals), std::get<K>(tangents))...)));
+    }(std::index_sequence_for<X...>{});
+  }
+}
+
+}  // namespace tapeless

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/tangent.hpp: moving numbers and matrices into dual numbers and back.
+//
+// The forward-mode transforms (jvp, jacobian, hessian, grad of grad) run a function with dual
+// arguments: each argument's value with a tangent, the direction of the derivative. These helpers make
+// such arguments from plain ones and read the two parts of a dual result, for numbers and matrices alike.
+#pragma once
+
+#include <tapeless/concepts/scalar.hpp>
+#include <tapeless/math/dual.hpp>
+#include <tapeless/matrix/matrix.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// The type of V's dual: dual<T> for a number T, a matrix of dual<T> for a matrix of T.
+template <class V>
+struct dual_of {
+  using type = dual<V>;
+};
+template <class T, std::size_t R, std::size_t C>
+struct dual_of<matrix<T, R, C>> {
+  using type = matrix<dual<T>, R, C>;
+};
+template <class V>
+using dual_of_t = typename dual_of<V>::type;
+
+/// v with tangent t (of v's type).
+template <class V>
+constexpr dual_of_t<V> with_tangent(const V& v, const V& t) {
+  if constexpr (Matrix<V>) {
+    dual_of_t<V> d(uninitialized);
+    for (std::size_t i = 0; i < V::size(); ++i) d[i] = {v[i], t[i]};
+    return d;
+  } else {
+    return {v, t};
+  }
+}
+
+/// v standing still: its tangent is 0.
+template <class V>
+constexpr dual_of_t<V> without_tangent(const V& v) {
+  return with_tangent(v, V{});
+}
+
+/// The value (part = 0) or the tangent (part = 1) of a dual number or a matrix of them.
+template <int Part, class D>
+constexpr auto part_of(const D& d) {
+  if constexpr (Matrix<D>) {
+    using T = decltype(std::declval<typename D::value_type>().value);
+    matrix<T, D::rows(), D::cols()> m(uninitialized);
+    for (std::size_t i = 0; i < D::size(); ++i) m[i] = Part == 0 ? d[i].value : d[i].tangent;
+    return m;
+  } else {
+    return Part == 0 ? d.value : d.tangent;
+  }
+}
+template <class D>
+constexpr auto primal_part(const D& d) {
+  return part_of<0>(d);
+}
+template <class D>
+constexpr auto tangent_part(const D& d) {
+  return part_of<1>(d);
+}
+
+/// The number of scalars in a value: 1 for a number, R * C for a matrix.
+template <class V>
+inline constexpr std::size_t size_of = 1;
+template <Matrix M>
+inline constexpr std::size_t size_of<M> = M::size();
+
+/// Element j of a value: of a matrix row-major, or the number itself.
+template <class V>
+constexpr decltype(auto) element_at(V& v, std::size_t j) {
+  if constexpr (Matrix<std::remove_const_t<V>>)
+    return (v[j]);
+  else
+    return (v);
+}
+
+}  // namespace tapeless::detail

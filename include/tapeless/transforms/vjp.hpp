@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/vjp.hpp: vjp(f, args...), the value of f and its pullback u -> u^T J.
+#pragma once
+
+#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/transforms/grad.hpp>
+
+#include <functional>
+#include <tuple>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+/// u -> u^T J at the point it was made at. It keeps f and copies of the arguments, not a tape: each
+/// call runs f once more and sweeps back from u, so it costs one gradient and allocates nothing.
+template <class F, class... Args>
+struct pullback {
+  F f;
+  std::tuple<Args...> args;
+
+  template <class U>
+  constexpr auto operator()(const U& u) const {
+    return std::apply([&](const auto&... a) { return gradient_transform<F, false, false>{f}.pull_back(u, a...); }, args);
+  }
+};
+}  // namespace detail
+
+/// vjp(f, args...) returns std::pair{f(args...), pullback}; pullback(u), for u of the type of f's
+/// result, is u^T J: for one argument a value of its type, for several a std::tuple of them.
+template <class F, class... Args>
+constexpr auto vjp(F f, const Args&... args) {
+  static_assert(sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...),
+                "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them");
+  auto value = detail::value_of(std::invoke(f, args...));  // an expression of constants gives its value
+  return std::pair{std::move(value), detail::pullback<F, Args...>{std::move(f), std::tuple{args...}}};
+}
+
+}  // namespace tapeless
