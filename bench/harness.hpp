@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/harness.hpp: the main of every gradient benchmark: checks, Google Benchmark timing, the table of ratios.
 //
-// A bench file writes each implementation of each case as one function (the kernel), lists them
-// with the inputs of their case, and hands the list to tapeless_bench::main. A case's inputs are what
-// its `Inputs()` returns: a std::array of numbers, spread over the kernel's parameters, or the case's
-// input struct, passed whole (see tapeless_bench::invoke_kernel in suite.hpp):
+// A benchmark is one implementation (a library) of one case: a function from the case's inputs to the
+// gradient (the kernel), named "<case>/<library>". A case's inputs are what its `Inputs()` returns: a
+// std::array of numbers, spread over the kernel's parameters, or the case's input struct, passed
+// whole (see tapeless_bench::invoke_kernel in suite.hpp). tapeless_bench::main runs a list of entries:
 //
 //   int main(int argc, char** argv) {
-//     return tapeless_bench::main(argc, argv, check_all, {
+//     return tapeless_bench::main(argc, argv, check_references, {
 //         tapeless_bench::entry<s1_handwritten, s1_inputs>("S1_walkthrough/handwritten"), ...});
 //   }
 //
-// The binary then accepts, beside every --benchmark_* flag:
+// bench/cases.hpp makes that list from the cases' descriptions, with every library of each case.
+//
+// Before anything is timed, every library's gradient is checked against the `handwritten` one of its
+// case (check_gradient in suite.hpp); a mismatch fails the run. The binary accepts, beside every
+// --benchmark_* flag:
 //   --smoke        the checks and one iteration of each benchmark (the ctest run: timings mean nothing)
 //   --icount=N     no timing: each benchmark's loop runs N times between callgrind client requests,
-//                  one callgrind dump per benchmark named after it (run under valgrind --tool=callgrind)
+//                  one callgrind dump per benchmark named after it (run under valgrind --tool=callgrind);
+//                  --benchmark_filter selects the benchmarks here too
 //
 // After the run it prints, per case, the median ns per gradient of each library (real time, median
-// over --benchmark_repetitions) and the ratio of each library to `handwritten` measured in the same run.
+// over --benchmark_repetitions) and its ratios to `handwritten` and `handwritten_simd` measured in the
+// same run. --benchmark_out=FILE --benchmark_out_format=json gives the same figures to other tools
+// (bench/report.py).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -39,8 +46,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
 #include <map>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -152,28 +159,26 @@ inline std::pair<std::string, std::string> split_name(const std::string& name) {
   return {name.substr(0, slash), name.substr(slash + 1)};
 }
 
-/// The table, in the order of `names` (the registration order), of the benchmarks that ran.
+/// The table, in the order of `names` (the registration order), of the benchmarks that ran: one row
+/// per library, grouped by case, with the ratios to the case's `handwritten` and `handwritten_simd`.
 inline void print_table(const table_reporter& r, const std::vector<std::string>& names) {
-  std::vector<std::string> cases, libraries;
+  std::vector<std::string> cases;
+  std::map<std::string, std::vector<std::string>> libraries;  // by case, in order
   std::map<std::pair<std::string, std::string>, double> ns;
-  std::size_t reps = 0;
+  std::size_t reps = 0, case_width = 4, library_width = 7;
   for (const auto& name : names) {
     if (std::find(r.order().begin(), r.order().end(), name) == r.order().end()) continue;  // filtered out
     auto [c, lib] = split_name(name);
-    if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
-    if (std::find(libraries.begin(), libraries.end(), lib) == libraries.end()) libraries.push_back(lib);
+    if (libraries[c].empty()) cases.push_back(c);
+    libraries[c].push_back(lib);
     ns[{c, lib}] = r.median(name);
     reps = std::max(reps, r.repetitions(name));
+    case_width = std::max(case_width, c.size());
+    library_width = std::max(library_width, lib.size());
   }
   if (cases.empty()) return;
-  // The reference column first.
-  if (auto h = std::find(libraries.begin(), libraries.end(), "handwritten"); h != libraries.end())
-    std::rotate(libraries.begin(), h, h + 1);
-  const bool has_reference = !libraries.empty() && libraries.front() == "handwritten";
-
-  std::size_t case_width = 4;
-  for (const auto& c : cases) case_width = std::max(case_width, c.size());
-  std::printf("\nns per gradient, median of %zu repetition%s (real time); ratio = library / handwritten, same run\n",
+  std::printf("\nns per gradient, median of %zu repetition%s (real time); ratios to handwritten and to"
+              " handwritten_simd, same run\n",
               reps, reps == 1 ? "" : "s");
 #if defined(__clang__)
   std::printf("compiler: clang %s\n\n", __VERSION__);
@@ -182,30 +187,21 @@ inline void print_table(const table_reporter& r, const std::vector<std::string>&
 #else
   std::printf("compiler: %s\n\n", __VERSION__);
 #endif
-  std::printf("%-*s", static_cast<int>(case_width), "case");
-  for (const auto& lib : libraries) std::printf("  %14s", (lib + " ns").c_str());
-  if (has_reference)
-    for (std::size_t l = 1; l < libraries.size(); ++l) std::printf("  %14s", (libraries[l] + "/hw").c_str());
-  std::printf("\n");
+  const int cw = static_cast<int>(case_width), lw = static_cast<int>(library_width);
+  std::printf("%-*s  %-*s  %14s  %14s  %18s\n", cw, "case", lw, "library", "ns/gradient", "/handwritten",
+              "/handwritten_simd");
   for (const auto& c : cases) {
-    std::printf("%-*s", static_cast<int>(case_width), c.c_str());
-    for (const auto& lib : libraries) {
-      if (auto v = ns.find({c, lib}); v != ns.end())
-        std::printf("  %14.2f", v->second);
-      else
-        std::printf("  %14s", "-");
+    auto ratio = [&](const std::string& lib, const char* reference) {
+      const auto ref = ns.find({c, reference});
+      char out[32] = "-";
+      if (ref != ns.end() && ref->second > 0) std::snprintf(out, sizeof out, "%.3f", ns.at({c, lib}) / ref->second);
+      return std::string(out);
+    };
+    for (std::size_t l = 0; l < libraries[c].size(); ++l) {
+      const std::string& lib = libraries[c][l];
+      std::printf("%-*s  %-*s  %14.2f  %14s  %18s\n", cw, l == 0 ? c.c_str() : "", lw, lib.c_str(), ns.at({c, lib}),
+                  ratio(lib, "handwritten").c_str(), ratio(lib, "handwritten_simd").c_str());
     }
-    if (has_reference) {
-      const auto ref = ns.find({c, libraries.front()});
-      for (std::size_t l = 1; l < libraries.size(); ++l) {
-        const auto v = ns.find({c, libraries[l]});
-        if (ref != ns.end() && v != ns.end() && ref->second > 0)
-          std::printf("  %14.3f", v->second / ref->second);
-        else
-          std::printf("  %14s", "-");
-      }
-    }
-    std::printf("\n");
   }
   std::fflush(stdout);
 }
@@ -218,25 +214,63 @@ inline void drop_argument(int& argc, char** argv, int i) {
 
 }  // namespace detail
 
-/// One benchmark: its name "<case>/<library>", how to time it, and how to count its instructions.
+/// One benchmark: its name "<case>/<library>", how to time it, count its instructions and check it.
 struct entry_t {
-  const char* name;
+  std::string name;
   void (*time)(benchmark::State&);
   void (*count)(const char*, long);
+  std::vector<double> (*gradient)();  // the kernel's gradient at the case's inputs, every component
+  tolerance agreement = exact;        // against the case's hand-written gradient
+  void (*prepare)() = nullptr;        // run once, before the checks and the timing (a tape to record)
 };
 
 /// The entry of `Kernel`, called on what `Inputs()` returns (an array of numbers spread over its
 /// parameters, or an input struct passed whole), returning a gradient: a number, a tl::matrix, or a
 /// tuple of them.
 template <auto Kernel, auto Inputs>
-constexpr entry_t entry(const char* name) {
-  return {name, &detail::time_gradient<Kernel, Inputs>, &detail::count_gradient<Kernel, Inputs>};
+entry_t entry(std::string name, tolerance agreement = exact, void (*prepare)() = nullptr) {
+  return {std::move(name), &detail::time_gradient<Kernel, Inputs>, &detail::count_gradient<Kernel, Inputs>,
+          [] { return components(invoke_kernel<Kernel>(Inputs())); }, agreement, prepare};
 }
 
-/// Runs `check` (false on any mismatch, having printed it), then the benchmarks, then the table.
-inline int main(int argc, char** argv, bool (*check)(), std::initializer_list<entry_t> entries) {
+namespace detail {
+
+inline bool check_entries(const std::vector<entry_t>& entries) {
+  std::map<std::string, std::vector<double>> reference;  // by case
+  for (const entry_t& e : entries)
+    if (auto [c, lib] = split_name(e.name); lib == "handwritten") reference[c] = e.gradient();
+  bool ok = true;
+  for (const entry_t& e : entries) {
+    auto [c, lib] = split_name(e.name);
+    if (lib == "handwritten") continue;
+    if (auto ref = reference.find(c); ref == reference.end()) {
+      std::fprintf(stderr, "%s: its case has no handwritten gradient to check it against\n", e.name.c_str());
+      ok = false;
+    } else {
+      ok &= check_gradient(e.name, e.gradient(), ref->second, e.agreement);
+    }
+  }
+  return ok;
+}
+
+/// True when `name` matches the --benchmark_filter regular expression `filter` (a leading '-' negates
+/// it), as Google Benchmark selects: for --icount, which does not go through Google Benchmark.
+inline bool selected(const std::string& name, std::string filter) {
+  const bool negated = !filter.empty() && filter.front() == '-';
+  if (negated) filter.erase(0, 1);
+  if (filter.empty() || filter == "all") return !negated;
+  return std::regex_search(name, std::regex(filter)) != negated;
+}
+
+}  // namespace detail
+
+/// Runs the entries' preparations, then `check` if given (checks of the hand-written gradients
+/// themselves: false on any mismatch, having printed it) and the check of every entry against its
+/// case's hand-written one, then the benchmarks, then the table.
+inline int main(int argc, char** argv, bool (*check)(), const std::vector<entry_t>& entries) {
   bool smoke = false;
   long icount = 0;
+  std::string filter;
   for (int i = 1; i < argc;) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       smoke = true;
@@ -249,15 +283,20 @@ inline int main(int argc, char** argv, bool (*check)(), std::initializer_list<en
         return 2;
       }
     } else {
+      if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) filter = argv[i] + 19;
       ++i;
     }
   }
 
-  if (!check()) {
+  for (const entry_t& e : entries)
+    if (e.prepare) e.prepare();
+  const bool references_agree = !check || check();  // both run, so that every mismatch is printed
+  if (!detail::check_entries(entries) || !references_agree) {
     std::fprintf(stderr, "a gradient disagrees with the hand-written one: not timing\n");
     return 1;
   }
-  std::printf("checks: every gradient agrees with the hand-written one to 1e-12 relative\n");
+  std::printf("checks: every gradient agrees with the hand-written one (to 1e-12 relative; finite differences"
+              " to 1e-6 of the largest component)\n");
   std::fflush(stdout);
 
   if (icount > 0) {
@@ -267,13 +306,14 @@ inline int main(int argc, char** argv, bool (*check)(), std::initializer_list<en
     }
     // The timing loop around a kernel that returns its input: what every count below includes.
     detail::count_gradient<detail::identity_kernel, detail::one_input>("loop_overhead", icount);
-    for (const entry_t& e : entries) e.count(e.name, icount);
+    for (const entry_t& e : entries)
+      if (detail::selected(e.name, filter)) e.count(e.name.c_str(), icount);
     std::printf("icount: %ld gradients per benchmark, one callgrind dump each\n", icount);
     return 0;
   }
 
   for (const entry_t& e : entries) {
-    auto* b = benchmark::RegisterBenchmark(e.name, e.time);
+    auto* b = benchmark::RegisterBenchmark(e.name.c_str(), e.time);
     b->Unit(benchmark::kNanosecond);
     if (smoke) b->Iterations(1)->Repetitions(1);
   }
@@ -283,7 +323,7 @@ inline int main(int argc, char** argv, bool (*check)(), std::initializer_list<en
                                                          : benchmark::ConsoleReporter::OO_Tabular);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::vector<std::string> names;
-  for (const entry_t& e : entries) names.emplace_back(e.name);
+  for (const entry_t& e : entries) names.push_back(e.name);
   detail::print_table(reporter, names);
   benchmark::Shutdown();
   return 0;

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/matrix_bench.cpp: the matrix cases, S6 logistic_regression, S7 matmul, S8 mlp and
-// S9 logdet_inverse, each hand-written, with tapeless and with ADOL-C (reused tape and tape recorded
-// at each call, bench/adolc_peers.hpp), side by side.
+// S9 logdet_inverse, each hand-written (S6 and S8 also vectorised with xsimd), with tapeless and with
+// every peer library (bench/cases.hpp), side by side.
 //
 // Every implementation is one function from the case's input struct to the gradient (one gradient
 // per call), returned in the type tl::grad returns, so that keeping the result costs both the same.
 // The hand-written one is the classic adjoint, derived by hand: a forward pass keeping what the
 // reverse sweep needs, then the reverse sweep, as straight-line loops. grad does not return the
-// function value, so neither implementation is asked for it.
-#include "adolc_peers.hpp"
-#include "harness.hpp"
+// function value, so neither implementation is asked for it. The peers differentiate each case's `f`,
+// the function written once for any number type.
+#include "cases.hpp"
+#include "simd.hpp"
 #include "suite.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -17,16 +18,14 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <utility>
 
 namespace tl = tapeless;
-namespace adolc = tapeless_bench::adolc;
+namespace simd = tapeless_bench::simd;
 
 namespace {
-
-// The ADOL-C tapes of the cases of this file (adolc_peers.hpp).
-enum adolc_case : int { s6_case = 1, s7_case, s8_case, s9_case };
 
 // ---------------------------------------------------------------------------------------------
 // S6 logistic_regression: f(beta) = -mean(y .* log(p) + (1 - y) .* log(1 - p)), p = sigmoid(X beta),
@@ -50,17 +49,6 @@ s6_in s6_inputs() {
   return in;
 }
 
-double s6_value(const s6_in& in) {
-  double f = 0;
-  for (std::size_t i = 0; i < s6_n; ++i) {
-    double z = 0;
-    for (std::size_t j = 0; j < s6_k; ++j) z += in.X(i, j) * in.beta[j];
-    const double p = 1.0 / (1.0 + std::exp(-z));
-    f -= in.y[i] * std::log(p) + (1.0 - in.y[i]) * std::log(1.0 - p);
-  }
-  return f / s6_n;
-}
-
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten(const s6_in& in) {
   // One pass over the rows. forward: z_i = X_i beta, p_i = sigmoid(z_i). reverse: the loss term of
   // row i has derivative (p_i - y_i) / n with respect to z_i (log and sigmoid's derivatives cancel),
@@ -76,6 +64,31 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten(const s6_in& in) {
   return g;
 }
 
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten_simd(const s6_in& in) {
+  // s6_handwritten in three passes: z = X beta as there; p = sigmoid(z) and z_bar = (p - y) / n, a
+  // batch of rows at a time; beta_bar = X^T z_bar, a batch of columns at a time.
+  static_assert(simd::whole_batches<s6_n> && simd::whole_batches<s6_k>);
+  std::array<double, s6_n> z_bar;
+  for (std::size_t i = 0; i < s6_n; ++i) {
+    double z = 0;
+    for (std::size_t j = 0; j < s6_k; ++j) z += in.X(i, j) * in.beta[j];
+    z_bar[i] = z;
+  }
+  const simd::batch inv_n(1.0 / s6_n);
+  for (std::size_t i = 0; i < s6_n; i += simd::width) {
+    const simd::batch p = 1.0 / (1.0 + xsimd::exp(-simd::load(z_bar.data() + i)));
+    simd::store(z_bar.data() + i, (p - simd::load(in.y.data() + i)) * inv_n);
+  }
+  std::array<simd::batch, s6_k / simd::width> g;
+  g.fill(simd::batch(0.0));
+  for (std::size_t i = 0; i < s6_n; ++i)
+    for (std::size_t j = 0; j < g.size(); ++j)
+      g[j] = xsimd::fma(simd::load(in.X.data() + i * s6_k + j * simd::width), simd::batch(z_bar[i]), g[j]);
+  tl::vector<double, s6_k> beta_bar;
+  for (std::size_t j = 0; j < g.size(); ++j) simd::store(beta_bar.data() + j * simd::width, g[j]);
+  return beta_bar;
+}
+
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_tapeless(const s6_in& in) {
   const auto& X = in.X;
   const auto& y = in.y;
@@ -87,21 +100,22 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_tapeless(const s6_in& in) {
   })(in.beta);
 }
 
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_adolc(const s6_in& in) {
-  const auto& X = in.X;
-  const auto& y = in.y;
-  return adolc::gradient<tl::vector<double, s6_k>, M>(s6_case, adolc::numbers(in.beta), [&X, &y](const auto& beta) {
-    adouble f = 0.0;
+struct s6 : tapeless_bench::kernels<s6_inputs, s6_handwritten, s6_tapeless, s6_handwritten_simd> {
+  static std::string name() { return "S6_logistic_regression"; }
+  static std::array<double, s6_k> numbers(const s6_in& in) { return tapeless_bench::numbers(in.beta); }
+  template <class T>
+  static T f(const std::array<T, s6_k>& beta, const s6_in& in) {
+    using std::exp, std::log;
+    T value = 0.0;
     for (std::size_t i = 0; i < s6_n; ++i) {
-      adouble z = 0.0;
-      for (std::size_t j = 0; j < s6_k; ++j) z += X(i, j) * beta[j];
-      const adouble p = 1.0 / (1.0 + exp(-z));
-      f -= y[i] * log(p) + (1.0 - y[i]) * log(1.0 - p);
+      T z = 0.0;
+      for (std::size_t j = 0; j < s6_k; ++j) z += in.X(i, j) * beta[j];
+      const T p = 1.0 / (1.0 + exp(-z));
+      value -= in.y[i] * log(p) + (1.0 - in.y[i]) * log(1.0 - p);
     }
-    return adouble(f / static_cast<double>(s6_n));
-  });
-}
+    return T(value / static_cast<double>(s6_n));
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // S7 matmul: f(A) = sum(A A), A: 8 x 8 with A[i][j] = 2u - 1.
@@ -117,14 +131,6 @@ s7_in s7_inputs() {
   s7_in in;
   for (auto& v : in.A) v = u.uniform(-1.0, 1.0);
   return in;
-}
-
-double s7_value(const s7_in& in) {
-  double f = 0;
-  for (std::size_t i = 0; i < s7_n; ++i)
-    for (std::size_t k = 0; k < s7_n; ++k)
-      for (std::size_t j = 0; j < s7_n; ++j) f += in.A(i, k) * in.A(k, j);
-  return f;
 }
 
 TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_handwritten(const s7_in& in) {
@@ -146,20 +152,22 @@ TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_tapeless(const s7_in& in
   return tl::grad([](const auto& A) { return tl::sum(tl::matmul(A, A)); })(in.A);
 }
 
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_adolc(const s7_in& in) {
-  return adolc::gradient<tl::matrix<double, s7_n, s7_n>, M>(s7_case, adolc::numbers(in.A), [](const auto& A) {
+struct s7 : tapeless_bench::kernels<s7_inputs, s7_handwritten, s7_tapeless> {
+  static std::string name() { return "S7_matmul"; }
+  static std::array<double, s7_n * s7_n> numbers(const s7_in& in) { return tapeless_bench::numbers(in.A); }
+  template <class T>
+  static T f(const std::array<T, s7_n * s7_n>& A, const s7_in&) {
     // A(i, j) = A[i n + j]; f = sum_ij (A A)_ij
-    adouble f = 0.0;
+    T value = 0.0;
     for (std::size_t i = 0; i < s7_n; ++i)
       for (std::size_t j = 0; j < s7_n; ++j) {
-        adouble c = 0.0;
+        T c = 0.0;
         for (std::size_t k = 0; k < s7_n; ++k) c += A[i * s7_n + k] * A[k * s7_n + j];
-        f += c;
+        value += c;
       }
-    return f;
-  });
-}
+    return value;
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // S8 mlp: f(W1, b1, W2, b2) = (W2 tanh(W1 x + b1) + b2 - t)^2, x: 8, W1: 16 x 8, b1: 16, W2: 1 x 16,
@@ -185,16 +193,6 @@ s8_in s8_inputs() {
   in.b2 = 0.1;
   in.t = 0.5;
   return in;
-}
-
-double s8_value(const s8_in& in) {
-  double y = in.b2;
-  for (std::size_t i = 0; i < s8_hidden; ++i) {
-    double a = in.b1[i];
-    for (std::size_t j = 0; j < s8_in_n; ++j) a += in.W1(i, j) * in.x[j];
-    y += in.W2[i] * std::tanh(a);
-  }
-  return (y - in.t) * (y - in.t);
 }
 
 using s8_gradient = std::tuple<tl::matrix<double, s8_hidden, s8_in_n>, tl::vector<double, s8_hidden>,
@@ -223,6 +221,39 @@ TAPELESS_BENCH_KERNEL s8_gradient s8_handwritten(const s8_in& in) {
   return g;
 }
 
+TAPELESS_BENCH_KERNEL s8_gradient s8_handwritten_simd(const s8_in& in) {
+  // s8_handwritten with its loops over the hidden units a batch of units at a time, and W1_bar's rows
+  // a batch of columns at a time; W1 x + b1 as there.
+  static_assert(simd::whole_batches<s8_hidden> && simd::whole_batches<s8_in_n>);
+  std::array<double, s8_hidden> h;
+  for (std::size_t i = 0; i < s8_hidden; ++i) {
+    h[i] = in.b1[i];
+    for (std::size_t j = 0; j < s8_in_n; ++j) h[i] += in.W1(i, j) * in.x[j];
+  }
+  simd::batch w2h(0.0);
+  for (std::size_t i = 0; i < s8_hidden; i += simd::width) {
+    const simd::batch h_i = xsimd::tanh(simd::load(h.data() + i));
+    simd::store(h.data() + i, h_i);
+    w2h = xsimd::fma(simd::load(in.W2.data() + i), h_i, w2h);
+  }
+  const double r_bar = 2.0 * (xsimd::hadd(w2h) + in.b2 - in.t);
+  s8_gradient g;
+  auto& [gW1, gb1, gW2, gb2] = g;
+  const simd::batch r(r_bar);
+  for (std::size_t i = 0; i < s8_hidden; i += simd::width) {
+    const simd::batch h_i = simd::load(h.data() + i);
+    simd::store(gW2.data() + i, r * h_i);
+    simd::store(gb1.data() + i, r * simd::load(in.W2.data() + i) * (1.0 - h_i * h_i));
+  }
+  std::array<simd::batch, s8_in_n / simd::width> x;
+  for (std::size_t j = 0; j < x.size(); ++j) x[j] = simd::load(in.x.data() + j * simd::width);
+  for (std::size_t i = 0; i < s8_hidden; ++i)
+    for (std::size_t j = 0; j < x.size(); ++j)
+      simd::store(gW1.data() + i * s8_in_n + j * simd::width, gb1[i] * x[j]);
+  gb2 = r_bar;
+  return g;
+}
+
 TAPELESS_BENCH_KERNEL s8_gradient s8_tapeless(const s8_in& in) {
   const auto& x = in.x;
   const double t = in.t;
@@ -232,23 +263,25 @@ TAPELESS_BENCH_KERNEL s8_gradient s8_tapeless(const s8_in& in) {
   })(in.W1, in.b1, in.W2, in.b2);
 }
 
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL s8_gradient s8_adolc(const s8_in& in) {
-  const auto& x = in.x;
-  const double t = in.t;
-  return adolc::gradient<s8_gradient, M>(s8_case, adolc::numbers(in.W1, in.b1, in.W2, in.b2), [&x, t](const auto& p) {
+struct s8 : tapeless_bench::kernels<s8_inputs, s8_handwritten, s8_tapeless, s8_handwritten_simd> {
+  static std::string name() { return "S8_mlp"; }
+  static constexpr std::size_t n = s8_hidden * s8_in_n + 2 * s8_hidden + 1;
+  static std::array<double, n> numbers(const s8_in& in) { return tapeless_bench::numbers(in.W1, in.b1, in.W2, in.b2); }
+  template <class T>
+  static T f(const std::array<T, n>& p, const s8_in& in) {
+    using std::tanh;
     // p = W1 (row-major), b1, W2, b2
     constexpr std::size_t b1 = s8_hidden * s8_in_n, W2 = b1 + s8_hidden, b2 = W2 + s8_hidden;
-    adouble y = p[b2];
+    T y = p[b2];
     for (std::size_t i = 0; i < s8_hidden; ++i) {
-      adouble a = p[b1 + i];
-      for (std::size_t j = 0; j < s8_in_n; ++j) a += p[i * s8_in_n + j] * x[j];
+      T a = p[b1 + i];
+      for (std::size_t j = 0; j < s8_in_n; ++j) a += p[i * s8_in_n + j] * in.x[j];
       y += p[W2 + i] * tanh(a);
     }
-    const adouble r = y - t;
-    return adouble(r * r);
-  });
-}
+    const T r = y - in.t;
+    return T(r * r);
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // S9 logdet_inverse: f(A) = log(det(A)) + sum(inverse(A)), A = M M^T + 4 I, M: 4 x 4 with M[i][j] = 2u - 1.
@@ -308,13 +341,6 @@ TAPELESS_BENCH_KERNEL std::pair<s9_matrix, double> s9_inverse_det(s9_matrix a) {
   return {y, det};
 }
 
-double s9_value(const s9_in& in) {
-  const auto [y, det] = s9_inverse_det(in.A);
-  double s = 0;
-  for (double v : y) s += v;
-  return std::log(det) + s;
-}
-
 TAPELESS_BENCH_KERNEL s9_matrix s9_handwritten(const s9_in& in) {
   // forward: Y = A^-1 (det A is not needed: the gradient of log det A is A^-T whatever its value).
   const s9_matrix y = s9_inverse_det(in.A).first;
@@ -336,15 +362,18 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_tapeless(const s9_in& in) {
   return tl::grad([](const auto& A) { return tl::log(tl::det(A)) + tl::sum(tl::inverse(A)); })(in.A);
 }
 
-// det and inverse by the Gauss-Jordan elimination with partial pivoting of s9_inverse_det, in adouble.
-// The pivots are chosen on the values: the tape records the row order of the input it is recorded at.
-// Rows are exchanged through the permutation `row` rather than by moving adoubles (which would tape
-// copies).
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL s9_matrix s9_adolc(const s9_in& in) {
-  return adolc::gradient<s9_matrix, M>(s9_case, adolc::numbers(in.A), [](const auto& A) {
-    constexpr std::size_t n = s9_n;
-    std::array<adouble, n * n> a, y;  // a(i, j) = a[i n + j], reduced to I; y from I to A^-1 (rows permuted)
+struct s9 : tapeless_bench::kernels<s9_inputs, s9_handwritten, s9_tapeless> {
+  static std::string name() { return "S9_logdet_inverse"; }
+  static constexpr std::size_t n = s9_n;
+  static std::array<double, n * n> numbers(const s9_in& in) { return tapeless_bench::numbers(in.A); }
+  // det and inverse by the Gauss-Jordan elimination with partial pivoting of s9_inverse_det. The
+  // pivots are chosen on the values (an ADOL-C tape records the row order of the input it is recorded
+  // at). Rows are exchanged through the permutation `row` rather than by moving numbers, which a
+  // tape-based library would record as copies.
+  template <class T>
+  static T f(const std::array<T, n * n>& A, const s9_in&) {
+    using std::log;
+    std::array<T, n * n> a, y;  // a(i, j) = a[i n + j], reduced to I; y from I to A^-1 (rows permuted)
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j) {
         a[i * n + j] = A[i * n + j];
@@ -352,18 +381,19 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_adolc(const s9_in& in) {
       }
     std::array<std::size_t, n> row;  // pivot row k is stored in row row[k]
     for (std::size_t k = 0; k < n; ++k) row[k] = k;
-    adouble det = 1.0;
+    T det = 1.0;
     for (std::size_t k = 0; k < n; ++k) {
+      auto magnitude = [&](std::size_t i) { return std::abs(tapeless_bench::value_of(a[row[i] * n + k])); };
       std::size_t p = k;
       for (std::size_t i = k + 1; i < n; ++i)
-        if (std::abs(a[row[i] * n + k].getValue()) > std::abs(a[row[p] * n + k].getValue())) p = i;
+        if (magnitude(i) > magnitude(p)) p = i;
       if (p != k) {
         std::swap(row[k], row[p]);
         det = -det;
       }
       const std::size_t rk = row[k] * n;
       det *= a[rk + k];
-      const adouble inv_pivot = 1.0 / a[rk + k];
+      const T inv_pivot = 1.0 / a[rk + k];
       for (std::size_t j = 0; j < n; ++j) {
         a[rk + j] *= inv_pivot;
         y[rk + j] *= inv_pivot;
@@ -371,7 +401,7 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_adolc(const s9_in& in) {
       for (std::size_t i = 0; i < n; ++i) {
         if (i == k) continue;
         const std::size_t ri = row[i] * n;
-        const adouble m = a[ri + k];
+        const T m = a[ri + k];
         for (std::size_t j = 0; j < n; ++j) {
           a[ri + j] -= m * a[rk + j];
           y[ri + j] -= m * y[rk + j];
@@ -379,70 +409,12 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_adolc(const s9_in& in) {
       }
     }
     // A^-1 is y with its rows in the order row[0], ..., row[n-1]; its sum does not depend on the order.
-    adouble f = log(det);
-    for (const adouble& v : y) f += v;
-    return f;
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The checks, once, before timing.
-
-bool check_all() {
-  using tapeless_bench::check_case;
-  using tapeless_bench::check_differences;
-  using tapeless_bench::parameters;
-  bool ok = true;
-  ok &= check_differences<s6_handwritten, s6_inputs>("S6_logistic_regression", s6_value,
-                                                     [](auto& in) { return parameters(in.beta); });
-  ok &= check_differences<s7_handwritten, s7_inputs>("S7_matmul", s7_value, [](auto& in) { return parameters(in.A); });
-  ok &= check_differences<s8_handwritten, s8_inputs>(
-      "S8_mlp", s8_value, [](auto& in) { return parameters(in.W1, in.b1, in.W2, in.b2); });
-  ok &= check_differences<s9_handwritten, s9_inputs>("S9_logdet_inverse", s9_value,
-                                                     [](auto& in) { return parameters(in.A); });
-  ok &= check_case<s6_handwritten, s6_tapeless, s6_inputs>("S6_logistic_regression");
-  ok &= check_case<s7_handwritten, s7_tapeless, s7_inputs>("S7_matmul");
-  ok &= check_case<s8_handwritten, s8_tapeless, s8_inputs>("S8_mlp");
-  ok &= check_case<s9_handwritten, s9_tapeless, s9_inputs>("S9_logdet_inverse");
-  using enum adolc::mode;
-  ok &= check_case<s6_handwritten, s6_adolc<tape>, s6_inputs>("S6_logistic_regression", "adolc_tape");
-  ok &= check_case<s6_handwritten, s6_adolc<retape>, s6_inputs>("S6_logistic_regression", "adolc_retape");
-  ok &= check_case<s7_handwritten, s7_adolc<tape>, s7_inputs>("S7_matmul", "adolc_tape");
-  ok &= check_case<s7_handwritten, s7_adolc<retape>, s7_inputs>("S7_matmul", "adolc_retape");
-  ok &= check_case<s8_handwritten, s8_adolc<tape>, s8_inputs>("S8_mlp", "adolc_tape");
-  ok &= check_case<s8_handwritten, s8_adolc<retape>, s8_inputs>("S8_mlp", "adolc_retape");
-  ok &= check_case<s9_handwritten, s9_adolc<tape>, s9_inputs>("S9_logdet_inverse", "adolc_tape");
-  ok &= check_case<s9_handwritten, s9_adolc<retape>, s9_inputs>("S9_logdet_inverse", "adolc_retape");
-  return ok;
-}
+    T value = log(det);
+    for (const T& v : y) value += v;
+    return value;
+  }
+};
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  using tapeless_bench::entry;
-  using enum adolc::mode;
-  // The reused ADOL-C tapes, recorded once, before the checks and the timing.
-  adolc::record_tape<s6_adolc<record>, s6_inputs>();
-  adolc::record_tape<s7_adolc<record>, s7_inputs>();
-  adolc::record_tape<s8_adolc<record>, s8_inputs>();
-  adolc::record_tape<s9_adolc<record>, s9_inputs>();
-  return tapeless_bench::main(argc, argv, check_all,
-                              {
-                                  entry<s6_handwritten, s6_inputs>("S6_logistic_regression/handwritten"),
-                                  entry<s6_tapeless, s6_inputs>("S6_logistic_regression/tapeless"),
-                                  entry<s6_adolc<tape>, s6_inputs>("S6_logistic_regression/adolc_tape"),
-                                  entry<s6_adolc<retape>, s6_inputs>("S6_logistic_regression/adolc_retape"),
-                                  entry<s7_handwritten, s7_inputs>("S7_matmul/handwritten"),
-                                  entry<s7_tapeless, s7_inputs>("S7_matmul/tapeless"),
-                                  entry<s7_adolc<tape>, s7_inputs>("S7_matmul/adolc_tape"),
-                                  entry<s7_adolc<retape>, s7_inputs>("S7_matmul/adolc_retape"),
-                                  entry<s8_handwritten, s8_inputs>("S8_mlp/handwritten"),
-                                  entry<s8_tapeless, s8_inputs>("S8_mlp/tapeless"),
-                                  entry<s8_adolc<tape>, s8_inputs>("S8_mlp/adolc_tape"),
-                                  entry<s8_adolc<retape>, s8_inputs>("S8_mlp/adolc_retape"),
-                                  entry<s9_handwritten, s9_inputs>("S9_logdet_inverse/handwritten"),
-                                  entry<s9_tapeless, s9_inputs>("S9_logdet_inverse/tapeless"),
-                                  entry<s9_adolc<tape>, s9_inputs>("S9_logdet_inverse/adolc_tape"),
-                                  entry<s9_adolc<retape>, s9_inputs>("S9_logdet_inverse/adolc_retape"),
-                              });
-}
+int main(int argc, char** argv) { return tapeless_bench::run<s6, s7, s8, s9>(argc, argv); }

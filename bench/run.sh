@@ -2,12 +2,19 @@
 # SPDX-License-Identifier: BSL-1.0
 # bench/run.sh: the main job. Builds the examples and benchmarks in Release, runs the examples, then
 # prints, for each benchmark executable (scalar, vector, matrix), the table of benchmark medians and
-# their ratios to the hand-written gradient.
+# their ratios to the hand-written gradients (scalar and xsimd-vectorised).
 #
 #   bash bench/run.sh                         # g++, 20 repetitions, in build/bench
+#   bash bench/run.sh --report                # the same, then bench/results/REPORT.md and ratios.png
 #   CXX=clang++ bash bench/run.sh             # clang++, in build/bench-clang++
 #   REPETITIONS=40 bash bench/run.sh --benchmark_filter=S1   # extra arguments go to the benchmark
 #   bash bench/run.sh --callgrind             # instructions per gradient under callgrind (ICOUNT=1000 each)
+#
+# --report writes bench/results/: REPORT.md (medians, ratios, targets, machine, compiler, flags, date),
+# ratios.png (gnuplot), and scalar.json, vector.json and matrix.json (Google Benchmark's JSON output).
+# REPORT_NOTE="..." adds a sentence on the conditions of the run to the report.
+# --callgrind counts handwritten, handwritten_simd, tapeless and adolc_tape unless a --benchmark_filter
+# of yours says otherwise: the other peers take minutes under valgrind.
 #
 # On a fresh Debian 12 machine it first installs what it needs with apt-get.
 set -euo pipefail
@@ -18,14 +25,24 @@ repetitions="${REPETITIONS:-20}"
 icount="${ICOUNT:-1000}"
 
 callgrind=0
+report=0
+filtered=0
 args=()
 for a in "$@"; do
-  if [[ "$a" == --callgrind ]]; then callgrind=1; else args+=("$a"); fi
+  case "$a" in
+    --callgrind) callgrind=1 ;;
+    --report) report=1 ;;
+    *) [[ "$a" == --benchmark_filter=* ]] && filtered=1; args+=("$a") ;;
+  esac
 done
+if ((callgrind && report)); then echo "run.sh: --callgrind or --report, not both" >&2; exit 2; fi
 
 # --- dependencies -------------------------------------------------------------------------------
-needed=(libboost-dev doctest-dev libbenchmark-dev libadolc-dev cmake ninja-build g++ clang)
+# The peers: ADOL-C, Sacado (whose headers need Kokkos's and Teuchos's), Eigen; and xsimd.
+needed=(libboost-dev doctest-dev libbenchmark-dev cmake ninja-build g++ clang libadolc-dev libtrilinos-sacado-dev
+        libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev)
 if ((callgrind)); then needed+=(valgrind); fi
+if ((report)); then needed+=(python3 gnuplot-nox); fi
 missing=()
 for p in "${needed[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -61,14 +78,26 @@ fi
 
 # --- timing -------------------------------------------------------------------------------------
 if ((!callgrind)); then
+  results="$root/bench/results"  # the report, and Google Benchmark's JSON output (not committed: .gitignore)
+  jsons=()
+  if ((report)); then mkdir -p "$results"; fi
   # Repetitions of all benchmarks interleaved in random order, so that a slow spell of the machine
   # falls on every library alike; later arguments override these.
   for family in "${benches[@]}"; do
     echo "=== tapeless_bench_$family"
+    out=()
+    if ((report)); then
+      jsons+=("$results/$family.json")
+      out=(--benchmark_out="$results/$family.json" --benchmark_out_format=json)
+    fi
     "$build/bench/tapeless_bench_$family" --benchmark_repetitions="$repetitions" \
       --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1 \
-      --benchmark_report_aggregates_only=true "${args[@]}"
+      --benchmark_report_aggregates_only=true "${out[@]}" "${args[@]}"
   done
+  if ((report)); then
+    python3 "$root/bench/report.py" --out "$results" --compiler "$("$cxx" --version | head -1)" \
+      --flags "-O3 ${arch//;/ }" --repetitions "$repetitions" --note "${REPORT_NOTE:-}" "${jsons[@]}"
+  fi
   exit 0
 fi
 
@@ -76,6 +105,7 @@ fi
 # Each benchmark's loop runs $icount times between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(name):
 # one dump per benchmark, whose total divided by $icount is the instructions per gradient (with the
 # loop's few instructions of overhead, the same for every library).
+if ((!filtered)); then args+=("--benchmark_filter=/(handwritten|handwritten_simd|tapeless|adolc_tape)$"); fi
 for family in "${benches[@]}"; do
   out="$build/callgrind/$family"
   rm -rf "$out" && mkdir -p "$out"
@@ -95,17 +125,21 @@ for family in "${benches[@]}"; do
     }
     END {
       if (nc == 0) exit
+      for (j = 2; j <= nl; j++)  # handwritten_simd first, the other libraries in order
+        if (libs[j] == "handwritten_simd") { for (k = j; k > 1; k--) libs[k] = libs[k - 1]; libs[1] = "handwritten_simd" }
       w = 4; for (i = 1; i <= nc; i++) if (length(cases[i]) > w) w = length(cases[i])
       printf "(every count includes the timing loop itself: %.1f instructions per iteration)\n", overhead
       printf "%-*s %14s", w, "case", "handwritten"
       for (j = 1; j <= nl; j++) printf " %14s %10s", libs[j], libs[j] "/hw"
       printf "\n"
       for (i = 1; i <= nc; i++) {
-        c = cases[i]; printf "%-*s %14.1f", w, c, irs[c, "handwritten"]
+        c = cases[i]; hw = (c, "handwritten") in irs
+        if (hw) printf "%-*s %14.1f", w, c, irs[c, "handwritten"]; else printf "%-*s %14s", w, c, "-"
         for (j = 1; j <= nl; j++) {
           l = libs[j]
-          if ((c, l) in irs) printf " %14.1f %10.3f", irs[c, l], irs[c, l] / irs[c, "handwritten"]
-          else printf " %14s %10s", "-", "-"
+          if (!((c, l) in irs)) printf " %14s %10s", "-", "-"
+          else if (hw) printf " %14.1f %10.3f", irs[c, l], irs[c, l] / irs[c, "handwritten"]
+          else printf " %14.1f %10s", irs[c, l], "-"
         }
         printf "\n"
       }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/scalar_bench.cpp: the scalar cases, S1 walkthrough, S2 log_mul_sin and a chain of lets,
-// each hand-written and with tapeless, side by side; S1 and S2 also with ADOL-C (reused tape and
-// tape recorded at each call, bench/adolc_peers.hpp).
+// each hand-written and with tapeless, side by side; S1 and S2 also with every peer library
+// (bench/cases.hpp), which differentiate each case's `f`, the function written once for any number type.
 //
 // Every implementation is one function from the inputs to the gradient (one gradient per call).
 // The hand-written one is the classic adjoint: a forward pass computing the intermediate values the
 // reverse sweep needs, then the reverse sweep, as straight-line scalar code. grad does not return the
 // function value, so neither implementation is asked for it.
-#include "adolc_peers.hpp"
-#include "harness.hpp"
+#include "cases.hpp"
 #include "suite.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -16,20 +15,20 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <tuple>
 
 namespace tl = tapeless;
-namespace adolc = tapeless_bench::adolc;
 
 namespace {
 
-// The ADOL-C tapes of the cases of this file (adolc_peers.hpp).
-enum adolc_case : int { s1_case = 1, s2_case };
+// The inputs of S1 and S2, both differentiated, spread over their kernels' two parameters.
+using scalar_pair = std::array<double, 2>;
 
 // ---------------------------------------------------------------------------------------------
 // S1 walkthrough: f(x1, x2) = (x1 - x2)^2 + cos(x1 + x2) at x1 = 1, x2 = 2.
 
-std::array<double, 2> s1_inputs() { return {1.0, 2.0}; }
+scalar_pair s1_inputs() { return {1.0, 2.0}; }
 
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_handwritten(double x1, double x2) {
   // forward
@@ -45,18 +44,21 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_tapeless(double x1, double x
   return tl::grad([](const auto& x1, const auto& x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); })(x1, x2);
 }
 
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_adolc(double x1, double x2) {
-  return adolc::gradient<std::tuple<double, double>, M>(s1_case, adolc::numbers(x1, x2), [](const auto& x) {
-    const adouble a = x[0] - x[1];
-    return adouble(a * a + cos(x[0] + x[1]));
-  });
-}
+struct s1 : tapeless_bench::kernels<s1_inputs, s1_handwritten, s1_tapeless> {
+  static std::string name() { return "S1_walkthrough"; }
+  static scalar_pair numbers(const scalar_pair& in) { return in; }
+  template <class T>
+  static T f(const std::array<T, 2>& x, const scalar_pair&) {
+    using std::cos;
+    const T a = x[0] - x[1];
+    return T(a * a + cos(x[0] + x[1]));
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // S2 log_mul_sin: f(x1, x2) = ln(x1) + x1 x2 - sin(x2) at x1 = 2, x2 = 3.
 
-std::array<double, 2> s2_inputs() { return {2.0, 3.0}; }
+scalar_pair s2_inputs() { return {2.0, 3.0}; }
 
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_handwritten(double x1, double x2) {
   // forward: v1 = ln(x1), v2 = x1 x2, v3 = sin(x2); the sweep needs none of their values.
@@ -70,12 +72,15 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_tapeless(double x1, double x
   return tl::grad([](const auto& x1, const auto& x2) { return tl::log(x1) + x1 * x2 - tl::sin(x2); })(x1, x2);
 }
 
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_adolc(double x1, double x2) {
-  return adolc::gradient<std::tuple<double, double>, M>(s2_case, adolc::numbers(x1, x2), [](const auto& x) {
-    return adouble(log(x[0]) + x[0] * x[1] - sin(x[1]));
-  });
-}
+struct s2 : tapeless_bench::kernels<s2_inputs, s2_handwritten, s2_tapeless> {
+  static std::string name() { return "S2_log_mul_sin"; }
+  static scalar_pair numbers(const scalar_pair& in) { return in; }
+  template <class T>
+  static T f(const std::array<T, 2>& x, const scalar_pair&) {
+    using std::log, std::sin;
+    return T(log(x[0]) + x[0] * x[1] - sin(x[1]));
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // let_chain_K: f(x) = y_K, y_0 = x, y_{i+1} = y_i y_i + y_i, so f'(x) = prod_{i<K} (2 y_i + 1).
@@ -113,6 +118,12 @@ TAPELESS_BENCH_KERNEL double let_chain_tapeless(double x) {
   return tl::grad([](const auto& x) { return let_chain<K>(x); })(x);
 }
 
+// Not a case of the suite: no peers.
+template <int K>
+struct let_chain_case : tapeless_bench::kernels<let_chain_inputs, let_chain_handwritten<K>, let_chain_tapeless<K>> {
+  static std::string name() { return "let_chain_" + std::to_string(K); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // The checks, once, before timing.
 
@@ -142,42 +153,8 @@ bool check_references() {
   return ok;
 }
 
-bool check_all() {
-  using tapeless_bench::check_case;
-  bool ok = check_references();
-  ok &= check_case<s1_handwritten, s1_tapeless, s1_inputs>("S1_walkthrough");
-  ok &= check_case<s2_handwritten, s2_tapeless, s2_inputs>("S2_log_mul_sin");
-  ok &= check_case<s1_handwritten, s1_adolc<adolc::mode::tape>, s1_inputs>("S1_walkthrough", "adolc_tape");
-  ok &= check_case<s1_handwritten, s1_adolc<adolc::mode::retape>, s1_inputs>("S1_walkthrough", "adolc_retape");
-  ok &= check_case<s2_handwritten, s2_adolc<adolc::mode::tape>, s2_inputs>("S2_log_mul_sin", "adolc_tape");
-  ok &= check_case<s2_handwritten, s2_adolc<adolc::mode::retape>, s2_inputs>("S2_log_mul_sin", "adolc_retape");
-  ok &= check_case<let_chain_handwritten<8>, let_chain_tapeless<8>, let_chain_inputs>("let_chain_8");
-  ok &= check_case<let_chain_handwritten<16>, let_chain_tapeless<16>, let_chain_inputs>("let_chain_16");
-  return ok;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  using tapeless_bench::entry;
-  using enum adolc::mode;
-  // The reused ADOL-C tapes, recorded once, before the checks and the timing.
-  adolc::record_tape<s1_adolc<record>, s1_inputs>();
-  adolc::record_tape<s2_adolc<record>, s2_inputs>();
-  return tapeless_bench::main(
-      argc, argv, check_all,
-      {
-          entry<s1_handwritten, s1_inputs>("S1_walkthrough/handwritten"),
-          entry<s1_tapeless, s1_inputs>("S1_walkthrough/tapeless"),
-          entry<s1_adolc<tape>, s1_inputs>("S1_walkthrough/adolc_tape"),
-          entry<s1_adolc<retape>, s1_inputs>("S1_walkthrough/adolc_retape"),
-          entry<s2_handwritten, s2_inputs>("S2_log_mul_sin/handwritten"),
-          entry<s2_tapeless, s2_inputs>("S2_log_mul_sin/tapeless"),
-          entry<s2_adolc<tape>, s2_inputs>("S2_log_mul_sin/adolc_tape"),
-          entry<s2_adolc<retape>, s2_inputs>("S2_log_mul_sin/adolc_retape"),
-          entry<let_chain_handwritten<8>, let_chain_inputs>("let_chain_8/handwritten"),
-          entry<let_chain_tapeless<8>, let_chain_inputs>("let_chain_8/tapeless"),
-          entry<let_chain_handwritten<16>, let_chain_inputs>("let_chain_16/handwritten"),
-          entry<let_chain_tapeless<16>, let_chain_inputs>("let_chain_16/tapeless"),
-      });
+  return tapeless_bench::run<s1, s2, let_chain_case<8>, let_chain_case<16>>(argc, argv, check_references);
 }

@@ -2,9 +2,9 @@
 // bench/suite.hpp: the inputs and the agreement check of the benchmark suite (doc: /work/shared/benchmarks.md).
 //
 // Every case draws its inputs from a fresh input_stream, in the order benchmarks.md lists them,
-// row-major for matrices, and checks once, before timing, that its hand-written gradient agrees with
-// central differences (check_differences) and that each library's gradient agrees with the
-// hand-written one to 1e-12 relative (check_case).
+// row-major for matrices. Before timing, the harness checks every library's gradient against the
+// hand-written one (check_gradient): to 1e-12 relative, or, for central differences, to 1e-6 of the
+// largest component, which also checks the hand-written gradient itself.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
-#include <string_view>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -52,6 +52,16 @@ static_assert([] {
   return true;
 }());
 
+/// How close a library's gradient must come to the hand-written one: `rel` relative to each
+/// component, or, when `of_largest`, to the gradient's largest component (finite differences, whose
+/// error does not shrink with the component).
+struct tolerance {
+  double rel;
+  bool of_largest = false;
+};
+/// What every library but finite differences meets: the same numbers up to rounding.
+inline constexpr tolerance exact{1e-12};
+
 /// True when `got` agrees with `want` to `rel` relative (exactly when both are 0).
 inline bool agrees(double got, double want, double rel = 1e-12) {
   if (got == want) return true;
@@ -59,19 +69,25 @@ inline bool agrees(double got, double want, double rel = 1e-12) {
   return std::abs(got - want) <= rel * std::max(std::abs(got), std::abs(want));
 }
 
-/// Compares `n` gradient components of `library` with the hand-written ones; prints every mismatch.
-/// Returns true when all agree to 1e-12 relative.
-inline bool check_gradient(std::string_view case_name, std::string_view library, const double* got,
-                           const double* want, std::size_t n) {
+/// Compares the gradient `got` of benchmark `name` ("<case>/<library>") with the hand-written `want`;
+/// prints every mismatch. Returns true when all components agree within `tol`.
+inline bool check_gradient(const std::string& name, const std::vector<double>& got, const std::vector<double>& want,
+                           tolerance tol) {
+  if (got.size() != want.size()) {
+    std::fprintf(stderr, "MISMATCH %s: %zu gradient components, hand-written %zu\n", name.c_str(), got.size(),
+                 want.size());
+    return false;
+  }
+  double largest = 0;
+  if (tol.of_largest)
+    for (double w : want) largest = std::max(largest, std::abs(w));
   bool ok = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!agrees(got[i], want[i])) {
-      std::fprintf(stderr, "MISMATCH %.*s/%.*s: d/dx[%zu] = %.17g, hand-written %.17g (relative error %.3g)\n",
-                   static_cast<int>(case_name.size()), case_name.data(), static_cast<int>(library.size()),
-                   library.data(), i, got[i], want[i],
-                   std::abs(got[i] - want[i]) / std::max(std::abs(got[i]), std::abs(want[i])));
-      ok = false;
-    }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (agrees(got[i], want[i], tol.rel) || std::abs(got[i] - want[i]) <= tol.rel * largest) continue;
+    std::fprintf(stderr, "MISMATCH %s: d/dx[%zu] = %.17g, hand-written %.17g (relative error %.3g)\n",
+                 name.c_str(), i, got[i], want[i],
+                 std::abs(got[i] - want[i]) / std::max(std::abs(got[i]), std::abs(want[i])));
+    ok = false;
   }
   return ok;
 }
@@ -81,13 +97,14 @@ inline bool check_gradient(std::string_view case_name, std::string_view library,
 template <class In>
 concept argument_list = requires { std::tuple_size<std::remove_cvref_t<In>>::value; };
 
-/// Kernel called on a case's inputs: spread over its parameters if they are a list, else passed whole.
+/// Kernel called on a case's inputs: passed whole when it takes them so (an input struct, or a list
+/// taken as one), else spread over its parameters.
 template <auto Kernel, class In>
 constexpr decltype(auto) invoke_kernel(const In& in) {
-  if constexpr (argument_list<In>)
-    return std::apply(Kernel, in);
-  else
+  if constexpr (std::is_invocable_v<decltype(Kernel), const In&>)
     return std::invoke(Kernel, in);
+  else
+    return std::apply(Kernel, in);
 }
 
 /// Every number of a gradient in order: a number, a matrix (row-major), or a tuple of them.
@@ -105,70 +122,6 @@ std::vector<double> components(const R& r) {
   std::vector<double> out;
   append_components(out, r);
   return out;
-}
-
-/// Checks `Library` against `Reference` (the hand-written kernel) on the inputs `Inputs()` returns:
-/// every component to 1e-12 relative. Prints each mismatch.
-template <auto Reference, auto Library, auto Inputs>
-bool check_case(std::string_view case_name, std::string_view library = "tapeless") {
-  const auto in = Inputs();
-  const std::vector<double> want = components(invoke_kernel<Reference>(in));
-  const std::vector<double> got = components(invoke_kernel<Library>(in));
-  if (got.size() != want.size()) {
-    std::fprintf(stderr, "MISMATCH %.*s/%.*s: %zu gradient components, hand-written %zu\n",
-                 static_cast<int>(case_name.size()), case_name.data(), static_cast<int>(library.size()),
-                 library.data(), got.size(), want.size());
-    return false;
-  }
-  return check_gradient(case_name, library, got.data(), want.data(), got.size());
-}
-
-/// Pointers to every number of the given inputs, in order (numbers, and matrices row-major): the
-/// differentiated inputs of a case, in the order of its gradient's components.
-template <class... P>
-std::vector<double*> parameters(P&... p) {
-  std::vector<double*> out;
-  auto add = [&](auto& x) {
-    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(x)>>)
-      out.push_back(&x);
-    else
-      for (auto& e : x) out.push_back(&e);
-  };
-  (add(p), ...);
-  return out;
-}
-
-/// Checks the hand-written gradient `Reference` against central differences of `value` (the function
-/// in plain doubles, of the inputs) with respect to the numbers `select(in)` points to (see
-/// parameters()). Loose: each component within `tolerance` times the largest component.
-template <auto Reference, auto Inputs, class Value, class Select>
-bool check_differences(std::string_view case_name, Value value, Select select, double tolerance = 1e-6) {
-  auto in = Inputs();
-  const std::vector<double> g = components(invoke_kernel<Reference>(in));
-  const std::vector<double*> x = select(in);
-  if (g.size() != x.size()) {
-    std::fprintf(stderr, "MISMATCH %.*s/handwritten: %zu gradient components for %zu inputs\n",
-                 static_cast<int>(case_name.size()), case_name.data(), g.size(), x.size());
-    return false;
-  }
-  double scale = 0;
-  for (double c : g) scale = std::max(scale, std::abs(c));
-  bool ok = true;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double x0 = *x[i], h = 1e-6 * std::max(1.0, std::abs(x0));
-    *x[i] = x0 + h;
-    const double up = value(in);
-    *x[i] = x0 - h;
-    const double down = value(in);
-    *x[i] = x0;
-    const double fd = (up - down) / (2 * h);
-    if (!(std::abs(fd - g[i]) <= tolerance * scale)) {
-      std::fprintf(stderr, "MISMATCH %.*s/handwritten: d/dx[%zu] = %.17g, central difference %.17g\n",
-                   static_cast<int>(case_name.size()), case_name.data(), i, g[i], fd);
-      ok = false;
-    }
-  }
-  return ok;
 }
 
 }  // namespace tapeless_bench

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/vector_bench.cpp: the vector cases, S3 rosenbrock, S4 log_sum_exp and S5 normal_logpdf, each
-// hand-written, with tapeless and with ADOL-C (reused tape and tape recorded at each call,
-// bench/adolc_peers.hpp), side by side.
+// hand-written (S4 and S5 also vectorised with xsimd), with tapeless and with every peer library
+// (bench/cases.hpp), side by side.
 //
 // Every implementation is one function from the case's input struct to the gradient (one gradient
 // per call), returned in the type tl::grad returns, so that keeping the result costs both the same.
 // The hand-written one is the classic adjoint: a forward pass keeping what the reverse sweep needs,
 // then the reverse sweep, as straight-line loops over the elements. grad does not return the function
-// value, so neither implementation is asked for it.
-#include "adolc_peers.hpp"
-#include "harness.hpp"
+// value, so neither implementation is asked for it. The peers differentiate each case's `f`, the
+// function written once for any number type.
+#include "cases.hpp"
+#include "simd.hpp"
 #include "suite.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -18,16 +19,13 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <numbers>
+#include <string>
 #include <tuple>
 
 namespace tl = tapeless;
-namespace adolc = tapeless_bench::adolc;
+namespace simd = tapeless_bench::simd;
 
 namespace {
-
-// The ADOL-C tapes of the cases of this file (adolc_peers.hpp).
-enum adolc_case : int { s3_16_case = 1, s3_256_case, s4_16_case, s4_256_case, s5_case };
 
 // ---------------------------------------------------------------------------------------------
 // S3 rosenbrock: f(x) = sum_{i<N-1} 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2, x[i] = 2u - 1.
@@ -43,14 +41,6 @@ s3_in<N> s3_inputs() {
   s3_in<N> in;
   for (auto& v : in.x) v = u.uniform(-1.0, 1.0);
   return in;
-}
-
-template <std::size_t N>
-double s3_value(const s3_in<N>& in) {
-  double f = 0;
-  for (std::size_t i = 0; i + 1 < N; ++i)
-    f += 100 * (in.x[i + 1] - in.x[i] * in.x[i]) * (in.x[i + 1] - in.x[i] * in.x[i]) + (1 - in.x[i]) * (1 - in.x[i]);
-  return f;
 }
 
 template <std::size_t N>
@@ -80,19 +70,21 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_tapeless(const s3_in<N>& in) {
   })(in.x);
 }
 
-template <std::size_t N, adolc::mode M>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_adolc(const s3_in<N>& in) {
-  constexpr int id = N == 16 ? s3_16_case : s3_256_case;
-  return adolc::gradient<tl::vector<double, N>, M>(id, adolc::numbers(in.x), [](const auto& x) {
-    adouble f = 0.0;
+template <std::size_t N>
+struct s3 : tapeless_bench::kernels<s3_inputs<N>, s3_handwritten<N>, s3_tapeless<N>> {
+  static std::string name() { return "S3_rosenbrock_" + std::to_string(N); }
+  static std::array<double, N> numbers(const s3_in<N>& in) { return tapeless_bench::numbers(in.x); }
+  template <class T>
+  static T f(const std::array<T, N>& x, const s3_in<N>&) {
+    T value = 0.0;
     for (std::size_t i = 0; i + 1 < N; ++i) {
-      const adouble a = x[i + 1] - x[i] * x[i];
-      const adouble b = 1.0 - x[i];
-      f += 100.0 * (a * a) + b * b;
+      const T a = x[i + 1] - x[i] * x[i];
+      const T b = 1.0 - x[i];
+      value += 100.0 * (a * a) + b * b;
     }
-    return f;
-  });
-}
+    return value;
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // S4 log_sum_exp: f(x) = log(sum_i exp(x[i])), x[i] = 4u - 2.
@@ -108,13 +100,6 @@ s4_in<N> s4_inputs() {
   s4_in<N> in;
   for (auto& v : in.x) v = u.uniform(-2.0, 2.0);
   return in;
-}
-
-template <std::size_t N>
-double s4_value(const s4_in<N>& in) {
-  double s = 0;
-  for (double v : in.x) s += std::exp(v);
-  return std::log(s);
 }
 
 template <std::size_t N>
@@ -137,20 +122,41 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_handwritten(const s4_in<N>& in) {
 }
 
 template <std::size_t N>
+TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_handwritten_simd(const s4_in<N>& in) {
+  // s4_handwritten, a batch of elements at a time
+  static_assert(simd::whole_batches<N>);
+  const double* x = in.x.data();
+  const simd::batch m(simd::max<N>(x));
+  tl::vector<double, N> e;
+  simd::batch s(0.0);
+  for (std::size_t i = 0; i < N; i += simd::width) {
+    const simd::batch e_i = xsimd::exp(simd::load(x + i) - m);
+    simd::store(e.data() + i, e_i);
+    s += e_i;
+  }
+  const simd::batch inv_s(1.0 / xsimd::hadd(s));
+  for (std::size_t i = 0; i < N; i += simd::width) simd::store(e.data() + i, simd::load(e.data() + i) * inv_s);
+  return e;
+}
+
+template <std::size_t N>
 TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_tapeless(const s4_in<N>& in) {
   return tl::grad([](const auto& x) { return tl::log_sum_exp(x); })(in.x);
 }
 
-// The plain definition log(sum exp), as benchmarks.md states f (no shift by the largest element).
-template <std::size_t N, adolc::mode M>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_adolc(const s4_in<N>& in) {
-  constexpr int id = N == 16 ? s4_16_case : s4_256_case;
-  return adolc::gradient<tl::vector<double, N>, M>(id, adolc::numbers(in.x), [](const auto& x) {
-    adouble s = 0.0;
+template <std::size_t N>
+struct s4 : tapeless_bench::kernels<s4_inputs<N>, s4_handwritten<N>, s4_tapeless<N>, s4_handwritten_simd<N>> {
+  static std::string name() { return "S4_log_sum_exp_" + std::to_string(N); }
+  static std::array<double, N> numbers(const s4_in<N>& in) { return tapeless_bench::numbers(in.x); }
+  // The plain definition log(sum exp), as benchmarks.md states f (no shift by the largest element).
+  template <class T>
+  static T f(const std::array<T, N>& x, const s4_in<N>&) {
+    using std::exp, std::log;
+    T s = 0.0;
     for (std::size_t i = 0; i < N; ++i) s += exp(x[i]);
-    return adouble(log(s));
-  });
-}
+    return T(log(s));
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // S5 normal_logpdf: f(mu, sigma) = sum_i -0.5 ((y[i] - mu) / sigma)^2 - log(sigma) - 0.5 log(2 pi),
@@ -173,15 +179,6 @@ s5_in s5_inputs() {
   return in;
 }
 
-double s5_value(const s5_in& in) {
-  double f = 0;
-  for (double v : in.y) {
-    const double z = (v - in.mu) / in.sigma;
-    f += -0.5 * z * z - std::log(in.sigma) - half_log_2pi;
-  }
-  return f;
-}
-
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_handwritten(const s5_in& in) {
   // forward: z_i = (y_i - mu) / sigma; the reverse needs only sum z_i and sum z_i^2, accumulated here.
   const double inv_sigma = 1.0 / in.sigma;
@@ -195,6 +192,20 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_handwritten(const s5_in& in)
   return {sz * inv_sigma, (szz - static_cast<double>(s5_n)) * inv_sigma};
 }
 
+TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_handwritten_simd(const s5_in& in) {
+  // s5_handwritten, a batch of elements at a time
+  static_assert(simd::whole_batches<s5_n>);
+  const double inv_sigma = 1.0 / in.sigma;
+  const simd::batch mu(in.mu), inv(inv_sigma);
+  simd::batch sz(0.0), szz(0.0);
+  for (std::size_t i = 0; i < s5_n; i += simd::width) {
+    const simd::batch z = (simd::load(in.y.data() + i) - mu) * inv;
+    sz += z;
+    szz = xsimd::fma(z, z, szz);
+  }
+  return {xsimd::hadd(sz) * inv_sigma, (xsimd::hadd(szz) - static_cast<double>(s5_n)) * inv_sigma};
+}
+
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_tapeless(const s5_in& in) {
   const auto& y = in.y;
   return tl::grad([&y](const auto& mu, const auto& sigma) {
@@ -203,90 +214,25 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_tapeless(const s5_in& in) {
   })(in.mu, in.sigma);
 }
 
-template <adolc::mode M>
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_adolc(const s5_in& in) {
-  const auto& y = in.y;
-  return adolc::gradient<std::tuple<double, double>, M>(s5_case, adolc::numbers(in.mu, in.sigma), [&y](const auto& x) {
-    const adouble& mu = x[0];
-    const adouble& sigma = x[1];
-    adouble f = 0.0;
+struct s5 : tapeless_bench::kernels<s5_inputs, s5_handwritten, s5_tapeless, s5_handwritten_simd> {
+  static std::string name() { return "S5_normal_logpdf"; }
+  static std::array<double, 2> numbers(const s5_in& in) { return tapeless_bench::numbers(in.mu, in.sigma); }
+  template <class T>
+  static T f(const std::array<T, 2>& x, const s5_in& in) {
+    using std::log;
+    const T& mu = x[0];
+    const T& sigma = x[1];
+    T value = 0.0;
     for (std::size_t i = 0; i < s5_n; ++i) {
-      const adouble z = (y[i] - mu) / sigma;
-      f += -0.5 * (z * z) - log(sigma) - half_log_2pi;
+      const T z = (in.y[i] - mu) / sigma;
+      value += -0.5 * (z * z) - log(sigma) - half_log_2pi;
     }
-    return f;
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The checks, once, before timing.
-
-bool check_all() {
-  using tapeless_bench::check_case;
-  using tapeless_bench::check_differences;
-  using tapeless_bench::parameters;
-  bool ok = true;
-  ok &= check_differences<s3_handwritten<16>, s3_inputs<16>>("S3_rosenbrock_16", s3_value<16>,
-                                                             [](auto& in) { return parameters(in.x); });
-  ok &= check_differences<s3_handwritten<256>, s3_inputs<256>>("S3_rosenbrock_256", s3_value<256>,
-                                                               [](auto& in) { return parameters(in.x); });
-  ok &= check_differences<s4_handwritten<16>, s4_inputs<16>>("S4_log_sum_exp_16", s4_value<16>,
-                                                             [](auto& in) { return parameters(in.x); });
-  ok &= check_differences<s4_handwritten<256>, s4_inputs<256>>("S4_log_sum_exp_256", s4_value<256>,
-                                                               [](auto& in) { return parameters(in.x); });
-  ok &= check_differences<s5_handwritten, s5_inputs>("S5_normal_logpdf", s5_value,
-                                                     [](auto& in) { return parameters(in.mu, in.sigma); });
-  ok &= check_case<s3_handwritten<16>, s3_tapeless<16>, s3_inputs<16>>("S3_rosenbrock_16");
-  ok &= check_case<s3_handwritten<256>, s3_tapeless<256>, s3_inputs<256>>("S3_rosenbrock_256");
-  ok &= check_case<s4_handwritten<16>, s4_tapeless<16>, s4_inputs<16>>("S4_log_sum_exp_16");
-  ok &= check_case<s4_handwritten<256>, s4_tapeless<256>, s4_inputs<256>>("S4_log_sum_exp_256");
-  ok &= check_case<s5_handwritten, s5_tapeless, s5_inputs>("S5_normal_logpdf");
-  using enum adolc::mode;
-  ok &= check_case<s3_handwritten<16>, s3_adolc<16, tape>, s3_inputs<16>>("S3_rosenbrock_16", "adolc_tape");
-  ok &= check_case<s3_handwritten<16>, s3_adolc<16, retape>, s3_inputs<16>>("S3_rosenbrock_16", "adolc_retape");
-  ok &= check_case<s3_handwritten<256>, s3_adolc<256, tape>, s3_inputs<256>>("S3_rosenbrock_256", "adolc_tape");
-  ok &= check_case<s3_handwritten<256>, s3_adolc<256, retape>, s3_inputs<256>>("S3_rosenbrock_256", "adolc_retape");
-  ok &= check_case<s4_handwritten<16>, s4_adolc<16, tape>, s4_inputs<16>>("S4_log_sum_exp_16", "adolc_tape");
-  ok &= check_case<s4_handwritten<16>, s4_adolc<16, retape>, s4_inputs<16>>("S4_log_sum_exp_16", "adolc_retape");
-  ok &= check_case<s4_handwritten<256>, s4_adolc<256, tape>, s4_inputs<256>>("S4_log_sum_exp_256", "adolc_tape");
-  ok &= check_case<s4_handwritten<256>, s4_adolc<256, retape>, s4_inputs<256>>("S4_log_sum_exp_256", "adolc_retape");
-  ok &= check_case<s5_handwritten, s5_adolc<tape>, s5_inputs>("S5_normal_logpdf", "adolc_tape");
-  ok &= check_case<s5_handwritten, s5_adolc<retape>, s5_inputs>("S5_normal_logpdf", "adolc_retape");
-  return ok;
-}
+    return value;
+  }
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using tapeless_bench::entry;
-  using enum adolc::mode;
-  // The reused ADOL-C tapes, recorded once, before the checks and the timing.
-  adolc::record_tape<s3_adolc<16, record>, s3_inputs<16>>();
-  adolc::record_tape<s3_adolc<256, record>, s3_inputs<256>>();
-  adolc::record_tape<s4_adolc<16, record>, s4_inputs<16>>();
-  adolc::record_tape<s4_adolc<256, record>, s4_inputs<256>>();
-  adolc::record_tape<s5_adolc<record>, s5_inputs>();
-  return tapeless_bench::main(argc, argv, check_all,
-                              {
-                                  entry<s3_handwritten<16>, s3_inputs<16>>("S3_rosenbrock_16/handwritten"),
-                                  entry<s3_tapeless<16>, s3_inputs<16>>("S3_rosenbrock_16/tapeless"),
-                                  entry<s3_adolc<16, tape>, s3_inputs<16>>("S3_rosenbrock_16/adolc_tape"),
-                                  entry<s3_adolc<16, retape>, s3_inputs<16>>("S3_rosenbrock_16/adolc_retape"),
-                                  entry<s3_handwritten<256>, s3_inputs<256>>("S3_rosenbrock_256/handwritten"),
-                                  entry<s3_tapeless<256>, s3_inputs<256>>("S3_rosenbrock_256/tapeless"),
-                                  entry<s3_adolc<256, tape>, s3_inputs<256>>("S3_rosenbrock_256/adolc_tape"),
-                                  entry<s3_adolc<256, retape>, s3_inputs<256>>("S3_rosenbrock_256/adolc_retape"),
-                                  entry<s4_handwritten<16>, s4_inputs<16>>("S4_log_sum_exp_16/handwritten"),
-                                  entry<s4_tapeless<16>, s4_inputs<16>>("S4_log_sum_exp_16/tapeless"),
-                                  entry<s4_adolc<16, tape>, s4_inputs<16>>("S4_log_sum_exp_16/adolc_tape"),
-                                  entry<s4_adolc<16, retape>, s4_inputs<16>>("S4_log_sum_exp_16/adolc_retape"),
-                                  entry<s4_handwritten<256>, s4_inputs<256>>("S4_log_sum_exp_256/handwritten"),
-                                  entry<s4_tapeless<256>, s4_inputs<256>>("S4_log_sum_exp_256/tapeless"),
-                                  entry<s4_adolc<256, tape>, s4_inputs<256>>("S4_log_sum_exp_256/adolc_tape"),
-                                  entry<s4_adolc<256, retape>, s4_inputs<256>>("S4_log_sum_exp_256/adolc_retape"),
-                                  entry<s5_handwritten, s5_inputs>("S5_normal_logpdf/handwritten"),
-                                  entry<s5_tapeless, s5_inputs>("S5_normal_logpdf/tapeless"),
-                                  entry<s5_adolc<tape>, s5_inputs>("S5_normal_logpdf/adolc_tape"),
-                                  entry<s5_adolc<retape>, s5_inputs>("S5_normal_logpdf/adolc_retape"),
-                              });
+  return tapeless_bench::run<s3<16>, s3<256>, s4<16>, s4<256>, s5>(argc, argv);
 }

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSL-1.0
+"""bench/report.py: REPORT.md and ratios.png from the benchmarks' JSON output.
+
+    python3 bench/report.py --out bench/results --compiler "g++ ..." --flags "-O3 ..." scalar.json ...
+
+`bash bench/run.sh --report` runs it on the `--benchmark_out_format=json` output of every bench
+executable (one benchmark per "<case>/<library>", with the median aggregate of its repetitions). It
+writes the table of medians, the ratios to `handwritten` and to `handwritten_simd` of the same run, the
+targets of issue 4, the machine, compiler, flags and date, and a log-scale chart of the ratios drawn by
+gnuplot. Standard library only.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+REFERENCES = ("handwritten", "handwritten_simd")
+TARGET_HAND = 1.10  # tapeless within 1.10x of the faster hand-written gradient
+TARGET_PEERS = 5.0  # tapeless at least 5x faster than each of these
+SLOW_PEERS = ("adolc_tape", "sacado_rad")
+PACKAGES = {"ADOL-C": "libadolc-dev", "Sacado (Trilinos)": "libtrilinos-sacado-dev", "Eigen": "libeigen3-dev",
+            "xsimd": "libxsimd-dev", "Google Benchmark": "libbenchmark-dev"}
+
+
+def output(*cmd):
+    """A command's standard output, or '' when it cannot run."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def machine():
+    """lscpu's model name and CPU counts."""
+    fields = dict((k.strip(), v.strip()) for k, _, v in (l.partition(":") for l in output("lscpu").splitlines()))
+    return (f"{fields.get('Model name', 'unknown CPU')}, {fields.get('CPU(s)', '?')} CPUs "
+            f"({fields.get('Core(s) per socket', '?')} cores per socket, "
+            f"{fields.get('Thread(s) per core', '?')} thread per core)")
+
+
+def package_versions():
+    return ", ".join(f"{label} {output('dpkg-query', '-W', '-f=${Version}', p) or '(not found)'}"
+                     for label, p in PACKAGES.items())
+
+
+def load(paths):
+    """Median ns per gradient by (case, library), in the order of the files and, in each, of
+    registration (not of the run, which interleaves them at random), and each file's context."""
+    medians, contexts = {}, []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        contexts.append(data.get("context", {}))
+        runs = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+        for b in sorted(runs, key=lambda b: b.get("family_index", 0)):
+            case, library = b["run_name"].split("/")[:2]
+            scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+            medians[(case, library)] = b["real_time"] * scale
+    return medians, contexts
+
+
+def distinct(values):
+    return list(dict.fromkeys(values))
+
+
+def ratio(medians, case, library, reference):
+    a, b = medians.get((case, library)), medians.get((case, reference))
+    return a / b if a is not None and b else None
+
+
+def fmt_ns(v):
+    return "–" if v is None else (f"{v:,.0f}" if v >= 100 else f"{v:.1f}")
+
+
+def fmt_ratio(v):
+    return "–" if v is None else (f"{v:.3g}" if v < 100 else f"{v:,.0f}")
+
+
+def table(header, rows):
+    align = ["---"] + ["--:"] * (len(header) - 1)
+    return "\n".join("| " + " | ".join(r) + " |" for r in [header, align] + rows)
+
+
+def targets(medians, cases):
+    """The table of issue 4's targets, and a sentence per miss."""
+    rows, misses = [], []
+    for c in cases:
+        t = medians.get((c, "tapeless"))
+        hands = [medians[(c, r)] for r in REFERENCES if (c, r) in medians]
+        to_best = t / min(hands) if t and hands else None
+        speedups = [medians[(c, p)] / t if (c, p) in medians and t else None for p in SLOW_PEERS]
+        hand_ok = to_best is not None and to_best <= TARGET_HAND
+        if not hand_ok:
+            misses.append(f"{c}: tapeless takes {fmt_ratio(to_best)}x the time of the faster hand-written gradient")
+        misses += [f"{c}: tapeless is only {fmt_ratio(s)}x faster than {p}"
+                   for p, s in zip(SLOW_PEERS, speedups) if s is not None and s < TARGET_PEERS]
+        # A case without the peers (not one of the suite's) has no peer target.
+        peers_ok = "–" if None in speedups else "yes" if min(speedups) >= TARGET_PEERS else "**no**"
+        rows.append([c] + [fmt_ratio(ratio(medians, c, "tapeless", r)) for r in REFERENCES]
+                    + [fmt_ratio(to_best), "yes" if hand_ok else "**no**"] + [fmt_ratio(s) for s in speedups]
+                    + [peers_ok])
+    header = (["case"] + [f"tapeless / {r}" for r in REFERENCES]
+              + ["tapeless / faster of the two", f"≤ {TARGET_HAND:.2f}"]
+              + [f"{p} / tapeless" for p in SLOW_PEERS] + [f"≥ {TARGET_PEERS:g}"])
+    return table(header, rows), misses
+
+
+def chart(medians, cases, libraries, png):
+    """Each library's ratio to handwritten per case, log scale, drawn by gnuplot; False if it cannot."""
+    shown = [l for l in libraries if l != "handwritten"]
+    values = [[ratio(medians, c, l, "handwritten") for l in shown] for c in cases]
+    known = [v for row in values for v in row if v]
+    bottom = 10 ** math.floor(math.log10(min(known + [1.0]) / 1.2))  # powers of 10 around every bar
+    top = 10 ** math.ceil(math.log10(max(known + [1.0]) * 1.2))
+    data = png + ".dat"
+    with open(data, "w") as f:
+        f.write("case " + " ".join(shown) + "\n")
+        for c, row in zip(cases, values):
+            f.write(c + " " + " ".join("NaN" if v is None else f"{v:.6g}" for v in row) + "\n")
+    script = f"""
+set terminal pngcairo noenhanced size 1400,700 font "sans,10"
+set output "{png}"
+set title "ns per gradient / hand-written adjoint's ns, same run (median; log scale; below 1 is faster)"
+set logscale y
+set yrange [{bottom:g}:{top:g}]
+set grid ytics mytics
+set ylabel "ratio to handwritten"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.9 border -1
+set boxwidth 0.9
+set xtics rotate by -30 left
+set key outside right top vertical
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 lc rgb "black" front
+plot for [i=2:{len(shown) + 1}] "{data}" using i:xtic(1) title columnhead(i)
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+        return True
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report.py: gnuplot failed ({e}); no chart", file=sys.stderr)
+        return False
+    finally:
+        os.remove(data)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="folder of REPORT.md and ratios.png")
+    ap.add_argument("--compiler", default="unknown", help="the compiler's --version line")
+    ap.add_argument("--flags", default="", help="the compile flags of the benchmarks")
+    ap.add_argument("--repetitions", default="?")
+    ap.add_argument("--note", default="", help="a sentence on the conditions of the run")
+    ap.add_argument("json", nargs="+")
+    args = ap.parse_args()
+
+    medians, contexts = load(args.json)
+    if not medians:
+        sys.exit("report.py: no median aggregates in the JSON (run with --benchmark_repetitions > 1)")
+    cases = distinct(c for c, _ in medians)
+    present = distinct(l for _, l in medians)
+    libraries = [r for r in REFERENCES if r in present] + [l for l in present if l not in REFERENCES]
+    os.makedirs(args.out, exist_ok=True)
+
+    date = min(c.get("date", "") for c in contexts) or "unknown"
+    loads = ", ".join(f"{c['load_avg'][0]:.2f}" for c in contexts if c.get("load_avg"))
+    target_table, misses = targets(medians, cases)
+    has_chart = chart(medians, cases, libraries, os.path.join(args.out, "ratios.png"))
+
+    lines = [
+        "# Benchmark report",
+        "",
+        f"Written by `bash bench/run.sh --report` on {date[:10]} (run started {date}).",
+        "",
+        f"- **Machine**: {machine()}.",
+        f"- **Compiler**: {args.compiler}.",
+        f"- **Flags**: `{args.flags}` (CMake Release).",
+        f"- **Timing**: Google Benchmark, real time per gradient, median of {args.repetitions} repetitions "
+        "of at least 0.1 s each, the benchmarks of each executable interleaved in random order.",
+        f"- **Load**: 1-minute load average {loads or 'unknown'} as each of the executables started.",
+        f"- **Libraries**: {package_versions()}.",
+    ]
+    if args.note:
+        lines.append(f"- **Note**: {args.note}")
+    lines += [
+        "",
+        "Every library's gradient was checked against `handwritten` before timing: to 1e-12 relative, "
+        "`finite_diff` to 1e-6 of the largest component. The libraries: `handwritten`, the adjoint derived by "
+        "hand, as scalar loops; `handwritten_simd`, the same with its elementwise loops over xsimd batches of "
+        "4 doubles (AVX2), with xsimd's exp and tanh (S4, S5, S6, S8); `tapeless`; ADOL-C with one tape "
+        "recorded before timing (`adolc_tape`) and recorded again at each call (`adolc_retape`); Sacado's "
+        "reverse mode (`sacado_rad`, `Sacado::Rad::ADvar`); forward mode with Sacado's `Fad::SFad<double, N>` "
+        "(`sacado_fad`) and Eigen's `AutoDiffScalar` (`eigen_forward`), one pass carrying all N derivatives; "
+        "central differences (`finite_diff`, 2N evaluations of the function in doubles).",
+        "",
+        "## Targets",
+        "",
+        f"tapeless within {TARGET_HAND:.2f}x of the faster of `handwritten` and `handwritten_simd`, and at "
+        f"least {TARGET_PEERS:g}x faster than `adolc_tape` and `sacado_rad`, on every case (median ratios).",
+        "",
+        target_table,
+        "",
+    ]
+    lines += (["Missed:", ""] + [f"- {m}" for m in misses] if misses else ["Every target met."]) + [""]
+    lines += ["What costs tapeless where it is slower than the hand-written adjoint: README.md, section "
+              "Performance. Instruction counts, which do not drift with the machine's load: "
+              "`bash bench/run.sh --callgrind`.", ""]
+    if has_chart:
+        lines += ["## Ratios to the hand-written adjoint", "", "![ratio to handwritten, log scale](ratios.png)", ""]
+    header = ["case"] + libraries
+    lines += ["## ns per gradient (median)", "",
+              table(header, [[c] + [fmt_ns(medians.get((c, l))) for l in libraries] for c in cases]), ""]
+    for r in REFERENCES:
+        rows = [[c] + [fmt_ratio(ratio(medians, c, l, r)) for l in libraries] for c in cases if (c, r) in medians]
+        if rows:
+            lines += [f"## Ratio to `{r}` (same run)", "", table(header, rows), ""]
+    with open(os.path.join(args.out, "REPORT.md"), "w") as f:
+        f.write("\n".join(lines))
+    print(f"report.py: wrote {os.path.join(args.out, 'REPORT.md')}" + (" and ratios.png" if has_chart else ""))
+    if misses:
+        print("report.py: targets missed:\n  " + "\n  ".join(misses))
+
+
+if __name__ == "__main__":
+    main()
