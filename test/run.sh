@@ -33,15 +33,19 @@ for part in "${parts[@]}"; do
     g++|clang++)
       dir=build/test-$part
       echo "=== $part: build and test in $dir"
-      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$part" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+      # Optimised, without debug information: -g more than doubled the compile time of the big tests
+      # (elementwise_binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
+      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$part" -DCMAKE_BUILD_TYPE=Check \
+        -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG"
       cmake --build "$dir" -j"$jobs"
       run_ctest "$dir"
       ;;
     sanitize)
       dir=build/test-sanitize
       echo "=== g++ with AddressSanitizer + UndefinedBehaviorSanitizer in $dir"
-      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug \
-        -DCMAKE_CXX_FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+      # Line tables only (-g1): reports still name the function and line, at a fraction of -g's cost.
+      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
+        -DCMAKE_CXX_FLAGS_CHECK="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_EXAMPLES=OFF
       cmake --build "$dir" -j"$jobs"
       # Compile-fail and package tests only drive the compiler; they ran in the builds above.
@@ -51,8 +55,8 @@ for part in "${parts[@]}"; do
     tsan)
       dir=build/test-tsan
       echo "=== g++ with ThreadSanitizer in $dir: the threads test"
-      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Debug \
-        -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread -fno-omit-frame-pointer" \
+      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
+        -DCMAKE_CXX_FLAGS_CHECK="-O1 -g1 -fsanitize=thread -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_EXAMPLES=OFF
       cmake --build "$dir" -j"$jobs" --target unit_threads
       TSAN_OPTIONS=halt_on_error=1 run_ctest "$dir" -R "^unit_threads$"
