@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: BSL-1.0
+# The README's examples are the example programs: every block marked
+#   <!-- snippet: examples/NAME.cpp -->   must appear word for word in that file, and every block marked
+#   <!-- output: examples/NAME.cpp -->    must be exactly what that program prints.
+# Run by ctest as: cmake -DREADME=... -DROOT=<source dir> -DBIN=<dir of example_NAME> -P check_readme.cmake
+file(READ "${README}" text)
+# A CMake list is split at semicolons, and C++ has many: stand them in for while matching.
+string(REPLACE ";" "<semicolon>" text "${text}")
+string(REGEX MATCHALL "<!-- (snippet|output): examples/[a-z_]+\\.cpp -->\n```[a-z]*\n[^`]*```" blocks "${text}")
+list(LENGTH blocks count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "README.md has no marked example blocks")
+endif()
+set(failures 0)
+foreach(block IN LISTS blocks)
+  string(REGEX MATCH "<!-- (snippet|output): examples/([a-z_]+)\\.cpp -->\n```[a-z]*\n([^`]*)```" _ "${block}")
+  set(kind "${CMAKE_MATCH_1}")
+  set(name "${CMAKE_MATCH_2}")
+  string(REPLACE "<semicolon>" ";" body "${CMAKE_MATCH_3}")
+  if(kind STREQUAL "snippet")
+    file(READ "${ROOT}/examples/${name}.cpp" source)
+    string(FIND "${source}" "${body}" at)
+    if(at EQUAL -1)
+      message(SEND_ERROR "README snippet of examples/${name}.cpp is not in that file:\n${body}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  else()
+    execute_process(COMMAND "${BIN}/example_${name}" OUTPUT_VARIABLE printed RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0 OR NOT printed STREQUAL body)
+      message(SEND_ERROR "examples/${name}.cpp (exit ${rc}) printed\n${printed}\nbut README.md shows\n${body}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endif()
+endforeach()
+message(STATUS "${count} README example blocks checked, ${failures} failed")
