@@ -190,20 +190,21 @@ struct cholesky_factor {
   bool positive_definite = true;
 
   constexpr explicit cholesky_factor(const matrix<T, N, N>& s) {
+    // Column j: l(i, j) for i >= j from s(i, j) minus the columns already done; the diagonal first.
     for (std::size_t j = 0; j < N; ++j) {
-      T d = s(j, j);
-      for (std::size_t k = 0; k < j; ++k) d -= l(j, k) * l(j, k);
-      if (!(d > T(0))) {
-        positive_definite = false;
-        l = nan_matrix<matrix<T, N, N>>();
-        return;
-      }
-      const T ljj = math::sqrt(d);
-      l(j, j) = ljj;
-      for (std::size_t i = j + 1; i < N; ++i) {
+      for (std::size_t i = j; i < N; ++i) {
         T v = s(i, j);
         for (std::size_t k = 0; k < j; ++k) v -= l(i, k) * l(j, k);
-        l(i, j) = v / ljj;
+        if (i == j) {
+          if (!(v > T(0))) {
+            positive_definite = false;
+            l = nan_matrix<matrix<T, N, N>>();
+            return;
+          }
+          l(j, j) = math::sqrt(v);
+        } else {
+          l(i, j) = v / l(j, j);
+        }
       }
     }
   }
