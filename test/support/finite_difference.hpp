@@ -2,6 +2,7 @@
 // test/support/finite_difference.hpp: reference derivatives for the tests, independent of tapeless.
 //
 //   fd::derivative(f, x)        d f / d x of a scalar function of one double
+//   fd::derivative_and_error(f, x)  the same with an estimate of its error: {value, error}
 //   fd::gradient(f, x1, ..., xN) the N partial derivatives of a scalar function of N doubles
 //   fd::rel_error(a, b)         |a - b| / max(1, |a|, |b|): relative for large values, absolute below 1
 //   fd::strict_rel_error(a, b)  |a - b| / max(|a|, |b|): purely relative, for the tails of functions
@@ -70,6 +71,26 @@ double derivative(F&& f, double x, double h) {
 template <class F>
 double derivative(F&& f, double x) {
   return derivative(f, x, step_at(x));
+}
+
+/// A derivative and an estimate of its error.
+struct estimate {
+  double value;
+  double error;
+};
+
+/// derivative(f, x) at the step h / 4 (h = step_at(x)), with an estimate of its error: the largest of
+/// its change from the step h and its difference from a plain central difference at h / 100 (a kink or
+/// a pole within the step shows in one or the other), and the rounding of f amplified by the steps,
+/// 64 ε |f(x)| / h (it dominates where f is far larger than the part of it that x changes).
+template <class F>
+estimate derivative_and_error(F&& f, double x) {
+  const double h = step_at(x);
+  const double fine = derivative(f, x, h / 4), coarse = derivative(f, x, h);
+  const double k = h / 100;
+  const double near = (static_cast<double>(f(x + k)) - static_cast<double>(f(x - k))) / (2 * k);
+  const double rounding = 64 * std::numeric_limits<double>::epsilon() * std::abs(static_cast<double>(f(x))) / h;
+  return {fine, std::max({std::abs(fine - coarse), std::abs(fine - near), rounding})};
 }
 
 /// The N partial derivatives of f(x1, ..., xN), each by derivative() with the others held fixed.

@@ -321,3 +321,16 @@ TEST_CASE("check_gradient: no heap allocation") {
   CHECK(c);
   CHECK(d);
 }
+
+// Reported, for the library to fix. 1 - cos x near 0 is ~x²/2, computed from cos x ~ 1, whose rounding
+// is ε absolute, not ε |f|. The step is divided by 8 while |extrapolated - coarse| exceeds 3 ε |f| / h,
+// an estimate of rounding that counts only |f|: here the real rounding noise passes for truncation
+// error, the step shrinks, and the FD kept (the smallest estimated total error, itself noise) is off by
+// 1e-4 relative while its error estimate δ stays small. About 3 % of points in [-0.01, 0.01] fail.
+TEST_CASE("check_gradient: f far smaller than its intermediates, 1 - cos x near 0" * doctest::may_fail()) {
+  const auto f = [](auto x) { return 1.0 - tl::cos(x); };
+  for (const double x : {0.00013376322418061186, 0.0015286106160194383}) {
+    INFO("at x = " << fd::str(x) << ", d/dx = sin x = " << fd::str(std::sin(x)));
+    CHECK(tl::check_gradient(f, x));
+  }
+}

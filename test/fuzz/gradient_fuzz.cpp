@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: BSL-1.0
+// A libFuzzer target: fuzzer bytes choose one of two composed functions, the operations in it and its
+// inputs, and the gradient is checked. Built with clang's -fsanitize=fuzzer,address,undefined
+// (TAPELESS_BUILD_FUZZ, test/fuzz/CMakeLists.txt), so memory errors and undefined behaviour stop it too.
+//
+// Input bytes: [0] the function (bit 0: numbers or matrices) and the mode (bit 1: raw doubles); [1..5]
+// the operations; then the inputs, 8 bytes each as raw doubles (NaN, infinities, subnormals, anything),
+// or 2 bytes each mapped to [-4, 4] (off the grid of 2-byte values: see reader::mapped). Missing bytes
+// read as 0.
+//
+// Every input: tl::value_and_grad's value equals the function evaluated on plain doubles (NaN matching
+// NaN), and for numbers the gradient equals the one tl::var's backward() accumulates. Mapped inputs
+// also: each component of the gradient against central differences (fd::derivative_and_error). They
+// cannot decide where their error estimate reaches the tolerance (a kink of abs, min, max or
+// max_element within the step; f's rounding divided by the step) or where the slopes just left and
+// right of x differ (a kink at x: a tie); such a component is skipped,
+// and counted: at exit the target prints how many components were compared and skipped, and aborts if
+// fewer than half were compared.
+#include <tapeless/tapeless.hpp>
+
+#include <finite_difference.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <tuple>
+
+namespace {
+
+namespace tl = tapeless;
+
+/// The operations the bytes choose.
+struct choices {
+  int u0, u1, u2, b0, b1;
+};
+
+/// tl::if_else(c, a, b), for matrices with a mask of c everywhere: the bool form does not take plain
+/// matrices (reported), and the function must be evaluated on them too.
+template <class A, class B>
+constexpr auto pick(bool c, const A& a, const B& b) {
+  using V = tl::value_type_of_t<A>;
+  if constexpr (tl::Matrix<V>)
+    return tl::if_else(tl::mask<V::rows(), V::cols()>::filled(c), a, b);
+  else
+    return tl::if_else(c, a, b);
+}
+
+/// One of 16 unary operations, each defined on every real number (log and sqrt of 1 + x x).
+/// pick builds them all and sends the adjoint to the chosen one only.
+template <class X>
+constexpr auto unary(int k, const X& x) {
+  return pick(k == 0, tl::sin(x),
+         pick(k == 1, tl::exp(0.5 * x),
+         pick(k == 2, tl::log(1.0 + x * x),
+         pick(k == 3, tl::sqrt(1.0 + x * x),
+         pick(k == 4, tl::tanh(x),
+         pick(k == 5, tl::sigmoid(x),
+         pick(k == 6, tl::softplus(x),
+         pick(k == 7, tl::atan(x),
+         pick(k == 8, tl::asinh(x),
+         pick(k == 9, tl::erf(x),
+         pick(k == 10, tl::cbrt(x),
+         pick(k == 11, tl::abs(x),
+         pick(k == 12, x * x * x,
+         pick(k == 13, tl::cos(x),
+         pick(k == 14, tl::expm1(0.5 * x), tl::pow(x, 2))))))))))))))));
+}
+
+/// One of 9 binary operations.
+template <class A, class B>
+constexpr auto binary(int k, const A& a, const B& b) {
+  // Each operand shared by a let, rather than copied into the nine branches.
+  return tl::let(a, [k, &b](auto x) {
+    return tl::let(b, [k, x](auto y) {
+      return pick(k == 0, x + y,
+             pick(k == 1, x - y,
+             pick(k == 2, x * y,
+             pick(k == 3, x / (1.0 + y * y),
+             pick(k == 4, tl::atan2(x, y),
+             pick(k == 5, tl::hypot(x, y),
+             pick(k == 6, tl::min(x, y),
+             pick(k == 7, tl::max(x, y), tl::pow(1.0 + x * x, tl::tanh(y))))))))));
+    });
+  });
+}
+
+/// Function 0, of three numbers: a chain with a shared intermediate.
+constexpr auto numbers = [](const choices& c) {
+  return [c](const auto& x, const auto& y, const auto& z) {
+    return tl::let(binary(c.b0, unary(c.u0, x), y),
+                   [c, &z](auto t) { return binary(c.b1, unary(c.u1, t), unary(c.u2, z) * t); });
+  };
+};
+
+/// m mᵀ + I, positive definite.
+template <class M>
+constexpr auto spd(const M& m) {
+  return tl::matmul(m, tl::transpose(m)) + tl::matrix<double, 2, 2>{{1, 0}, {0, 1}};
+}
+
+/// Function 1, of a 2 x 2 matrix, a 2-vector and a number: a matrix operation, then a reduction.
+constexpr auto matrices = [](const choices& c) {
+  return [c](const auto& a, const auto& v, const auto& s) {
+    const int k = c.b0 % 6;
+    const auto m = pick(k == 0, tl::matmul(a, a),
+                   pick(k == 1, tl::inverse(spd(a)),
+                   pick(k == 2, tl::cholesky(spd(a)),
+                   pick(k == 3, tl::softmax(a),
+                   pick(k == 4, tl::transpose(a), unary(c.u0, a))))));
+    const auto w = binary(c.b1, tl::matmul(m, v), s);
+    const int r = c.u1 % 8;
+    return pick(r == 0, tl::det(m),
+           pick(r == 1, tl::log_det(spd(m)),
+           pick(r == 2, tl::log_sum_exp(w),
+           pick(r == 3, tl::norm(m) + tl::dot(w, v),
+           pick(r == 4, tl::sum(tl::solve(spd(m), w)),
+           pick(r == 5, tl::prod(w) + tl::trace(m),
+           pick(r == 6, tl::max_element(m) * s, tl::sum(unary(c.u2, w)))))))));
+  };
+};
+
+struct counters {
+  long inputs = 0, compared = 0, skipped = 0;
+  ~counters() {
+    if (inputs == 0) return;
+    std::fprintf(stderr, "gradient_fuzz: %ld inputs, %ld gradient components compared with finite differences, %ld skipped\n",
+                 inputs, compared, skipped);
+    if (compared + skipped >= 1000 && compared < skipped) {
+      std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
+      std::abort();
+    }
+  }
+} stats;
+
+/// Reads the bytes in order; past the end, zeros.
+struct reader {
+  const std::uint8_t* data;
+  std::size_t size;
+  std::size_t at = 0;
+  std::uint8_t byte() { return at < size ? data[at++] : 0; }
+  double raw() {
+    std::array<std::uint8_t, 8> b{};
+    for (auto& x : b) x = byte();
+    double d;
+    std::memcpy(&d, b.data(), sizeof d);
+    return d;
+  }
+  /// In [-4, 4], moved off the grid of 2-byte values by less than its spacing, by a different amount for
+  /// each input: no input, sum or difference of inputs is then exactly 0 or a tie, where the derivative
+  /// is a convention (abs at 0, the first argument of min at a tie) that differences cannot check.
+  double mapped() {
+    const unsigned u = static_cast<unsigned>(byte()) << 8 | byte();
+    return -4.0 + 8.0 * u / 65536.0 + 1e-6 * std::sqrt(2.0 + static_cast<double>(mapped_count++));
+  }
+  int mapped_count = 0;
+};
+
+/// Equal up to rounding (1e-13 relative, or a few subnormal steps), NaN matching NaN.
+bool same(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b)) ||
+         std::abs(a - b) <= 1e-13 * std::max(std::abs(a), std::abs(b)) + 4 * std::numeric_limits<double>::denorm_min();
+}
+
+[[noreturn]] void fail(const char* what, const choices& c, const double* x, std::size_t n, double got, double expected) {
+  std::fprintf(stderr, "gradient_fuzz: %s; operations %d %d %d %d %d; inputs", what, c.u0, c.u1, c.u2, c.b0, c.b1);
+  for (std::size_t i = 0; i < n; ++i) std::fprintf(stderr, " %.17g", x[i]);
+  std::fprintf(stderr, "; got %.17g, expected %.17g\n", got, expected);
+  std::abort();
+}
+
+/// The gradient component of f (a function of the flat inputs) at x[i], against finite differences.
+template <class F, std::size_t N>
+void compare_component(const F& flat, const choices& c, const std::array<double, N>& x, std::size_t i, double ad) {
+  const auto along = [&](double xi) {
+    std::array<double, N> moved = x;
+    moved[i] = xi;
+    return flat(moved);
+  };
+  const fd::estimate d = fd::derivative_and_error(along, x[i]);
+  const double scale = std::max({1.0, std::abs(ad), std::abs(d.value)});
+  // A kink at x itself (a tie of min, max or max_element; abs at 0), where central differences of a
+  // piecewise linear f agree at every step: the slopes just left and right of x differ.
+  const double k = 1e-6 * std::max(1.0, std::abs(x[i]));
+  const double f0 = flat(x);
+  const double left = (f0 - along(x[i] - k)) / k, right = (along(x[i] + k) - f0) / k;
+  const bool kink = std::abs(right - left) > 1e-4 * std::max({1.0, std::abs(left), std::abs(right)});
+  if (!std::isfinite(ad) || !std::isfinite(d.value) || d.error > 1e-7 * scale || kink) {
+    ++stats.skipped;
+    return;
+  }
+  ++stats.compared;
+  if (std::abs(ad - d.value) > 1e-6 * scale) fail("gradient differs from finite differences", c, x.data(), N, ad, d.value);
+}
+
+void numbers_case(const choices& c, const std::array<double, 3>& x, bool check_fd) {
+  const auto f = numbers(c);
+  const auto [value, g] = tl::value_and_grad(f)(x[0], x[1], x[2]);
+  const double plain = f(x[0], x[1], x[2]);
+  if (!same(value, plain)) fail("value differs from the plain evaluation", c, x.data(), 3, value, plain);
+  const std::array<double, 3> ad{std::get<0>(g), std::get<1>(g), std::get<2>(g)};
+  tl::var<double> v0{x[0]}, v1{x[1]}, v2{x[2]};
+  f(v0, v1, v2).backward();
+  const std::array<double, 3> imperative{v0.grad(), v1.grad(), v2.grad()};
+  for (std::size_t i = 0; i < 3; ++i)
+    if (!same(ad[i], imperative[i])) fail("grad differs from var.backward()", c, x.data(), 3, ad[i], imperative[i]);
+  if (!check_fd || !std::isfinite(value)) return;
+  const auto flat = [&f](const std::array<double, 3>& p) { return f(p[0], p[1], p[2]); };
+  for (std::size_t i = 0; i < 3; ++i) compare_component(flat, c, x, i, ad[i]);
+}
+
+void matrices_case(const choices& c, const std::array<double, 7>& x, bool check_fd) {
+  using M = tl::matrix<double, 2, 2>;
+  using V = tl::vector<double, 2>;
+  const auto unflatten = [](const std::array<double, 7>& p) {
+    return std::tuple{M{{p[0], p[1]}, {p[2], p[3]}}, V{p[4], p[5]}, p[6]};
+  };
+  const auto f = matrices(c);
+  const auto [a, v, s] = unflatten(x);
+  const auto [value, g] = tl::value_and_grad(f)(a, v, s);
+  const double plain = f(a, v, s);
+  if (!same(value, plain)) fail("value differs from the plain evaluation", c, x.data(), 7, value, plain);
+  if (!check_fd || !std::isfinite(value)) return;
+  const auto& [ga, gv, gs] = g;
+  const std::array<double, 7> ad{ga(0, 0), ga(0, 1), ga(1, 0), ga(1, 1), gv[0], gv[1], gs};
+  const auto flat = [&](const std::array<double, 7>& p) { return std::apply(f, unflatten(p)); };
+  for (std::size_t i = 0; i < 7; ++i) compare_component(flat, c, x, i, ad[i]);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  reader in{data, size};
+  const std::uint8_t head = in.byte();
+  const bool of_matrices = (head & 1) != 0, raw = (head & 2) != 0;
+  const choices c{in.byte() % 16, in.byte() % 16, in.byte() % 16, in.byte() % 9, in.byte() % 9};
+  const auto next = [&] { return raw ? in.raw() : in.mapped(); };
+  ++stats.inputs;
+  if (of_matrices) {
+    std::array<double, 7> x{};
+    for (auto& e : x) e = next();
+    matrices_case(c, x, !raw);
+  } else {
+    std::array<double, 3> x{};
+    for (auto& e : x) e = next();
+    numbers_case(c, x, !raw);
+  }
+  return 0;
+}

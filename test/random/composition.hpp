@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: BSL-1.0
+// test/random/composition.hpp: random compositions of tapeless operations, generated at compile time.
+//
+//   constexpr rdt::composition c = rdt::generate(i);   // composition number i, the same on every run
+//
+// A composition is a tree of nodes in a fixed array (children before parents, the root last); each
+// node is a kind (an operation, or a leaf: an argument or a constant), a shape (a number, an n-vector or
+// an n x n matrix) and the interval [lo, hi] holding every element of its value when the arguments'
+// elements lie in [-2, 2]. From the intervals the generator keeps every operand inside its operation's
+// domain and well away from its edges: an operand enters as (x + shift) or as x * scale (log of
+// x + 0.25 - lo, asin of 0.9 x / max|x|), inverse, solve, log_det and cholesky take the positive
+// definite m mᵀ + I of their operand, and a node whose values may exceed 1e3 is multiplied down (post).
+//
+// Compositions 0 .. scalar_count - 1 are of one to three numbers; the rest, of an n x n matrix A, an
+// n-vector v and a number s (n = 2 or 3), with a reduction at the root. Composition i has a root and a
+// first operand of kinds no other composition has together (the pairs are enumerated and permuted), so
+// all are distinct; the rest of the tree, its depth (2 to 5 operations from the root to the deepest
+// leaf) and its constants come from a pseudo-random generator seeded with i.
+#pragma once
+
+#include <tapeless/math/functions.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <numbers>
+
+namespace rdt {
+
+enum class kind : std::uint8_t {
+  // leaves
+  argument, constant,
+  // elementwise, one operand
+  neg, square, cube, exp, exp2, expm1, log, log2, log10, log1p, sqrt, cbrt, sin, cos, tan, asin, acos, atan,
+  sinh, cosh, tanh, asinh, acosh, atanh, erf, erfc, sigmoid, softplus, abs, relu, pow_real, pow_base,
+  // elementwise, two operands, a number on either side used for every element
+  add, sub, mul, div, pow, atan2, hypot, min, max, let, select,
+  // a number from a vector or matrix
+  sum, mean, prod, norm, squared_norm, log_sum_exp, max_element, min_element, element, trace, det, log_det, dot,
+  // a vector or matrix from vectors and matrices
+  transpose, matmul, inverse, solve, cholesky, outer, softmax, log_softmax, col, diag,
+  row,     // transpose(row(m, i)): a vector
+  rotate,  // the elements shifted by one, by slice and concat (of a matrix: through reshape to a column)
+};
+inline constexpr int kind_count = static_cast<int>(kind::rotate) + 1;
+
+enum class shape : std::uint8_t { number, vector, matrix };
+
+constexpr bool is_unary_elementwise(kind k) { return k >= kind::neg && k <= kind::pow_base; }
+constexpr bool is_binary_elementwise(kind k) { return k >= kind::add && k <= kind::select; }
+constexpr bool is_elementwise(kind k) { return is_unary_elementwise(k) || is_binary_elementwise(k); }
+constexpr bool is_binary(kind k) {
+  return is_binary_elementwise(k) || k == kind::dot || k == kind::matmul || k == kind::solve || k == kind::outer;
+}
+/// Whether the operation reads m mᵀ + I instead of its (first) operand m.
+constexpr bool takes_spd(kind k) {
+  return k == kind::inverse || k == kind::solve || k == kind::log_det || k == kind::cholesky;
+}
+
+struct node {
+  kind k = kind::argument;
+  shape s = shape::number;
+  int a = -1, b = -1;               // the operands' positions
+  int index = 0;                    // argument: its position; element, col: which one
+  double c = 0;                     // constant: its value; pow_real: the exponent; pow_base: the base
+  std::array<double, 2> shift{0, 0};  // operand i enters as (x + shift[i]) * scale[i]: one or the other
+  std::array<double, 2> scale{1, 1};
+  double post = 1;                  // the result is multiplied by post
+  double lo = 0, hi = 0;            // every element of the value lies in [lo, hi]
+};
+
+inline constexpr int max_nodes = 40;
+inline constexpr int scalar_count = 400;  // compositions of numbers
+inline constexpr int matrix_count = 150;  // compositions of a matrix, a vector and a number
+inline constexpr int count = scalar_count + matrix_count;
+inline constexpr double arg_bound = 2;    // arguments' elements are drawn from [-2, 2]
+
+struct composition {
+  std::array<node, max_nodes> nodes{};
+  int size = 0;
+  int root = 0;
+  bool of_matrices = false;
+  int arguments = 1;  // numbers x0, x1, ...; or A, v, s
+  int n = 1;          // the matrices' dimension
+  int depth = 0;      // operations from the root to the deepest leaf
+};
+
+// ---- intervals ---------------------------------------------------------------------------------
+
+struct interval {
+  double lo, hi;
+};
+
+constexpr double min2(double a, double b) { return a < b ? a : b; }
+constexpr double max2(double a, double b) { return a < b ? b : a; }
+constexpr double magnitude(interval x) { return max2(-x.lo, x.hi); }
+/// The smallest |x| in x.
+constexpr double least_magnitude(interval x) { return x.lo > 0 ? x.lo : x.hi < 0 ? -x.hi : 0; }
+constexpr interval corners(double a, double b, double c, double d) {
+  return {min2(min2(a, b), min2(c, d)), max2(max2(a, b), max2(c, d))};
+}
+constexpr interval product(interval x, interval y) {
+  return corners(x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi);
+}
+constexpr interval times(double k, interval x) {
+  return k >= 0 ? interval{k * x.lo, k * x.hi} : interval{k * x.hi, k * x.lo};
+}
+constexpr double power(double x, int n) {
+  double r = 1;
+  for (int i = 0; i < n; ++i) r *= x;
+  return r;
+}
+
+template <class F>
+constexpr interval increasing(F f, interval x) {
+  return {f(x.lo), f(x.hi)};
+}
+template <class F>
+constexpr interval decreasing(F f, interval x) {
+  return {f(x.hi), f(x.lo)};
+}
+
+// ---- the pseudo-random generator ---------------------------------------------------------------
+
+/// splitmix64: a fixed, portable sequence from a seed.
+struct prng {
+  std::uint64_t state;
+  constexpr std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in 0 .. n - 1.
+  constexpr int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+};
+
+// ---- which operation may produce which shape ---------------------------------------------------
+
+struct kind_list {
+  std::array<kind, kind_count> k{};
+  int size = 0;
+  constexpr void add(kind x) { k[size++] = x; }
+  constexpr void add_range(kind first, kind last) {
+    for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i) add(static_cast<kind>(i));
+  }
+};
+
+constexpr kind_list elementwise_kinds() {
+  kind_list l;
+  l.add_range(kind::neg, kind::select);
+  return l;
+}
+
+/// The operations that produce a vector or a matrix from vectors and matrices.
+constexpr kind_list structural_kinds(shape s) {
+  kind_list l;
+  if (s == shape::vector)
+    for (kind k : {kind::matmul, kind::solve, kind::softmax, kind::log_softmax, kind::col, kind::diag, kind::row,
+                   kind::rotate})
+      l.add(k);
+  if (s == shape::matrix)
+    for (kind k : {kind::transpose, kind::matmul, kind::inverse, kind::solve, kind::cholesky, kind::outer,
+                   kind::softmax, kind::log_softmax, kind::diag, kind::rotate})
+      l.add(k);
+  return l;
+}
+
+/// A reduction at the root of a matrix composition, with the shape of its operand.
+struct reduction {
+  kind k;
+  shape operand;
+};
+constexpr std::array<reduction, 22> reductions() {
+  std::array<reduction, 22> r{};
+  int i = 0;
+  for (kind k : {kind::sum, kind::mean, kind::prod, kind::norm, kind::squared_norm, kind::log_sum_exp,
+                 kind::max_element, kind::min_element, kind::element}) {
+    r[i++] = {k, shape::vector};
+    r[i++] = {k, shape::matrix};
+  }
+  r[i++] = {kind::trace, shape::matrix};
+  r[i++] = {kind::det, shape::matrix};
+  r[i++] = {kind::log_det, shape::matrix};
+  r[i++] = {kind::dot, shape::vector};
+  return r;
+}
+
+/// The first operands of a root reduction in a matrix composition: every structural operation, the
+/// binary elementwise ones and a few unary ones (the others appear deeper in the tree).
+constexpr kind_list first_operand_kinds(shape s) {
+  kind_list l = structural_kinds(s);
+  l.add_range(kind::add, kind::select);
+  for (kind k : {kind::exp, kind::log, kind::sqrt, kind::sin, kind::tanh, kind::sigmoid, kind::softplus, kind::abs})
+    l.add(k);
+  return l;
+}
+
+/// A stride coprime to n: i -> i * stride mod n is then a permutation of 0 .. n - 1.
+constexpr std::uint64_t coprime_stride(std::uint64_t n) {
+  const auto gcd = [](std::uint64_t a, std::uint64_t b) {
+    while (b != 0) {
+      const std::uint64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  };
+  std::uint64_t s = 389;
+  while (gcd(s, n) != 1) ++s;
+  return s;
+}
+
+// ---- the generator -----------------------------------------------------------------------------
+
+/// What make() must build at the root: its kind, its first operand's kind and, for a reduction, the
+/// shape it reduces. kind::argument: chosen at random.
+struct plan {
+  kind k = kind::argument;
+  kind first = kind::argument;
+  shape operand = shape::number;
+};
+
+class generator {
+ public:
+  constexpr generator(composition& c, std::uint64_t seed) : c_(c), rng_{seed} {}
+
+  /// Adds a node of shape s whose deepest leaf lies `depth` operations down (depth >= 2 with a plan).
+  /// With `needs_argument`, the leftmost path ends at an argument.
+  constexpr int make(shape s, int depth, bool needs_argument, const plan& p = {}) {
+    if (depth == 0) return leaf(s, needs_argument);
+    const kind k = p.k != kind::argument ? p.k : pick(s);
+    node n{.k = k, .s = s};
+    shape sa = s, sb = s;
+    operand_shapes(n, sa, sb);
+    if (p.k != kind::argument && n.s == shape::number && !is_elementwise(k)) sa = p.operand;
+    // let names its first operand: give it an argument, so that it is an expression to share.
+    n.a = make(sa, depth - 1, needs_argument || k == kind::let, plan{.k = p.first});
+    if (is_binary(k)) n.b = make(sb, c_.size > 12 ? 0 : rng_.below(depth), false);
+    if (k == kind::pow_real) n.c = std::array{0.5, 1.5, 2.5, -0.5, -1.5}[rng_.below(5)];
+    if (k == kind::pow_base) n.c = std::array{0.5, 2.0, 3.0}[rng_.below(3)];
+    if (k == kind::element) n.index = rng_.below(elements(sa));
+    if (k == kind::col || k == kind::row) n.index = rng_.below(c_.n);
+    adapt(n);
+    return push(n);
+  }
+
+ private:
+  constexpr int elements(shape s) const { return s == shape::number ? 1 : s == shape::vector ? c_.n : c_.n * c_.n; }
+
+  constexpr int push(const node& n) {
+    c_.nodes[c_.size] = n;
+    return c_.size++;
+  }
+
+  constexpr int leaf(shape s, bool needs_argument) {
+    node n{.k = kind::argument, .s = s, .lo = -arg_bound, .hi = arg_bound};
+    if (c_.of_matrices) {
+      n.index = s == shape::matrix ? 0 : s == shape::vector ? 1 : 2;
+    } else {
+      n.index = rng_.below(c_.arguments);
+    }
+    if (s == shape::number && !needs_argument && rng_.below(4) == 0) {
+      n.k = kind::constant;
+      n.c = std::array{0.5, 1.5, -0.75, 2.0, -1.25, 3.0}[rng_.below(6)];
+      n.lo = n.hi = n.c;
+    }
+    return push(n);
+  }
+
+  /// An operation producing shape s: elementwise or, for vectors and matrices, half the time a structural one.
+  constexpr kind pick(shape s) {
+    const kind_list e = elementwise_kinds();
+    if (s != shape::number && rng_.below(2) == 0) {
+      const kind_list l = structural_kinds(s);
+      return l.k[rng_.below(l.size)];
+    }
+    if (s == shape::number && c_.of_matrices && rng_.below(3) == 0) {
+      const reduction r = reductions()[rng_.below(22)];
+      return r.k;
+    }
+    return e.k[rng_.below(e.size)];
+  }
+
+  /// The shapes of the operands of n (of shape n.s); a binary elementwise operation may take a number
+  /// on one side (broadcast), and a reduction a vector or a matrix.
+  constexpr void operand_shapes(const node& n, shape& sa, shape& sb) {
+    switch (n.k) {
+      case kind::sum: case kind::mean: case kind::prod: case kind::norm: case kind::squared_norm:
+      case kind::log_sum_exp: case kind::max_element: case kind::min_element: case kind::element:
+        sa = rng_.below(2) == 0 ? shape::vector : shape::matrix;
+        return;
+      case kind::trace: case kind::det: case kind::log_det: case kind::transpose: case kind::inverse:
+      case kind::cholesky:
+        sa = shape::matrix;
+        return;
+      case kind::dot: case kind::outer:
+        sa = sb = shape::vector;
+        return;
+      case kind::matmul: case kind::solve:
+        sa = shape::matrix;
+        sb = n.s;
+        return;
+      case kind::col: case kind::row:
+        sa = shape::matrix;
+        return;
+      case kind::diag:
+        sa = n.s == shape::matrix ? shape::vector : shape::matrix;
+        return;
+      default:
+        if (is_binary_elementwise(n.k) && n.s != shape::number && n.k != kind::let) {
+          const int r = rng_.below(4);  // a number on the right, on the left, or neither
+          if (r == 0) sb = shape::number;
+          if (r == 1) sa = shape::number;
+        }
+        if (n.k == kind::let && n.s != shape::number && rng_.below(2) == 0) sb = shape::number;
+        return;
+    }
+  }
+
+  constexpr interval operand(const node& n, int i) const {
+    const node& x = c_.nodes[i == 0 ? n.a : n.b];
+    return {(x.lo + n.shift[i]) * n.scale[i], (x.hi + n.shift[i]) * n.scale[i]};
+  }
+
+  /// Operand i enters at least `least`.
+  constexpr void shift_up(node& n, int i, double least) {
+    const double lo = c_.nodes[i == 0 ? n.a : n.b].lo;
+    if (lo < least) n.shift[i] = least - lo;
+  }
+  /// Operand i enters within [-bound, bound].
+  constexpr void scale_into(node& n, int i, double bound) {
+    const node& x = c_.nodes[i == 0 ? n.a : n.b];
+    const double m = max2(-x.lo, x.hi);
+    if (m > bound) n.scale[i] = bound / m;
+  }
+
+  /// The operands' adapters, n's interval, and its post factor.
+  constexpr void adapt(node& n) {
+    namespace m = tapeless::math;
+    switch (n.k) {
+      case kind::exp: case kind::expm1: case kind::sinh: case kind::cosh: case kind::pow_base: scale_into(n, 0, 5); break;
+      case kind::exp2: scale_into(n, 0, 7); break;
+      case kind::erf: case kind::erfc: scale_into(n, 0, 3); break;
+      case kind::tan: scale_into(n, 0, 1.3); break;
+      case kind::asin: case kind::acos: case kind::atanh: scale_into(n, 0, 0.9); break;
+      case kind::log: case kind::log2: case kind::log10: case kind::sqrt: case kind::pow_real: shift_up(n, 0, 0.25); break;
+      case kind::log1p: shift_up(n, 0, -0.75); break;
+      case kind::acosh: shift_up(n, 0, 1.25); break;
+      case kind::cbrt: {
+        const node& x = c_.nodes[n.a];
+        if (x.lo < 0.25 && x.hi > -0.25) shift_up(n, 0, 0.25);
+        break;
+      }
+      case kind::div: {
+        const node& y = c_.nodes[n.b];
+        if (y.lo < 0.25 && y.hi > -0.25) shift_up(n, 1, 0.25);
+        break;
+      }
+      case kind::pow:
+        shift_up(n, 0, 0.25);
+        scale_into(n, 1, 2);
+        break;
+      case kind::inverse: case kind::solve: case kind::log_det: case kind::cholesky: scale_into(n, 0, 3); break;
+      default: break;
+    }
+    const interval x = operand(n, 0);
+    const interval y = is_binary(n.k) ? operand(n, 1) : interval{0, 0};
+    const double mx = magnitude(x), my = magnitude(y);
+    const int size = elements(c_.nodes[n.a].s);
+    const double dim = c_.n;
+    interval r{0, 0};
+    switch (n.k) {
+      case kind::neg: r = {-x.hi, -x.lo}; break;
+      case kind::square: r = {least_magnitude(x) * least_magnitude(x), mx * mx}; break;
+      case kind::cube: r = {x.lo * x.lo * x.lo, x.hi * x.hi * x.hi}; break;
+      case kind::exp: r = increasing([](double t) { return m::exp(t); }, x); break;
+      case kind::exp2: r = increasing([](double t) { return m::exp2(t); }, x); break;
+      case kind::expm1: r = increasing([](double t) { return m::expm1(t); }, x); break;
+      case kind::log: r = increasing([](double t) { return m::log(t); }, x); break;
+      case kind::log2: r = increasing([](double t) { return m::log2(t); }, x); break;
+      case kind::log10: r = increasing([](double t) { return m::log10(t); }, x); break;
+      case kind::log1p: r = increasing([](double t) { return m::log1p(t); }, x); break;
+      case kind::sqrt: r = increasing([](double t) { return m::sqrt(t); }, x); break;
+      case kind::cbrt: r = increasing([](double t) { return m::cbrt(t); }, x); break;
+      case kind::sin: case kind::cos: r = {-1, 1}; break;
+      case kind::tan: r = increasing([](double t) { return m::tan(t); }, x); break;
+      case kind::asin: r = increasing([](double t) { return m::asin(t); }, x); break;
+      case kind::acos: r = decreasing([](double t) { return m::acos(t); }, x); break;
+      case kind::atan: r = increasing([](double t) { return m::atan(t); }, x); break;
+      case kind::sinh: r = increasing([](double t) { return m::sinh(t); }, x); break;
+      case kind::cosh: r = {m::cosh(least_magnitude(x)), m::cosh(mx)}; break;
+      case kind::tanh: r = increasing([](double t) { return m::tanh(t); }, x); break;
+      case kind::asinh: r = increasing([](double t) { return m::asinh(t); }, x); break;
+      case kind::acosh: r = increasing([](double t) { return m::acosh(t); }, x); break;
+      case kind::atanh: r = increasing([](double t) { return m::atanh(t); }, x); break;
+      case kind::erf: r = increasing([](double t) { return m::erf(t); }, x); break;
+      case kind::erfc: r = decreasing([](double t) { return m::erfc(t); }, x); break;
+      case kind::sigmoid: r = increasing([](double t) { return 1 / (1 + m::exp(-t)); }, x); break;
+      case kind::softplus: r = increasing([](double t) { return max2(t, 0) + m::log1p(m::exp(-max2(t, -t))); }, x); break;
+      case kind::abs: r = {least_magnitude(x), mx}; break;
+      case kind::relu: r = {max2(x.lo, 0), max2(x.hi, 0)}; break;
+      case kind::pow_real: {
+        const double p = n.c;
+        const auto f = [p](double t) { return m::pow(t, p); };
+        r = p > 0 ? increasing(f, x) : decreasing(f, x);
+        break;
+      }
+      case kind::pow_base: {
+        const double base = n.c;
+        const auto f = [base](double t) { return m::pow(base, t); };
+        r = base > 1 ? increasing(f, x) : decreasing(f, x);
+        break;
+      }
+      case kind::add: r = {x.lo + y.lo, x.hi + y.hi}; break;
+      case kind::sub: r = {x.lo - y.hi, x.hi - y.lo}; break;
+      case kind::mul: case kind::outer: r = product(x, y); break;
+      case kind::div: r = product(x, {1 / y.hi, 1 / y.lo}); break;
+      case kind::pow: {  // e^(y log x): extreme at the corners
+        const interval l{m::log(x.lo), m::log(x.hi)};
+        const interval e = product(y, l);
+        r = {m::exp(e.lo), m::exp(e.hi)};
+        break;
+      }
+      case kind::atan2: r = {-std::numbers::pi, std::numbers::pi}; break;
+      case kind::hypot: r = {0, m::hypot(mx, my)}; break;
+      case kind::min: r = {min2(x.lo, y.lo), min2(x.hi, y.hi)}; break;
+      case kind::max: case kind::select: r = {max2(x.lo, y.lo), max2(x.hi, y.hi)}; break;
+      case kind::let: {  // t y + sin(t)
+        const interval p = product(x, y);
+        r = {p.lo - 1, p.hi + 1};
+        break;
+      }
+      case kind::sum: r = times(size, x); break;
+      case kind::mean: case kind::max_element: case kind::min_element: case kind::element: case kind::transpose:
+      case kind::col: case kind::row: case kind::rotate:
+        r = x;
+        break;
+      case kind::prod:
+        r = x.lo >= 0 ? interval{power(x.lo, size), power(x.hi, size)} : interval{-power(mx, size), power(mx, size)};
+        break;
+      case kind::norm: r = {0, m::sqrt(static_cast<double>(size)) * mx}; break;
+      case kind::squared_norm: r = {0, size * mx * mx}; break;
+      case kind::log_sum_exp: {  // between the mean and the largest element, plus log n
+        const double log_n = m::log(static_cast<double>(size));
+        r = {x.lo + log_n, x.hi + log_n};
+        break;
+      }
+      case kind::trace: r = times(dim, x); break;
+      case kind::det: {  // Hadamard's bound
+        const double h = power(m::sqrt(dim) * mx, c_.n);
+        r = {-h, h};
+        break;
+      }
+      case kind::log_det: r = {0, dim * m::log(1 + dim * mx * mx)}; break;
+      case kind::dot: case kind::matmul: r = times(dim, product(x, y)); break;
+      case kind::inverse: r = {-1, 1}; break;  // the eigenvalues of m mᵀ + I are at least 1
+      case kind::solve: r = {-m::sqrt(dim) * my, m::sqrt(dim) * my}; break;
+      case kind::cholesky: {
+        const double l = m::sqrt(1 + dim * mx * mx);
+        r = {-l, l};
+        break;
+      }
+      case kind::softmax: r = {0, 1}; break;
+      case kind::log_softmax: r = {x.lo - x.hi - m::log(static_cast<double>(size)), 0}; break;
+      case kind::diag: r = n.s == shape::matrix ? interval{min2(x.lo, 0), max2(x.hi, 0)} : x; break;
+      default: break;
+    }
+    const double big = magnitude(r);
+    if (big > 1e3) n.post = 1e3 / big;
+    n.lo = r.lo * n.post;
+    n.hi = r.hi * n.post;
+  }
+
+  composition& c_;
+  prng rng_;
+};
+
+/// The (root, first operand) pairs of a matrix composition: a root reduction and a structural,
+/// binary elementwise or one of a few unary operations producing its operand.
+struct root_pair {
+  reduction root;
+  kind first;
+};
+constexpr int matrix_pair_count() {
+  int total = 0;
+  for (reduction r : reductions()) total += first_operand_kinds(r.operand).size;
+  return total;
+}
+constexpr root_pair matrix_pair(int p) {
+  for (reduction r : reductions()) {
+    const kind_list l = first_operand_kinds(r.operand);
+    if (p < l.size) return {r, l.k[p]};
+    p -= l.size;
+  }
+  return {};
+}
+
+/// Composition number i (0 <= i < count).
+constexpr composition generate(int i) {
+  composition c;
+  generator g(c, 0x5eed0000ULL + static_cast<std::uint64_t>(i));
+  prng r{0xc0ffeeULL + static_cast<std::uint64_t>(i)};
+  c.depth = 2 + r.below(4);
+  // Composition i takes pair number i * stride mod pairs: distinct pairs, spread over all of them.
+  const auto pick = [](int j, int pairs) {
+    return static_cast<int>(static_cast<std::uint64_t>(j) * coprime_stride(static_cast<std::uint64_t>(pairs)) %
+                            static_cast<std::uint64_t>(pairs));
+  };
+  if (i < scalar_count) {
+    const kind_list e = elementwise_kinds();
+    const int p = pick(i, e.size * e.size);
+    c.arguments = 1 + r.below(3);
+    c.root = g.make(shape::number, c.depth, true, plan{.k = e.k[p % e.size], .first = e.k[p / e.size]});
+  } else {
+    c.of_matrices = true;
+    c.arguments = 3;
+    c.n = 2 + r.below(2);
+    const root_pair p = matrix_pair(pick(i - scalar_count, matrix_pair_count()));
+    c.root = g.make(shape::number, c.depth, true, plan{.k = p.root.k, .first = p.first, .operand = p.root.operand});
+  }
+  return c;
+}
+
+static_assert(scalar_count <= 43 * 43, "more scalar compositions than (root, first operand) pairs");
+static_assert(matrix_count <= matrix_pair_count(), "more matrix compositions than (root, first operand) pairs");
+
+}  // namespace rdt
