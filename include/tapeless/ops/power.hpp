@@ -90,11 +90,15 @@ struct cbrt {
   template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(3) * y * y); }
 };
 
+/// y = x^2: g dy/dx = 2 (g x), not g (2 x). x * x of a grad argument or let name becomes square(x),
+/// while x * x of two vars stays a product, whose rule adds g x twice: 2 (g x) equals g x + g x bit for
+/// bit (doubling is exact), so both give one gradient, also where 2 x would overflow and g is 0 (0, not
+/// 0 * inf = NaN). In forward mode value(x) = x * x of a dual carries its own product-rule tangent.
 struct square {
   static constexpr std::string_view name = "square";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T x) { return x * x; }
-  template <class T> static constexpr T derivative(T x, T) { return T(2) * x; }
+  template <class T> static constexpr T vjp(T g, T x, T) { return T(2) * (g * x); }
 };
 
 /// z = hypot(x, y) = sqrt(x^2 + y^2): dz/dx = x / z, dz/dy = y / z; 0 at the kink x = y = 0.
