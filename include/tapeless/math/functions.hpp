@@ -137,8 +137,11 @@ template <class T, class D> constexpr dual<T, D> exp2(const dual<T, D>& x) {
   const T e = math::exp2(x.value);
   return detail::chain(e, x, [&] { return e * ::tapeless::detail::ln2_v<T>; });
 }
+/// The slope e^x as ops::expm1's rule takes it: y + 1 above x = -1, where it is accurate and free,
+/// e^x below, where y + 1 cancels.
 template <class T, class D> constexpr dual<T, D> expm1(const dual<T, D>& x) {
-  return detail::chain(math::expm1(x.value), x, [&] { return math::exp(x.value); });
+  const T y = math::expm1(x.value);
+  return detail::chain(y, x, [&] { return x.value < T(-1) ? math::exp(x.value) : y + T(1); });
 }
 template <class T, class D> constexpr dual<T, D> log(const dual<T, D>& x) {
   return detail::chain(math::log(x.value), x, [&] { return T(1) / x.value; });

@@ -27,11 +27,14 @@ struct exp2 {
   template <class T> static constexpr T derivative(T, T y) { return y * ::tapeless::detail::ln2_v<T>; }
 };
 
+/// y = e^x - 1, accurate near 0; dy/dx = e^x. Above x = -1, e^x = y + 1 to within an ulp or two, at no
+/// exp. Below, y + 1 cancels (y rounds to -1 from x = -37 on, where e^x is still a normal number down
+/// to x = -708): e^x is computed there. The rule reads x and y.
 struct expm1 {
   static constexpr std::string_view name = "expm1";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr ::tapeless::detail::reads vjp_reads{true, false, true};
   template <class T> static constexpr T value(T x) { return math::expm1(x); }
-  template <class T> static constexpr T derivative(T, T y) { return y + T(1); }
+  template <class T> static constexpr T derivative(T x, T y) { return x < T(-1) ? math::exp(x) : y + T(1); }
 };
 
 // The logarithms' rules divide by x (or 1 + x). Outside the domain (x < 0, x < -1 for log1p) that
