@@ -11,7 +11,10 @@
 //
 // Degenerate inputs never crash and never divide by zero (so they stay usable in constant expressions):
 //   det      of a singular matrix is 0 (or tiny) and its gradient, the cofactor matrix, is computed
-//            without division, so it is finite and exact there too.
+//            without division, so it is finite there too. For N <= 3 the value and the cofactors come
+//            from the minors directly, so that an infinite entry leaves the cofactors whose minors
+//            leave it out finite; for N >= 4 they come from the LU factors, where an infinite entry
+//            meets inf * 0 and may give NaN cofactors (and a NaN value) that the minors would not.
 //   inverse, solve  at an exactly zero pivot (after partial pivoting) give NaN in every element, and
 //            NaN gradients; a nearly singular matrix gives large finite values.
 //   log_det, cholesky  of a matrix that is not positive definite (a pivot <= 0 or NaN) give NaN
@@ -395,20 +398,63 @@ struct trace : ::tapeless::detail::matrix_operation {
   }
 };
 
-/// y = det A from the LU factorisation of A, kept by the forward pass for the backward one: y is the
-/// product of the pivots, and dA = g cof(A) = g adj(A)^T (= g det(A) A^-T where A is invertible),
-/// computed from the same factors without a division, so it is exact and finite at singular A as well.
+/// y = det A, and dA = g cof(A) = g adj(A)^T (= g det(A) A^-T where A is invertible), the cofactor
+/// matrix kept by the forward pass for the backward one, computed without a division, so that it is
+/// finite at a singular A as well (where det(A) A^-T is 0 * inf).
+///   N <= 3: the cofactors are the signed minors, written out (1 x 1 and 2 x 2 determinants), and y is
+///           the first row's expansion in them: a few products, exact for small integers. A cofactor
+///           is the IEEE value of its minor's products, so one whose minor leaves out an infinite
+///           entry stays finite (det {{inf, 1}, {2, 3}} has the cofactors {{3, -2}, {-1, inf}}).
+///   N >= 4: LU with partial pivoting, y the product of the pivots and the cofactors read off the
+///           factors (lu_factors::cofactors): O(N^3), where minors would cost O(N!), and stable; an
+///           infinite entry meets inf * 0 in the factors and may give NaN.
 struct det : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "det";
   template <class T, std::size_t N>
   static constexpr auto forward(const matrix<T, N, N>& a) {
-    const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
-    return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_factors<T, N>>{factors.det(), factors};
+    if constexpr (N <= 3) {
+      const matrix<T, N, N> c = cofactors_from_minors(a);
+      T y = a(0, 0) * c(0, 0);
+      for (std::size_t j = 1; j < N; ++j) y += a(0, j) * c(0, j);
+      return ::tapeless::detail::with_cache<T, matrix<T, N, N>>{y, c};
+    } else {
+      const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
+      return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_factors<T, N>>{factors.det(), factors};
+    }
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T, const matrix<T, N, N>& cofactors) {
+    return cofactors * g;
   }
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T,
                                        const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
     return factors.cofactors() * g;
+  }
+
+ private:
+  /// cof(A)_ij = (-1)^(i+j) det(A without row i and column j), for N <= 3. For N = 3 the rows and
+  /// columns after i and j, taken cyclically, give the sign by themselves.
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> cofactors_from_minors(const matrix<T, N, N>& a) {
+    matrix<T, N, N> c;
+    if constexpr (N == 1) {
+      c(0, 0) = T(1);
+    } else if constexpr (N == 2) {
+      c(0, 0) = a(1, 1);
+      c(0, 1) = -a(1, 0);
+      c(1, 0) = -a(0, 1);
+      c(1, 1) = a(0, 0);
+    } else {
+      for (std::size_t i = 0; i < 3; ++i) {
+        const std::size_t i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (std::size_t j = 0; j < 3; ++j) {
+          const std::size_t j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+          c(i, j) = a(i1, j1) * a(i2, j2) - a(i1, j2) * a(i2, j1);
+        }
+      }
+    }
+    return c;
   }
 };
 
@@ -611,8 +657,9 @@ constexpr auto trace(A&& a) {
   return detail::matrix_op<shapes::square_shape>(ops::trace{}, std::forward<A>(a));
 }
 
-/// The determinant of a square matrix (LU with partial pivoting). Its gradient, the cofactor matrix,
-/// is finite and exact at singular matrices too.
+/// The determinant of a square matrix: from the minors for N <= 3, by LU with partial pivoting for
+/// N >= 4. Its gradient, the cofactor matrix, is computed without division and is finite at singular
+/// matrices too; for N <= 3 also beside an infinite entry (see ops::det).
 template <Operand A>
 constexpr auto det(A&& a) {
   return detail::matrix_op<shapes::square_shape>(ops::det{}, std::forward<A>(a));
