@@ -11,8 +11,10 @@
 
 #include <cmath>
 #include <concepts>
+#include <limits>
 #include <numbers>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless::math {
 
@@ -72,6 +74,12 @@ constexpr bool isnan(T x) noexcept {
   return x != x;
 }
 
+/// True for +infinity and -infinity, constexpr on every compiler.
+template <std::floating_point T>
+constexpr bool isinf(T x) noexcept {
+  return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
+}
+
 
 // --- The same functions of dual numbers: each value with its derivative, for forward mode. ---------
 // Declared first, so that each may use the others at any nesting (a dual of duals).
@@ -95,6 +103,60 @@ template <class T, class D>
 constexpr bool isnan(const dual<T, D>& x) noexcept {
   return isnan(x.value);
 }
+template <class T, class D>
+constexpr bool isinf(const dual<T, D>& x) noexcept {
+  return isinf(x.value);
+}
+
+namespace detail {
+/// A coordinate of a point with an infinite coordinate, scaled by that infinity: ±1 for an infinite x,
+/// 0 for a finite one (the limit of x / m as m grows), NaN for NaN.
+template <class T>
+constexpr T scaled_by_infinity(T x) {
+  if (isinf(x)) return x > T(0) ? T(1) : T(-1);
+  return x * T(0);
+}
+
+/// (g dz/dy, g dz/dx) of z = atan2(y, x): g (x, -y) / (x^2 + y^2). x^2 + y^2 would overflow or underflow
+/// for huge or tiny points (|x| ~ 1e160, 1e-170) whose partials are representable, so x and y are first
+/// scaled by m = max(|x|, |y|): x / r^2 = (x / m) / (m ((x / m)^2 + (y / m)^2)), with the sum in [1, 2];
+/// the error of 1 / m cancels to first order. At the origin, where atan2 is not differentiable, the
+/// partials are taken as (0, 0), the convention of hypot. Where a coordinate is infinite (m = inf) both
+/// partials are 0, their limit (x / r^2 ~ 1 / x, y / r^2 ~ y / x^2), also where both are infinite; the
+/// scaled coordinates, inf / inf, would give NaN. A NaN coordinate gives NaN.
+template <class T>
+constexpr std::pair<T, T> atan2_partials(T g, T y, T x) {
+  const T ax = math::abs(x), ay = math::abs(y);
+  const T m = ax < ay ? ay : ax;  // a NaN in x or y reaches xs or ys, and so the result
+  if (m == T(0)) return {T(0), T(0)};
+  const bool infinite = isinf(m);
+  const T inv_m = infinite ? T(0) : T(1) / m;
+  const T xs = infinite ? scaled_by_infinity(x) : x * inv_m, ys = infinite ? scaled_by_infinity(y) : y * inv_m;
+  const T s = g * inv_m / (xs * xs + ys * ys);
+  return {s * xs, -s * ys};
+}
+
+/// (g dz/dx, g dz/dy) of z = hypot(x, y): g (x, y) / z; 0 at the kink x = y = 0. Where z is infinite, x / z
+/// would be inf / inf (an infinite coordinate) or 0 (x^2 + y^2 overflows, |x| and |y| finite): the
+/// partials are then those of the direction, (xs, ys) / hypot(xs, ys) for the point scaled by
+/// max(|x|, |y|). With one infinite coordinate that is the sign of x for the infinite one and 0 for the
+/// finite one; with both infinite, ±1/√2 each (the diagonal, as atan2(inf, inf) = π/4 takes it).
+/// A NaN coordinate gives NaN (hypot(inf, NaN) is inf, but the partials are NaN).
+template <class T>
+constexpr std::pair<T, T> hypot_partials(T g, T x, T y, T z) {
+  if (z == T(0)) return {T(0), T(0)};
+  if (!isinf(z)) {
+    const T s = g / z;
+    return {s * x, s * y};
+  }
+  const T ax = math::abs(x), ay = math::abs(y);
+  const T m = ax < ay ? ay : ax;
+  const bool infinite = isinf(m);
+  const T xs = infinite ? scaled_by_infinity(x) : x / m, ys = infinite ? scaled_by_infinity(y) : y / m;
+  const T s = g / math::hypot(xs, ys);
+  return {s * xs, s * ys};
+}
+}  // namespace detail
 
 namespace detail {
 /// True when every component of x, at every nesting and in every lane, is zero.
@@ -225,13 +287,16 @@ template <class T, class D> constexpr dual<T, D> pow(const dual<T, D>& x, const 
       z, x, [&] { return y.value == T(0) ? T(0) : y.value * math::pow(x.value, y.value - T(1)); },
       y, [&] { return z * math::log(x.value); });
 }
+/// The slopes of ops::atan2's rule: scaled against overflow, 0 at an infinite coordinate.
 template <class T, class D> constexpr dual<T, D> atan2(const dual<T, D>& y, const dual<T, D>& x) {
-  const T r2 = x.value * x.value + y.value * y.value;
-  return detail::chain(math::atan2(y.value, x.value), y, [&] { return x.value / r2; }, x, [&] { return -y.value / r2; });
+  const std::pair<T, T> p = detail::atan2_partials(T(1), y.value, x.value);
+  return detail::chain(math::atan2(y.value, x.value), y, [&] { return p.first; }, x, [&] { return p.second; });
 }
+/// The slopes of ops::hypot's rule: x / z and y / z, their limits where z is infinite.
 template <class T, class D> constexpr dual<T, D> hypot(const dual<T, D>& x, const dual<T, D>& y) {
   const T h = math::hypot(x.value, y.value);
-  return detail::chain(h, x, [&] { return x.value / h; }, y, [&] { return y.value / h; });
+  const std::pair<T, T> p = detail::hypot_partials(T(1), x.value, y.value, h);
+  return detail::chain(h, x, [&] { return p.first; }, y, [&] { return p.second; });
 }
 
 }  // namespace tapeless::math

@@ -36,16 +36,16 @@ struct pow_int {
   }
 };
 
-/// x^p for a number p: d/dx = p x^(p-1), taken as p y / x where x is not 0 to save a second pow.
-/// At x = 0 it is p 0^(p-1), the one-sided limit, except for p = 0: x^0 = 1 for every x, so its
-/// derivative is 0 there too (p 0^(p-1) would be 0 * infinity = NaN).
+/// x^p for a number p: d/dx = p x^(p-1), taken as p y / x where x is finite and not 0 to save a second
+/// pow. At x = 0 and x = ±inf (where y / x is 0 / 0 or inf / inf) it is p x^(p-1), the limit, except for
+/// p = 0: x^0 = 1 for every x, so its derivative is 0 there too (p 0^(p-1) would be 0 * infinity = NaN).
 template <class P>
 struct pow_real {
   static constexpr std::string_view name = "pow";
   P p;
   template <class T> constexpr T value(T x) const { return math::pow(x, T(p)); }
   template <class T> constexpr T derivative(T x, T y) const {
-    if (x != T(0)) return T(p) * y / x;
+    if (x != T(0) && !math::isinf(x)) return T(p) * y / x;
     return T(p) == T(0) ? T(0) : T(p) * math::pow(x, T(p) - T(1));
   }
 };
@@ -61,7 +61,8 @@ struct pow_base {
 };
 
 /// x^y for two expressions; the same rules as pow_real and pow_base side by side.
-/// At x = 0: dz/dx = y 0^(y-1), and 0 for y = 0 (x^0 is 1 everywhere, so 0 rather than 0 * infinity).
+/// At x = 0 and x = ±inf: dz/dx = y x^(y-1), and 0 for y = 0 (x^0 is 1 everywhere, so 0 rather than
+/// 0 * infinity).
 /// dz/dy = z ln x is taken as 0 where z = 0: 0^y for y > 0 is 0 for all y near it, where z ln x
 /// would be 0 * -infinity = NaN. For y <= 0 it stays z ln 0, infinite (-infinity at 0^0 = 1, the
 /// limit from x > 0). A negative base gives a NaN dz/dy (log of a negative number) and, with an
@@ -70,7 +71,7 @@ struct pow {
   static constexpr std::string_view name = "pow";
   template <class T> static constexpr T value(T x, T y) { return math::pow(x, y); }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
-    const T dx = x != T(0) ? y * z / x : y == T(0) ? T(0) : y * math::pow(x, y - T(1));
+    const T dx = x != T(0) && !math::isinf(x) ? y * z / x : y == T(0) ? T(0) : y * math::pow(x, y - T(1));
     const T dy = z == T(0) ? T(0) : z * math::log(x);
     return {g * dx, g * dy};
   }
@@ -101,14 +102,14 @@ struct square {
   template <class T> static constexpr T vjp(T g, T x, T) { return T(2) * (g * x); }
 };
 
-/// z = hypot(x, y) = sqrt(x^2 + y^2): dz/dx = x / z, dz/dy = y / z; 0 at the kink x = y = 0.
+/// z = hypot(x, y) = sqrt(x^2 + y^2): dz/dx = x / z, dz/dy = y / z; 0 at the kink x = y = 0. Where z is
+/// infinite, the limits: the sign of x for an infinite x, 0 for a finite one, ±1/√2 each where both are
+/// infinite (math::detail::hypot_partials, which the dual-number hypot shares).
 struct hypot {
   static constexpr std::string_view name = "hypot";
   template <class T> static constexpr T value(T x, T y) { return math::hypot(x, y); }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
-    if (z == T(0)) return {T(0), T(0)};
-    const T s = g / z;
-    return {s * x, s * y};
+    return math::detail::hypot_partials(g, x, y, z);
   }
 };
 

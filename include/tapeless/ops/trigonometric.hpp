@@ -53,24 +53,15 @@ struct atan {
   template <class T> static constexpr T vjp(T g, T x, T) { return g / (T(1) + x * x); }
 };
 
-/// z = atan2(y, x), the angle of the point (x, y): dz/dy = x / r^2, dz/dx = -y / r^2.
-/// r^2 = x^2 + y^2 would overflow or underflow for huge or tiny points (|x| ~ 1e160, 1e-170) whose
-/// partials are representable, so x and y are first scaled by m = max(|x|, |y|):
-/// x / r^2 = (x / m) / (m ((x / m)^2 + (y / m)^2)), with the sum in [1, 2]. The error of 1 / m
-/// cancels to first order. At the origin, where atan2 is not differentiable, the gradient is taken
-/// as (0, 0), the same convention as hypot.
+/// z = atan2(y, x), the angle of the point (x, y): dz/dy = x / r^2, dz/dx = -y / r^2, scaled by
+/// max(|x|, |y|) against overflow; (0, 0) at the origin and where a coordinate is infinite
+/// (math::detail::atan2_partials, which the dual-number atan2 shares).
 struct atan2 {
   static constexpr std::string_view name = "atan2";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T> static constexpr T value(T y, T x) { return math::atan2(y, x); }
   template <class T> static constexpr std::pair<T, T> vjp(T g, T y, T x, T) {
-    const T ax = math::abs(x), ay = math::abs(y);
-    const T m = ax < ay ? ay : ax;  // a NaN in x or y reaches xs or ys, and so the result
-    if (m == T(0)) return {T(0), T(0)};
-    const T inv_m = T(1) / m;
-    const T xs = x * inv_m, ys = y * inv_m;
-    const T s = g * inv_m / (xs * xs + ys * ys);
-    return {s * xs, -s * ys};
+    return math::detail::atan2_partials(g, y, x);
   }
 };
 
