@@ -9,6 +9,8 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/select.hpp>
 #include <tapeless/math/functions.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/ops/mask.hpp>
 
 #include <string_view>
 #include <type_traits>
@@ -74,11 +76,30 @@ constexpr auto min(X&& x, Y&& y) { return detail::make_binary(ops::min{}, std::f
 template <Operand X, Operand Y>
 constexpr auto max(X&& x, Y&& y) { return detail::make_binary(ops::max{}, std::forward<X>(x), std::forward<Y>(y)); }
 
+namespace detail {
+/// Whether if_else(bool, a, b) is the elementwise one: a matrix beside a number, or a plain matrix
+/// beside a plain value (a select_node needs an expression on one side, and one value type).
+template <class A, class B>
+inline constexpr bool elementwise_if_else =
+    Matrix<value_type_of_t<A>> != Matrix<value_type_of_t<B>> ||
+    ((Matrix<value_type_of_t<A>> || Matrix<value_type_of_t<B>>) && !Differentiable<A> && !Differentiable<B>);
+}  // namespace detail
+
 /// cond ? a : b, differentiably: both branches are built (their types are fixed at compile time),
 /// only the taken one receives adjoint. `cond` is a plain bool, typically a comparison like x > 0.0.
+/// Branches that are both numbers or both matrices of one shape give a node (or, both plain, a plain
+/// value) of their common type. Where a matrix meets a number, or both are plain and one is a matrix,
+/// it is the elementwise if_else of ops/mask.hpp with every element of the mask equal to cond: the
+/// number is used for every element, the shapes are checked the same way, and the result is a plain
+/// matrix when both branches are plain.
 template <Operand A, Operand B>
 constexpr auto if_else(bool cond, A&& a, B&& b) {
-  if constexpr (Differentiable<A> || Differentiable<B>) {
+  if constexpr (detail::any_shape_error<A, B>) {
+    return detail::shape_error{};
+  } else if constexpr (detail::elementwise_if_else<A, B>) {
+    using M = std::conditional_t<Matrix<value_type_of_t<A>>, value_type_of_t<A>, value_type_of_t<B>>;
+    return if_else(mask<M::rows(), M::cols()>::filled(cond), std::forward<A>(a), std::forward<B>(b));
+  } else if constexpr (Differentiable<A> || Differentiable<B>) {
     using T = typename detail::binary_value<A, B>::type;
     using NA = decltype(detail::as_node<T>(std::forward<A>(a)));
     using NB = decltype(detail::as_node<T>(std::forward<B>(b)));

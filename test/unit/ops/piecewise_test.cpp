@@ -320,6 +320,38 @@ TEST_CASE("if_else") {
   }
 }
 
+TEST_CASE("if_else with one bool and matrix branches: elementwise, as if_else of a mask filled with it") {
+  using M = tl::matrix<double, 2, 2>;
+  const M a{{1, 2}, {3, 4}}, b{{5, 6}, {-7, 8}};
+  SUBCASE("plain matrices give a plain matrix, in their common type") {
+    static_assert(std::is_same_v<decltype(tl::if_else(true, a, b)), M>);
+    for (const bool c : {true, false}) {
+      CHECK(tl::if_else(c, a, b) == (c ? a : b));
+      CHECK(tl::if_else(c, a, b) == tl::if_else(M::filled(c ? 1.0 : -1.0) > 0.0, a, b));
+      CHECK(tl::if_else(c, a, 0.5) == (c ? a : M::filled(0.5)));  // a number is used for every element
+      CHECK(tl::if_else(c, 2, b) == (c ? M::filled(2.0) : b));
+    }
+    constexpr auto z = tl::if_else(false, tl::matrix<float, 1, 2>{{1, 2}}, tl::matrix<double, 1, 2>{{3, 4}});
+    static_assert(std::is_same_v<decltype(z), const tl::matrix<double, 1, 2>>);
+    static_assert(z[0] == 3.0 && z[1] == 4.0);
+  }
+  SUBCASE("a matrix expression beside a plain matrix or a number: the taken branch gets the adjoint") {
+    for (const bool c : {true, false}) {
+      CAPTURE(c);
+      const auto with_matrix = [&](const auto& x) { return tl::sum(tl::if_else(c, x * x, b)); };
+      const auto [u, h] = tl::value_and_grad(with_matrix)(a);
+      CHECK(u == (c ? 30.0 : 12.0));
+      CHECK(h == (c ? 2.0 * a : M{}));
+      // s is a scalar branch beside a matrix one: it receives the sum over the elements that took it.
+      const auto with_scalar = [&](const auto& x, auto s) { return tl::sum(tl::if_else(c, x * 3.0, s * s)); };
+      const auto [v, g] = tl::value_and_grad(with_scalar)(a, 1.5);
+      CHECK(v == (c ? 30.0 : 9.0));
+      CHECK(std::get<0>(g) == (c ? M::filled(3.0) : M{}));
+      CHECK(std::get<1>(g) == (c ? 0.0 : 12.0));
+    }
+  }
+}
+
 TEST_CASE("piecewise: plain numbers through tl:: functions are plain numbers") {
   static_assert(std::is_same_v<decltype(tl::abs(-1.0)), double>);
   static_assert(std::is_same_v<decltype(tl::relu(-1.0f)), float>);
