@@ -15,6 +15,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/transforms/grad.hpp>
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <iosfwd>
@@ -31,8 +32,9 @@ namespace tapeless {
 /// Component i passes when |AD − FD| <= rtol · max(|AD|, |FD|) + atol · max|f| / max(1, |xᵢ|) + δᵢ:
 /// max|f| is the largest finite |f| met at the point and at the perturbed points (the scale of f, so
 /// that a gradient that should be zero may carry the FD's rounding noise, ≈ ε |f| / h), and δᵢ is the
-/// FD's own error estimate, the change the extrapolation made (≈ h² |f'''| / 6), which widens the
-/// tolerance only where the FD itself is unsure.
+/// FD's own error estimate, the change the extrapolation made (≈ h² |f'''| / 6), plus 16 σ / h where
+/// the noise σ measured in f exceeds the ε |f| its rounding would make (f computed by cancellation,
+/// as 1 − cos x near 0), which widens the tolerance only where the FD itself is unsure.
 ///
 /// rtol = ∛ε by default (6.1e-6 for double, 4.9e-3 for float, 4.8e-7 for x87 long double): halfway,
 /// in orders of magnitude, between the FD's error (≈ ε^(2/3) relative) and the error of a wrong
@@ -177,6 +179,26 @@ struct estimate {
   long double f_scale = 0;
 };
 
+/// The largest power of two that divides x (finite, not 0): the spacing of the coarsest binary grid x
+/// lies on, ulp(x) or coarser. Halving and doubling only, so it is exact and constexpr.
+template <class W>
+constexpr W grid_of(W x) noexcept {
+  W a = x < 0 ? -x : x;
+  W p = 1;  // the largest power of two <= a
+  constexpr W big = W(4294967296.0);  // 2^32, to move p in large strides first
+  while (a >= p * big) p *= big;
+  while (a >= p * 2) p *= 2;
+  while (a < p / big) p /= big;
+  while (a < p) p /= 2;
+  W lowest = p;  // a's binary digits from p down: the last one set
+  for (W bit = p; a > 0 && bit > 0; bit /= 2)
+    if (a >= bit) {
+      a -= bit;
+      lowest = bit;
+    }
+  return lowest;
+}
+
 constexpr void note_scale(long double& scale, long double v) noexcept {
   const long double a = v < 0 ? -v : v;
   if (finite(a) && a > scale) scale = a;
@@ -196,24 +218,59 @@ constexpr void note_scale(long double& scale, long double v) noexcept {
 /// times, keeping the estimate with the smallest total error. A smooth, well-scaled f costs 4
 /// evaluations per component.
 ///
+/// ε |f| counts the rounding of f's value only. Where f is far smaller than the intermediates it is
+/// computed from (1 − cos x near 0: f ≈ x² / 2 from cos x ≈ 1, rounded to ε absolute), the real noise
+/// is far larger, and the change the extrapolation makes is that noise, not truncation: a change that
+/// happens to be small (or 0: such noise comes in steps of ε) is no sign that the step is good. So the
+/// noise of f is also measured at each step, as q, from its five points x, x ± h/2, x ± h:
+///  - the third difference behind |extrapolated − coarse| and the fourth difference, orthogonal
+///    combinations whose variances are 10 σ² and 70 σ² where noise σ dominates them; and at least
+///    G / √12, the rounding to the grid of spacing G that the differences f − f(x) all lie on (the
+///    largest power of two dividing them, ε |f| or finer for an f computed without cancellation,
+///    ε for 1 − cos x: noise in steps that large often cancels from the differences exactly).
+///    Where truncation dominates, q falls by 512 or more from one step to the next; where noise
+///    does, it stays.
+///  - A step whose change is below the rounding estimate ends the search only when q, there and at
+///    the step before, is within 64 ε |f|: the rounding the estimate assumes.
+///  - Where q did not fall by 16 from one step to the next (or fell by more than 32768, faster than
+///    any truncation: the larger was noise that the smaller step's points cancel), and, pooled over
+///    the two steps, is either below 1/64 of the range of f over their points or that range fell by
+///    4 or more (where h is too large for f, the differences are of the size of f's range, which does
+///    not fall with h), q is taken as the noise σ: each step's error is then its change plus
+///    16 σ / h (the extrapolated value's noise is ≈ 1.9 σ / h), the step with the smallest is kept,
+///    and that error is its estimate δ, so the tolerance covers the FD's own noise. Smaller steps
+///    would only add noise.
+/// An f whose noise cancels from all five points of a step at once (an exact product of a smooth
+/// function and quantized noise, rarely) can still pass for a clean one.
+///
 /// The divisor is the distance between the points actually evaluated (the h = (x + h) − x trick, for
 /// both sides at once), computed in W: exact by Sterbenz's lemma for |x| >= 1, where x ± h lie within
 /// a factor of 2, and wrong by at most one rounding otherwise, instead of the ε|x| / h relative error
 /// of dividing by 2h.
 template <class R, class V, class Eval>
-constexpr void estimate_argument(const Eval& f_at_point, V& x, V& gradient, V& error, long double& f_scale,
-                                 const check_options& options) {
+constexpr void estimate_argument(const Eval& f_at_point, R f_center, V& x, V& gradient, V& error,
+                                 long double& f_scale, const check_options& options) {
   using T = scalar_of_t<V>;
   using W = std::common_type_t<T, R>;
   constexpr W eps = epsilon<T, R, W>();
   constexpr int max_shrinks = 12;
+  constexpr W modelled_noise = 64;  // q within 64 ε |f|: the rounding estimate holds
+  constexpr W noise_falls = 16;     // q falling by less than this from one step to the next: noise
+  constexpr W noise_cancels = 32768;  // by more than this: faster than truncation (4096), noise again
+  constexpr W noise_share = 64;     // q above 1/64 of f's range: noise only if that range falls with h
+  constexpr W noise_bound = 16;     // the extrapolated value's noise is ≈ 1.9 σ / h: 8 standard deviations
   const W step = options.step >= 0 ? static_cast<W>(options.step) : cbrt_epsilon<T, R, W>();
+  const W f0 = static_cast<W>(f_center);
   for (std::size_t k = 0; k < size_of<V>(); ++k) {
     T& xk = element(x, k);
     const T x0 = xk;
     T h = static_cast<T>(step * static_cast<W>(math::abs(x0) > T(1) ? math::abs(x0) : T(1)));
     W best = std::numeric_limits<W>::quiet_NaN(), best_error = std::numeric_limits<W>::quiet_NaN();
     W best_total = std::numeric_limits<W>::infinity();
+    // Per step: the extrapolated value, its change, the divisor d2, q², the range of f over its points,
+    // and whether q is within the rounding estimate.
+    std::array<W, max_shrinks + 1> estimates{}, changes{}, divisors{}, noise_squares{}, variations{};
+    std::array<bool, max_shrinks + 1> modelled{};
     for (int attempt = 0; attempt <= max_shrinks; ++attempt, h /= T(8)) {
       W f_local = 0;
       const auto f_at = [&](T xi) {
@@ -240,7 +297,47 @@ constexpr void estimate_argument(const Eval& f_at_point, V& x, V& gradient, V& e
         best_error = truncation;
         best_total = finite(total) ? total : std::numeric_limits<W>::infinity();
       }
-      if (finite(extrapolated) && truncation <= rounding) break;  // smaller steps would only add rounding
+
+      const auto i = static_cast<std::size_t>(attempt);
+      const W third = W(1.5) * truncation * d2;  // 2 (f(x + h/2) − f(x − h/2)) − (f(x + h) − f(x − h))
+      const W fourth = fp1 - W(4) * fp2 + W(6) * f0 - W(4) * fm2 + fm1;  // NaN where f(x) is not finite
+      estimates[i] = extrapolated;
+      changes[i] = truncation;
+      divisors[i] = d2;
+      noise_squares[i] = finite(fourth) ? (third * third / W(10) + fourth * fourth / W(70)) / W(2) : third * third / W(10);
+      const std::array<W, 5> points{fm1, fm2, f0, fp2, fp1};
+      W grid = 0, low = f0, high = f0;  // the coarsest grid the differences f − f(x) share; f's range
+      for (const W v : points) {
+        const W d = v - f0;
+        if (finite(d) && d != W(0) && (grid == W(0) || grid_of(d) < grid)) grid = grid_of(d);
+        if (finite(v) && (!finite(low) || v < low)) low = v;
+        if (finite(v) && (!finite(high) || v > high)) high = v;
+      }
+      if (grid * grid / W(12) > noise_squares[i]) noise_squares[i] = grid * grid / W(12);
+      modelled[i] = noise_squares[i] <= (modelled_noise * eps * f_local) * (modelled_noise * eps * f_local);
+      variations[i] = high - low;
+
+      if (finite(extrapolated) && truncation <= rounding && modelled[i] && (i == 0 || modelled[i - 1]))
+        break;  // smaller steps would only add rounding
+      if (i == 0 || !finite(extrapolated) || !finite(noise_squares[i - 1]) ||
+          !(noise_squares[i] * (noise_falls * noise_falls) > noise_squares[i - 1] ||
+            noise_squares[i] * (noise_cancels * noise_cancels) < noise_squares[i - 1]))
+        continue;
+      const W noise = math::sqrt((noise_squares[i] + noise_squares[i - 1]) / W(2));
+      const W spread = variations[i] > variations[i - 1] ? variations[i] : variations[i - 1];
+      // Noise, not a step too large for f: small beside f's range, or that range falls with h.
+      if (!finite(noise) || !(noise * noise_share <= spread || variations[i] * W(4) <= variations[i - 1])) continue;
+      // Noise dominates from this step on: keep the step with the smallest change plus noise bound.
+      best_total = std::numeric_limits<W>::infinity();
+      for (std::size_t j = 0; j <= i; ++j) {
+        const W with_noise = changes[j] + noise_bound * noise / divisors[j];
+        if (finite(estimates[j]) && with_noise < best_total) {
+          best = estimates[j];
+          best_error = with_noise;
+          best_total = with_noise;
+        }
+      }
+      break;
     }
     xk = x0;
     element(gradient, k) = static_cast<T>(best);
@@ -254,10 +351,11 @@ constexpr estimate<Args...> finite_differences(const F& f, const check_options& 
   estimate<Args...> out{};
   std::tuple<Args...> point{args...};
   const auto f_at_point = [&] { return static_cast<R>(std::apply(f, std::as_const(point))); };
-  note_scale(out.f_scale, static_cast<long double>(f_at_point()));
+  const R f_center = f_at_point();
+  note_scale(out.f_scale, static_cast<long double>(f_center));
   [&]<std::size_t... A>(std::index_sequence<A...>) {
-    (estimate_argument<R>(f_at_point, std::get<A>(point), std::get<A>(out.gradient), std::get<A>(out.error),
-                          out.f_scale, options),
+    (estimate_argument<R>(f_at_point, f_center, std::get<A>(point), std::get<A>(out.gradient),
+                          std::get<A>(out.error), out.f_scale, options),
      ...);
   }(std::index_sequence_for<Args...>{});
   return out;
