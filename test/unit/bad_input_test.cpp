@@ -135,6 +135,9 @@ TEST_CASE("bad input: expm1' = e^x keeps its relative accuracy far below 0") {
     const double dd = tl::grad(tl::grad([](auto a) { return tl::expm1(a); }))(x);
     CHECK(fd::strict_rel_error(dd, std::exp(x)) < 1e-15);
   }
+  // In a constant expression too (math::exp's constexpr path): e^-40 = 4.25e-18, not 0.
+  static_assert(tl::grad([](auto a) { return tl::expm1(a); })(-40.0) > 4.24e-18);
+  static_assert(tl::grad([](auto a) { return tl::expm1(a); })(-40.0) < 4.26e-18);
 }
 
 // Where a rule's formula meets inf / inf or inf * 0 at an infinite input but its limit is a number, the
@@ -191,6 +194,10 @@ TEST_CASE("bad input: no NaN in derivatives whose rule is finite at an infinite 
   const M a{{inf, 1}, {2, 3}};
   const M g = tl::grad([](const auto& m) { return tl::det(m); })(a);
   CHECK(g == M{{3, -2}, {-1, inf}});
+  static_assert(tl::grad([](const auto& m) { return tl::det(m); })(M{{inf, 1}, {2, 3}}) == M{{3, -2}, {-1, inf}});
+  static_assert(std::get<0>(tl::grad([](auto y, auto x) { return tl::atan2(y, x); })(inf, 1.0)) == 0.0);
+  static_assert(std::get<0>(tl::grad([](auto x, auto y) { return tl::hypot(x, y); })(inf, 2.0)) == 1.0);
+  static_assert(tl::grad([](auto x) { return tl::pow(x, 2.5); })(inf) == inf);
   using M3 = tl::matrix<double, 3, 3>;  // the four minors without the infinite entry stay finite
   const M3 b{{1, 2, 3}, {4, inf, 5}, {6, 7, 8}};
   CHECK(tl::grad([](const auto& m) { return tl::det(m); })(b) == M3{{inf, -2, -inf}, {5, -10, 5}, {-inf, 7, inf}});
