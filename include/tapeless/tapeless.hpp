@@ -48,3 +48,7 @@
 #include <tapeless/var.hpp>
 
 #include <tapeless/check.hpp>
+
+#include <tapeless/inspect/dot.hpp>
+#include <tapeless/inspect/graph.hpp>
+#include <tapeless/inspect/trace.hpp>
