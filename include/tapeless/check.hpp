@@ -353,11 +353,12 @@ constexpr estimate<Args...> finite_differences(const F& f, const check_options& 
   const auto f_at_point = [&] { return static_cast<R>(std::apply(f, std::as_const(point))); };
   const R f_center = f_at_point();
   note_scale(out.f_scale, static_cast<long double>(f_center));
-  [&]<std::size_t... A>(std::index_sequence<A...>) {
+  const auto estimate_each = [&]<std::size_t... A>(std::index_sequence<A...>) {
     (estimate_argument<R>(f_at_point, f_center, std::get<A>(point), std::get<A>(out.gradient),
                           std::get<A>(out.error), out.f_scale, options),
      ...);
-  }(std::index_sequence_for<Args...>{});
+  };
+  estimate_each(std::index_sequence_for<Args...>{});
   return out;
 }
 
@@ -410,11 +411,12 @@ constexpr gradient_check compare(const std::tuple<Args...>& ad, const F& f, cons
   using R = result_t<F, Args...>;
   const estimate<Args...> fd = finite_differences(f, options, args...);
   gradient_check result{};
-  [&]<std::size_t... A>(std::index_sequence<A...>) {
+  const auto compare_each = [&]<std::size_t... A>(std::index_sequence<A...>) {
     (compare_argument<A, R>(result, args, std::get<A>(ad), std::get<A>(fd.gradient), std::get<A>(fd.error),
                             fd.f_scale, options),
      ...);
-  }(std::index_sequence_for<Args...>{});
+  };
+  compare_each(std::index_sequence_for<Args...>{});
   return result;
 }
 
@@ -433,9 +435,13 @@ template <class Run, class... Ts>
 constexpr decltype(auto) split_options(const Run& run, const Ts&... ts) {
   if constexpr (ends_with_options<Ts...>()) {
     const std::tuple<const Ts&...> all{ts...};
-    return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    // clang-format 14 would write `)->decltype(auto)` after a template parameter pack.
+    // clang-format off
+    const auto run_with = [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
       return run(std::get<sizeof...(Ts) - 1>(all), std::get<I>(all)...);
-    }(std::make_index_sequence<sizeof...(Ts) - 1>{});
+    };
+    // clang-format on
+    return run_with(std::make_index_sequence<sizeof...(Ts) - 1>{});
   } else {
     return run(check_options{}, ts...);
   }
@@ -444,11 +450,11 @@ constexpr decltype(auto) split_options(const Run& run, const Ts&... ts) {
 /// One static_assert per misuse, as tl::grad has; false stops the instantiation there.
 template <class F, class... Args>
 constexpr bool arguments_are_valid() {
-  constexpr bool valid_types = sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...);
+  constexpr bool valid_types = sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>));
   static_assert(sizeof...(Args) > 0,
                 "tl::check_gradient(f, args...): call it with the arguments of f (and optionally tl::check_options "
                 "last)");
-  static_assert(((Real<Args> || Matrix<Args>) && ...),
+  static_assert((... && (Real<Args> || Matrix<Args>)),
                 "tl::check_gradient(f, args...): every argument must be a floating-point number (write 1.0, not 1) "
                 "or a tl::matrix of them; tl::check_options goes last");
   if constexpr (valid_types) {

@@ -57,8 +57,11 @@ concept ShapeError = std::is_same_v<std::remove_cvref_t<E>, detail::shape_error>
 template <class E>
 concept Operand = Differentiable<E> || Data<E> || ShapeError<E>;
 
+// clang-format 14 would write `&&(` in this concept.
+// clang-format off
 /// Two operands of an operator tapeless overloads: at least one builds a node.
 template <class X, class Y>
 concept BinaryOperands = Operand<X> && Operand<Y> && (Differentiable<X> || Differentiable<Y>);
+// clang-format on
 
 }  // namespace tapeless

@@ -614,7 +614,7 @@ namespace detail {
 /// Whether every operand is a matrix, or a shape_error passed on; a static_assert says so if not.
 template <class... X>
 constexpr bool are_matrices() {
-  constexpr bool ok = ((Matrix<value_type_of_t<X>> || ShapeError<X>) && ...);
+  constexpr bool ok = (... && (Matrix<value_type_of_t<X>> || ShapeError<X>));
   static_assert(ok, "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
                     "takes matrices or matrix expressions, not numbers");
   return ok;

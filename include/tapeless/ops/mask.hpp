@@ -117,9 +117,12 @@ constexpr std::size_t count(const mask<R, C>& m) noexcept {
 
 namespace detail {
 
+// clang-format 14 would write `&&(` in this concept.
+// clang-format off
 /// Two plain operands of which one is a plain matrix.
 template <class X, class Y>
 concept plain_matrix_operands = Data<X> && Data<Y> && (Matrix<X> || Matrix<Y>);
+// clang-format on
 
 struct less_op {
   template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a < b; }

@@ -131,13 +131,13 @@ struct gradient_transform {
       return true;
     }();
     static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
-    static_assert(((Real<Args> || Matrix<Args>) && ...),
+    static_assert((... && (Real<Args> || Matrix<Args>)),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
                   "double; write 1.0, not 1) or a tl::matrix of them");
     static_assert(((I < n) && ...),
                   "tl::grad<I...>(f)(args...): an argument index I is not less than the number of arguments");
     static_assert(distinct, "tl::grad<I...>(f): an argument index is named twice");
-    return n > 0 && ((Real<Args> || Matrix<Args>) && ...) && ((I < n) && ...) && distinct;
+    return n > 0 && (... && (Real<Args> || Matrix<Args>)) && ((I < n) && ...) && distinct;
   }
 
   template <class Seed, std::size_t... P, class... Args>

@@ -84,20 +84,21 @@ std::string str(const V& v) {
 
 template <class F, class... Args>
 double value_at(const F& f, const Args&... args) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+  const auto at_arguments = [&]<std::size_t... I>(std::index_sequence<I...>) {
     const auto r = f(tl::argument<I, Args>(args)...);
     if constexpr (tl::Differentiable<decltype(r)>)
       return static_cast<double>(r.value());
     else
       return static_cast<double>(r);
-  }(std::index_sequence_for<Args...>{});
+  };
+  return at_arguments(std::index_sequence_for<Args...>{});
 }
 
 template <class F, class... Args>
 std::tuple<Args...> fd_grad(const F& f, const Args&... args) {
   const std::tuple<Args...> args_at{args...};
   std::tuple<Args...> out{};
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
+  const auto each_argument = [&]<std::size_t... K>(std::index_sequence<K...>) {
     const auto one_argument = [&]<std::size_t Arg>(std::integral_constant<std::size_t, Arg>) {
       using V = std::tuple_element_t<Arg, std::tuple<Args...>>;
       for (std::size_t i = 0; i < size_of<V>(); ++i) {
@@ -112,7 +113,8 @@ std::tuple<Args...> fd_grad(const F& f, const Args&... args) {
       }
     };
     (one_argument(std::integral_constant<std::size_t, K>{}), ...);
-  }(std::index_sequence_for<Args...>{});
+  };
+  each_argument(std::index_sequence_for<Args...>{});
   return out;
 }
 
@@ -141,9 +143,10 @@ template <class F, class... Args>
 void check_fd(const std::string& label, const F& f, double tol, const Args&... args) {
   const auto ad = ad_grad(f, args...);
   const auto fdg = fd_grad(f, args...);
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
+  const auto check_each = [&]<std::size_t... K>(std::index_sequence<K...>) {
     (check_close(label + " (argument " + std::to_string(K) + ")", std::get<K>(ad), std::get<K>(fdg), tol), ...);
-  }(std::index_sequence_for<Args...>{});
+  };
+  check_each(std::index_sequence_for<Args...>{});
 }
 
 /// Calls fn(std::type_identity<matrix<T, R, C>>{}) for the shapes 1x1, 1x4, 4x1, 3x3, 2x5.
