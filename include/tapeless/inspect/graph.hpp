@@ -671,7 +671,7 @@ struct recording {
 };
 
 template <class... Args>
-inline constexpr bool valid_arguments = sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...);
+inline constexpr bool valid_arguments = sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>));
 
 template <class... T>
 auto gradient_of(const ::tapeless::detail::argument_adjoints<T...>& store) {

@@ -38,9 +38,13 @@ constexpr const T& plain_get(const plain_slot<I, T>& s) noexcept {
 /// f(plain_get<0>(t), plain_get<1>(t), ...).
 template <class F, class Tuple>
 constexpr decltype(auto) apply_plain(F&& f, Tuple&& t) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+  // clang-format 14 would write `)->decltype(auto)` after a template parameter pack.
+  // clang-format off
+  const auto call = [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
     return std::forward<F>(f)(plain_get<I>(t)...);
-  }(std::make_index_sequence<std::remove_cvref_t<Tuple>::size>{});
+  };
+  // clang-format on
+  return call(std::make_index_sequence<std::remove_cvref_t<Tuple>::size>{});
 }
 
 }  // namespace tapeless::detail

@@ -80,9 +80,10 @@ namespace detail {
 /// Whether if_else(bool, a, b) is the elementwise one: a matrix beside a number, or a plain matrix
 /// beside a plain value (a select_node needs an expression on one side, and one value type).
 template <class A, class B>
+inline constexpr bool any_matrix = Matrix<value_type_of_t<A>> || Matrix<value_type_of_t<B>>;
+template <class A, class B>
 inline constexpr bool elementwise_if_else =
-    Matrix<value_type_of_t<A>> != Matrix<value_type_of_t<B>> ||
-    ((Matrix<value_type_of_t<A>> || Matrix<value_type_of_t<B>>) && !Differentiable<A> && !Differentiable<B>);
+    Matrix<value_type_of_t<A>> != Matrix<value_type_of_t<B>> || (any_matrix<A, B> && !Differentiable<A> && !Differentiable<B>);
 }  // namespace detail
 
 /// cond ? a : b, differentiably: both branches are built (their types are fixed at compile time),

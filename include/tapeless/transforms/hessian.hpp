@@ -38,10 +38,10 @@ struct hessian_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
-    static_assert(sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...),
+    static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)),
                   "tl::hessian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
                   "tl::matrix of them");
-    if constexpr (sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...))
+    if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)))
       return columns(selected_sequence<sizeof...(Args), I...>(), args...);
     else
       return failed_call{};

@@ -30,10 +30,10 @@ struct jacobian_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
-    static_assert(sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...),
+    static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)),
                   "tl::jacobian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
                   "tl::matrix of them");
-    if constexpr (sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...)) {
+    if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>))) {
       // f may return an expression of constants (tl::cref data): its value is the result.
       using Y = value_type_of_t<decltype(std::invoke(f, args...))>;
       static_assert(Data<Y>, "tl::jacobian(f): f must return a number or a tl::matrix");

@@ -30,7 +30,7 @@ constexpr auto split_dual(const Out& out) {
 /// derivative along v (one v per argument, each of its argument's type), from one evaluation.
 template <class F, class... X, class... V>
 constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
-  static_assert(sizeof...(X) > 0 && ((Real<X> || Matrix<X>) && ...),
+  static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X>)),
                 "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them");
   static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
   if constexpr (sizeof...(X) == sizeof...(V)) {

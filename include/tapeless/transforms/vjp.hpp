@@ -31,7 +31,7 @@ struct pullback {
 /// result, is u^T J: for one argument a value of its type, for several a std::tuple of them.
 template <class F, class... Args>
 constexpr auto vjp(F f, const Args&... args) {
-  static_assert(sizeof...(Args) > 0 && ((Real<Args> || Matrix<Args>) && ...),
+  static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)),
                 "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them");
   auto value = detail::value_of(std::invoke(f, args...));  // an expression of constants gives its value
   return std::pair{std::move(value), detail::pullback<F, Args...>{std::move(f), std::tuple{args...}}};
