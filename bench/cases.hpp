@@ -58,7 +58,9 @@ template <class Case>
 using gradient_t = std::remove_cvref_t<decltype(invoke_kernel<Case::handwritten>(Case::inputs()))>;
 
 template <class Case>
-concept has_peers = requires(const input_t<Case>& in) { Case::numbers(in); };
+concept has_peers = requires(const input_t<Case>& in) {
+  Case::numbers(in);
+};
 
 /// The case's function at its constants `in`, of the differentiated numbers only: what a peer differentiates.
 template <class Case>
@@ -109,9 +111,8 @@ template <class... Cases>
 int run(int argc, char** argv, bool (*check)() = nullptr) {
   std::vector<entry_t> entries;
   // Case k is numbered k + 1 (ADOL-C's tapes 2k + 2 and 2k + 3).
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (detail::add_case<Cases, static_cast<int>(K) + 1>(entries), ...);
-  }(std::index_sequence_for<Cases...>{});
+  [&]<std::size_t... K>(std::index_sequence<K...>) { (detail::add_case<Cases, static_cast<int>(K) + 1>(entries), ...); }
+  (std::index_sequence_for<Cases...>{});
   return main(argc, argv, check, entries);
 }
 

@@ -177,9 +177,10 @@ inline void print_table(const table_reporter& r, const std::vector<std::string>&
     library_width = std::max(library_width, lib.size());
   }
   if (cases.empty()) return;
-  std::printf("\nns per gradient, median of %zu repetition%s (real time); ratios to handwritten and to"
-              " handwritten_simd, same run\n",
-              reps, reps == 1 ? "" : "s");
+  std::printf(
+      "\nns per gradient, median of %zu repetition%s (real time); ratios to handwritten and to"
+      " handwritten_simd, same run\n",
+      reps, reps == 1 ? "" : "s");
 #if defined(__clang__)
   std::printf("compiler: clang %s\n\n", __VERSION__);
 #elif defined(__GNUC__)
@@ -229,8 +230,12 @@ struct entry_t {
 /// tuple of them.
 template <auto Kernel, auto Inputs>
 entry_t entry(std::string name, tolerance agreement = exact, void (*prepare)() = nullptr) {
-  return {std::move(name), &detail::time_gradient<Kernel, Inputs>, &detail::count_gradient<Kernel, Inputs>,
-          [] { return components(invoke_kernel<Kernel>(Inputs())); }, agreement, prepare};
+  return {std::move(name),
+          &detail::time_gradient<Kernel, Inputs>,
+          &detail::count_gradient<Kernel, Inputs>,
+          [] { return components(invoke_kernel<Kernel>(Inputs())); },
+          agreement,
+          prepare};
 }
 
 namespace detail {
@@ -295,8 +300,9 @@ inline int main(int argc, char** argv, bool (*check)(), const std::vector<entry_
     std::fprintf(stderr, "a gradient disagrees with the hand-written one: not timing\n");
     return 1;
   }
-  std::printf("checks: every gradient agrees with the hand-written one (to 1e-12 relative; finite differences"
-              " to 1e-6 of the largest component)\n");
+  std::printf(
+      "checks: every gradient agrees with the hand-written one (to 1e-12 relative; finite differences"
+      " to 1e-6 of the largest component)\n");
   std::fflush(stdout);
 
   if (icount > 0) {

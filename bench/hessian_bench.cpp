@@ -77,12 +77,11 @@ TAPELESS_BENCH_KERNEL mat log_sum_exp_tapeless(const h_in& in) {
 int main(int argc, char** argv) {
   using tapeless_bench::entry;
   // Each tapeless Hessian is checked against the hand-written one before timing (harness.hpp).
-  return tapeless_bench::main(
-      argc, argv, nullptr,
-      {
-          entry<rosenbrock_handwritten, inputs<1>>("H1_rosenbrock_hessian_16/handwritten"),
-          entry<rosenbrock_tapeless, inputs<1>>("H1_rosenbrock_hessian_16/tapeless"),
-          entry<log_sum_exp_handwritten, inputs<2>>("H2_log_sum_exp_hessian_16/handwritten"),
-          entry<log_sum_exp_tapeless, inputs<2>>("H2_log_sum_exp_hessian_16/tapeless"),
-      });
+  return tapeless_bench::main(argc, argv, nullptr,
+                              {
+                                  entry<rosenbrock_handwritten, inputs<1>>("H1_rosenbrock_hessian_16/handwritten"),
+                                  entry<rosenbrock_tapeless, inputs<1>>("H1_rosenbrock_hessian_16/tapeless"),
+                                  entry<log_sum_exp_handwritten, inputs<2>>("H2_log_sum_exp_hessian_16/handwritten"),
+                                  entry<log_sum_exp_tapeless, inputs<2>>("H2_log_sum_exp_hessian_16/tapeless"),
+                              });
 }

@@ -248,8 +248,7 @@ TAPELESS_BENCH_KERNEL s8_gradient s8_handwritten_simd(const s8_in& in) {
   std::array<simd::batch, s8_in_n / simd::width> x;
   for (std::size_t j = 0; j < x.size(); ++j) x[j] = simd::load(in.x.data() + j * simd::width);
   for (std::size_t i = 0; i < s8_hidden; ++i)
-    for (std::size_t j = 0; j < x.size(); ++j)
-      simd::store(gW1.data() + i * s8_in_n + j * simd::width, gb1[i] * x[j]);
+    for (std::size_t j = 0; j < x.size(); ++j) simd::store(gW1.data() + i * s8_in_n + j * simd::width, gb1[i] * x[j]);
   gb2 = r_bar;
   return g;
 }

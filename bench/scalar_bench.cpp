@@ -63,8 +63,8 @@ scalar_pair s2_inputs() { return {2.0, 3.0}; }
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_handwritten(double x1, double x2) {
   // forward: v1 = ln(x1), v2 = x1 x2, v3 = sin(x2); the sweep needs none of their values.
   // reverse, from f_bar = 1 through f = v1 + v2 - v3
-  const double x1_bar = 1.0 / x1 + x2;        // v1_bar / x1 + v2_bar x2
-  const double x2_bar = x1 - std::cos(x2);    // v2_bar x1 - v3_bar cos(x2)
+  const double x1_bar = 1.0 / x1 + x2;      // v1_bar / x1 + v2_bar x2
+  const double x2_bar = x1 - std::cos(x2);  // v2_bar x1 - v3_bar cos(x2)
   return {x1_bar, x2_bar};
 }
 

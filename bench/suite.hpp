@@ -84,9 +84,8 @@ inline bool check_gradient(const std::string& name, const std::vector<double>& g
   bool ok = true;
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (agrees(got[i], want[i], tol.rel) || std::abs(got[i] - want[i]) <= tol.rel * largest) continue;
-    std::fprintf(stderr, "MISMATCH %s: d/dx[%zu] = %.17g, hand-written %.17g (relative error %.3g)\n",
-                 name.c_str(), i, got[i], want[i],
-                 std::abs(got[i] - want[i]) / std::max(std::abs(got[i]), std::abs(want[i])));
+    std::fprintf(stderr, "MISMATCH %s: d/dx[%zu] = %.17g, hand-written %.17g (relative error %.3g)\n", name.c_str(), i,
+                 got[i], want[i], std::abs(got[i] - want[i]) / std::max(std::abs(got[i]), std::abs(want[i])));
     ok = false;
   }
   return ok;
@@ -95,7 +94,9 @@ inline bool check_gradient(const std::string& name, const std::vector<double>& g
 /// Inputs (or a gradient) given as a list, std::array or std::tuple: a kernel receives the elements as
 /// its parameters. Anything else (a case's input struct, a tl::matrix) is one value.
 template <class In>
-concept argument_list = requires { std::tuple_size<std::remove_cvref_t<In>>::value; };
+concept argument_list = requires {
+  std::tuple_size<std::remove_cvref_t<In>>::value;
+};
 
 /// Kernel called on a case's inputs: passed whole when it takes them so (an input struct, or a list
 /// taken as one), else spread over its parameters.

@@ -233,6 +233,4 @@ struct s5 : tapeless_bench::kernels<s5_inputs, s5_handwritten, s5_tapeless, s5_h
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tapeless_bench::run<s3<16>, s3<256>, s4<16>, s4<256>, s5>(argc, argv);
-}
+int main(int argc, char** argv) { return tapeless_bench::run<s3<16>, s3<256>, s4<16>, s4<256>, s5>(argc, argv); }

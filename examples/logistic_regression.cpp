@@ -52,7 +52,8 @@ int main() {
     const auto [value, g] = step(beta);
     if (k == 0) first = value;
     last = value;
-    if (k % 200 == 0) std::printf("step %4d: loss %.6f  beta = (%+.3f, %+.3f, %+.3f)\n", k, value, beta[0], beta[1], beta[2]);
+    if (k % 200 == 0)
+      std::printf("step %4d: loss %.6f  beta = (%+.3f, %+.3f, %+.3f)\n", k, value, beta[0], beta[1], beta[2]);
     beta -= 2.0 * g;
   }
 

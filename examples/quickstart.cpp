@@ -11,10 +11,10 @@ int main() {
   // f(x1, x2) = (x1 - x2)^2 + cos(x1 + x2), written once for numbers and for tapeless alike.
   auto f = [](auto x1, auto x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); };
 
-  auto [g1, g2] = tl::grad(f)(1.0, 2.0);                  // the gradient: a std::tuple
-  auto [v, g] = tl::value_and_grad(f)(1.0, 2.0);          // the value too, from the same sweep
-  double g2_only = tl::grad<1>(f)(1.0, 2.0);              // only with respect to x2
-  constexpr auto cg = tl::grad(f)(1.0, 2.0);              // at compile time
+  auto [g1, g2] = tl::grad(f)(1.0, 2.0);          // the gradient: a std::tuple
+  auto [v, g] = tl::value_and_grad(f)(1.0, 2.0);  // the value too, from the same sweep
+  double g2_only = tl::grad<1>(f)(1.0, 2.0);      // only with respect to x2
+  constexpr auto cg = tl::grad(f)(1.0, 2.0);      // at compile time
   static_assert(std::get<0>(cg) < -2.14 && std::get<0>(cg) > -2.15);
 
   std::printf("grad f(1, 2)   = (%.5f, %.5f)\n", g1, g2);

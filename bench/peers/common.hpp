@@ -37,9 +37,9 @@ constexpr std::size_t count() {
   else if constexpr (argument_list<P>)
     return []<std::size_t... I>(std::index_sequence<I...>) {
       return (std::size_t{0} + ... + count<std::tuple_element_t<I, P>>());
-    }(std::make_index_sequence<std::tuple_size_v<P>>{});
-  else
-    return P::size();
+    }
+  (std::make_index_sequence<std::tuple_size_v<P>>{});
+  else return P::size();
 }
 
 /// Fills a number, a matrix (row-major) or a tuple of them from consecutive numbers at g.

@@ -58,17 +58,17 @@ struct check_options {
 struct [[nodiscard]] gradient_check {
   /// One compared component of the gradient.
   struct component {
-    std::size_t argument = 0;    ///< position of the argument in f's parameter list
-    std::size_t row = 0;         ///< element (row, col) of a matrix argument; 0, 0 for a number
+    std::size_t argument = 0;  ///< position of the argument in f's parameter list
+    std::size_t row = 0;       ///< element (row, col) of a matrix argument; 0, 0 for a number
     std::size_t col = 0;
-    bool in_matrix = false;      ///< whether the argument is a matrix
-    long double ad = 0;          ///< the gradient checked (tl::grad's, or the one given to compare_gradient)
-    long double fd = 0;          ///< the finite-difference estimate
-    long double difference = 0;  ///< |ad − fd|
-    long double allowed = 0;     ///< the tolerance on difference (see check_options)
+    bool in_matrix = false;          ///< whether the argument is a matrix
+    long double ad = 0;              ///< the gradient checked (tl::grad's, or the one given to compare_gradient)
+    long double fd = 0;              ///< the finite-difference estimate
+    long double difference = 0;      ///< |ad − fd|
+    long double allowed = 0;         ///< the tolerance on difference (see check_options)
     long double relative_error = 0;  ///< difference / max(|ad|, |fd|), 0 when both are 0
-    long double badness = 0;     ///< difference / allowed; +inf when ad or fd is not finite
-    int digits = 17;             ///< significant digits that show the component's type exactly
+    long double badness = 0;         ///< difference / allowed; +inf when ad or fd is not finite
+    int digits = 17;                 ///< significant digits that show the component's type exactly
     bool passed = true;
   };
 
@@ -82,8 +82,7 @@ struct [[nodiscard]] gradient_check {
   /// One line: passed or failed, and the worst component (argument, element, AD, FD, errors).
   /// A template so that this header needs only <iosfwd>; the stream's format is restored afterwards.
   template <class CharT, class Traits>
-  friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
-                                                       const gradient_check& c) {
+  friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const gradient_check& c) {
     const auto flags = os.flags();
     const auto precision = os.precision();
     os.unsetf(os.floatfield);
@@ -102,8 +101,8 @@ struct [[nodiscard]] gradient_check {
     if (!is_finite(w.ad) || !is_finite(w.fd))
       os << " (" << (is_finite(w.ad) ? "FD is" : is_finite(w.fd) ? "AD is" : "AD and FD are") << " not finite)";
     else
-      os << ", relative error " << w.relative_error << ", |AD - FD| = " << w.difference
-         << (w.passed ? " <= " : " > ") << w.allowed << " allowed";
+      os << ", relative error " << w.relative_error << ", |AD - FD| = " << w.difference << (w.passed ? " <= " : " > ")
+         << w.allowed << " allowed";
     os.flags(flags);
     os.precision(precision);
     return os;
@@ -184,7 +183,7 @@ struct estimate {
 template <class W>
 constexpr W grid_of(W x) noexcept {
   W a = x < 0 ? -x : x;
-  W p = 1;  // the largest power of two <= a
+  W p = 1;                            // the largest power of two <= a
   constexpr W big = W(4294967296.0);  // 2^32, to move p in large strides first
   while (a >= p * big) p *= big;
   while (a >= p * 2) p *= 2;
@@ -248,17 +247,17 @@ constexpr void note_scale(long double& scale, long double v) noexcept {
 /// a factor of 2, and wrong by at most one rounding otherwise, instead of the ε|x| / h relative error
 /// of dividing by 2h.
 template <class R, class V, class Eval>
-constexpr void estimate_argument(const Eval& f_at_point, R f_center, V& x, V& gradient, V& error,
-                                 long double& f_scale, const check_options& options) {
+constexpr void estimate_argument(const Eval& f_at_point, R f_center, V& x, V& gradient, V& error, long double& f_scale,
+                                 const check_options& options) {
   using T = scalar_of_t<V>;
   using W = std::common_type_t<T, R>;
   constexpr W eps = epsilon<T, R, W>();
   constexpr int max_shrinks = 12;
-  constexpr W modelled_noise = 64;  // q within 64 ε |f|: the rounding estimate holds
-  constexpr W noise_falls = 16;     // q falling by less than this from one step to the next: noise
+  constexpr W modelled_noise = 64;    // q within 64 ε |f|: the rounding estimate holds
+  constexpr W noise_falls = 16;       // q falling by less than this from one step to the next: noise
   constexpr W noise_cancels = 32768;  // by more than this: faster than truncation (4096), noise again
-  constexpr W noise_share = 64;     // q above 1/64 of f's range: noise only if that range falls with h
-  constexpr W noise_bound = 16;     // the extrapolated value's noise is ≈ 1.9 σ / h: 8 standard deviations
+  constexpr W noise_share = 64;       // q above 1/64 of f's range: noise only if that range falls with h
+  constexpr W noise_bound = 16;       // the extrapolated value's noise is ≈ 1.9 σ / h: 8 standard deviations
   const W step = options.step >= 0 ? static_cast<W>(options.step) : cbrt_epsilon<T, R, W>();
   const W f0 = static_cast<W>(f_center);
   for (std::size_t k = 0; k < size_of<V>(); ++k) {
@@ -304,7 +303,8 @@ constexpr void estimate_argument(const Eval& f_at_point, R f_center, V& x, V& gr
       estimates[i] = extrapolated;
       changes[i] = truncation;
       divisors[i] = d2;
-      noise_squares[i] = finite(fourth) ? (third * third / W(10) + fourth * fourth / W(70)) / W(2) : third * third / W(10);
+      noise_squares[i] =
+          finite(fourth) ? (third * third / W(10) + fourth * fourth / W(70)) / W(2) : third * third / W(10);
       const std::array<W, 5> points{fm1, fm2, f0, fp2, fp1};
       W grid = 0, low = f0, high = f0;  // the coarsest grid the differences f − f(x) share; f's range
       for (const W v : points) {
@@ -354,8 +354,8 @@ constexpr estimate<Args...> finite_differences(const F& f, const check_options& 
   const R f_center = f_at_point();
   note_scale(out.f_scale, static_cast<long double>(f_center));
   const auto estimate_each = [&]<std::size_t... A>(std::index_sequence<A...>) {
-    (estimate_argument<R>(f_at_point, f_center, std::get<A>(point), std::get<A>(out.gradient),
-                          std::get<A>(out.error), out.f_scale, options),
+    (estimate_argument<R>(f_at_point, f_center, std::get<A>(point), std::get<A>(out.gradient), std::get<A>(out.error),
+                          out.f_scale, options),
      ...);
   };
   estimate_each(std::index_sequence_for<Args...>{});
@@ -412,8 +412,8 @@ constexpr gradient_check compare(const std::tuple<Args...>& ad, const F& f, cons
   const estimate<Args...> fd = finite_differences(f, options, args...);
   gradient_check result{};
   const auto compare_each = [&]<std::size_t... A>(std::index_sequence<A...>) {
-    (compare_argument<A, R>(result, args, std::get<A>(ad), std::get<A>(fd.gradient), std::get<A>(fd.error),
-                            fd.f_scale, options),
+    (compare_argument<A, R>(result, args, std::get<A>(ad), std::get<A>(fd.gradient), std::get<A>(fd.error), fd.f_scale,
+                            options),
      ...);
   };
   compare_each(std::index_sequence_for<Args...>{});
@@ -426,8 +426,7 @@ constexpr bool ends_with_options() {
   if constexpr (sizeof...(Ts) == 0)
     return false;
   else
-    return std::same_as<std::remove_cvref_t<std::tuple_element_t<sizeof...(Ts) - 1, std::tuple<Ts...>>>,
-                        check_options>;
+    return std::same_as<std::remove_cvref_t<std::tuple_element_t<sizeof...(Ts) - 1, std::tuple<Ts...>>>, check_options>;
 }
 
 /// run(options, args...) with the trailing check_options split off, or the default options.

@@ -42,8 +42,8 @@
 #include <tapeless/transforms/hessian.hpp>
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
-#include <tapeless/transforms/vjp.hpp>
 #include <tapeless/transforms/let.hpp>
+#include <tapeless/transforms/vjp.hpp>
 
 #include <tapeless/var.hpp>
 

@@ -8,10 +8,18 @@
 namespace tl = tapeless;
 
 int main() {
-
 #ifdef TAPELESS_COMPILE_FAIL_OK
-  auto r = tl::grad([](auto x) { auto y = x * x; return y; })(1.0); (void)r;
+  auto r = tl::grad([](auto x) {
+    auto y = x * x;
+    return y;
+  })(1.0);
+  (void)r;
 #else
-  auto r = tl::grad([](auto x) { auto y = x * x; y.backward(); return y; })(1.0); (void)r;
+  auto r = tl::grad([](auto x) {
+    auto y = x * x;
+    y.backward();
+    return y;
+  })(1.0);
+  (void)r;
 #endif
 }

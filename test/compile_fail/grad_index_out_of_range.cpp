@@ -10,8 +10,10 @@ namespace tl = tapeless;
 int main() {
   auto f = [](auto a, auto b) { return a * b; };
 #ifdef TAPELESS_COMPILE_FAIL_OK
-  auto r = tl::grad<1>(f)(1.0, 2.0); (void)r;
+  auto r = tl::grad<1>(f)(1.0, 2.0);
+  (void)r;
 #else
-  auto r = tl::grad<3>(f)(1.0, 2.0); (void)r;
+  auto r = tl::grad<3>(f)(1.0, 2.0);
+  (void)r;
 #endif
 }

@@ -8,10 +8,11 @@
 namespace tl = tapeless;
 
 int main() {
-
 #ifdef TAPELESS_COMPILE_FAIL_OK
-  auto r = tl::grad([](auto x) { return x * x; })(1.0); (void)r;
+  auto r = tl::grad([](auto x) { return x * x; })(1.0);
+  (void)r;
 #else
-  auto r = tl::grad([](double x) { return x * x; })(1.0); (void)r;
+  auto r = tl::grad([](double x) { return x * x; })(1.0);
+  (void)r;
 #endif
 }

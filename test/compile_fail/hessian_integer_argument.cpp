@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // Must not compile: a Hessian at an integer argument (2 instead of 2.0).
 // expect: tl::hessian.f..args....: every argument must be a floating-point number
-// reject: invalid use of void|incomplete type .void|has incomplete type|void value not ignored|cannot initialize a variable
+// reject: invalid use of void|incomplete type .void|has incomplete type|void value not ignored|cannot initialize a
+// variable
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -8,10 +8,13 @@
 namespace tl = tapeless;
 
 int main() {
-
 #ifdef TAPELESS_COMPILE_FAIL_OK
-  tl::var<double> x{2.0}, y{3.0}; auto z = y * x; z.backward();
+  tl::var<double> x{2.0}, y{3.0};
+  auto z = y * x;
+  z.backward();
 #else
-  tl::var<double> x{2.0}; auto z = tl::var<double>{3.0} * x; z.backward();
+  tl::var<double> x{2.0};
+  auto z = tl::var<double>{3.0} * x;
+  z.backward();
 #endif
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // Must not compile: a pullback called with a cotangent of another shape than f's result.
 // expect: the cotangent passed to the pullback must have the type of f's result
-// reject: invalid use of void|incomplete type .void|has incomplete type|void value not ignored|cannot initialize a variable
+// reject: invalid use of void|incomplete type .void|has incomplete type|void value not ignored|cannot initialize a
+// variable
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

@@ -56,20 +56,21 @@ constexpr auto pick(bool c, const A& a, const B& b) {
 template <class X>
 constexpr auto unary(int k, const X& x) {
   return pick(k == 0, tl::sin(x),
-         pick(k == 1, tl::exp(0.5 * x),
-         pick(k == 2, tl::log(1.0 + x * x),
-         pick(k == 3, tl::sqrt(1.0 + x * x),
-         pick(k == 4, tl::tanh(x),
-         pick(k == 5, tl::sigmoid(x),
-         pick(k == 6, tl::softplus(x),
-         pick(k == 7, tl::atan(x),
-         pick(k == 8, tl::asinh(x),
-         pick(k == 9, tl::erf(x),
-         pick(k == 10, tl::cbrt(x),
-         pick(k == 11, tl::abs(x),
-         pick(k == 12, x * x * x,
-         pick(k == 13, tl::cos(x),
-         pick(k == 14, tl::expm1(0.5 * x), tl::pow(x, 2))))))))))))))));
+              pick(k == 1, tl::exp(0.5 * x),
+                   pick(k == 2, tl::log(1.0 + x * x),
+                        pick(k == 3, tl::sqrt(1.0 + x * x),
+                             pick(k == 4, tl::tanh(x),
+                                  pick(k == 5, tl::sigmoid(x),
+                                       pick(k == 6, tl::softplus(x),
+                                            pick(k == 7, tl::atan(x),
+                                                 pick(k == 8, tl::asinh(x),
+                                                      pick(k == 9, tl::erf(x),
+                                                           pick(k == 10, tl::cbrt(x),
+                                                                pick(k == 11, tl::abs(x),
+                                                                     pick(k == 12, x * x * x,
+                                                                          pick(k == 13, tl::cos(x),
+                                                                               pick(k == 14, tl::expm1(0.5 * x),
+                                                                                    tl::pow(x, 2))))))))))))))));
 }
 
 /// One of 9 binary operations.
@@ -79,13 +80,13 @@ constexpr auto binary(int k, const A& a, const B& b) {
   return tl::let(a, [k, &b](auto x) {
     return tl::let(b, [k, x](auto y) {
       return pick(k == 0, x + y,
-             pick(k == 1, x - y,
-             pick(k == 2, x * y,
-             pick(k == 3, x / (1.0 + y * y),
-             pick(k == 4, tl::atan2(x, y),
-             pick(k == 5, tl::hypot(x, y),
-             pick(k == 6, tl::min(x, y),
-             pick(k == 7, tl::max(x, y), tl::pow(1.0 + x * x, tl::tanh(y))))))))));
+                  pick(k == 1, x - y,
+                       pick(k == 2, x * y,
+                            pick(k == 3, x / (1.0 + y * y),
+                                 pick(k == 4, tl::atan2(x, y),
+                                      pick(k == 5, tl::hypot(x, y),
+                                           pick(k == 6, tl::min(x, y),
+                                                pick(k == 7, tl::max(x, y), tl::pow(1.0 + x * x, tl::tanh(y))))))))));
     });
   });
 }
@@ -109,19 +110,18 @@ constexpr auto matrices = [](const choices& c) {
   return [c](const auto& a, const auto& v, const auto& s) {
     const int k = c.b0 % 6;
     const auto m = pick(k == 0, tl::matmul(a, a),
-                   pick(k == 1, tl::inverse(spd(a)),
-                   pick(k == 2, tl::cholesky(spd(a)),
-                   pick(k == 3, tl::softmax(a),
-                   pick(k == 4, tl::transpose(a), unary(c.u0, a))))));
+                        pick(k == 1, tl::inverse(spd(a)),
+                             pick(k == 2, tl::cholesky(spd(a)),
+                                  pick(k == 3, tl::softmax(a), pick(k == 4, tl::transpose(a), unary(c.u0, a))))));
     const auto w = binary(c.b1, tl::matmul(m, v), s);
     const int r = c.u1 % 8;
     return pick(r == 0, tl::det(m),
-           pick(r == 1, tl::log_det(spd(m)),
-           pick(r == 2, tl::log_sum_exp(w),
-           pick(r == 3, tl::norm(m) + tl::dot(w, v),
-           pick(r == 4, tl::sum(tl::solve(spd(m), w)),
-           pick(r == 5, tl::prod(w) + tl::trace(m),
-           pick(r == 6, tl::max_element(m) * s, tl::sum(unary(c.u2, w)))))))));
+                pick(r == 1, tl::log_det(spd(m)),
+                     pick(r == 2, tl::log_sum_exp(w),
+                          pick(r == 3, tl::norm(m) + tl::dot(w, v),
+                               pick(r == 4, tl::sum(tl::solve(spd(m), w)),
+                                    pick(r == 5, tl::prod(w) + tl::trace(m),
+                                         pick(r == 6, tl::max_element(m) * s, tl::sum(unary(c.u2, w)))))))));
   };
 };
 
@@ -129,7 +129,8 @@ struct counters {
   long inputs = 0, compared = 0, skipped = 0;
   ~counters() {
     if (inputs == 0) return;
-    std::fprintf(stderr, "gradient_fuzz: %ld inputs, %ld gradient components compared with finite differences, %ld skipped\n",
+    std::fprintf(stderr,
+                 "gradient_fuzz: %ld inputs, %ld gradient components compared with finite differences, %ld skipped\n",
                  inputs, compared, skipped);
     if (compared + skipped >= 1000 && compared < skipped) {
       std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
@@ -167,7 +168,8 @@ bool same(double a, double b) {
          std::abs(a - b) <= 1e-13 * std::max(std::abs(a), std::abs(b)) + 4 * std::numeric_limits<double>::denorm_min();
 }
 
-[[noreturn]] void fail(const char* what, const choices& c, const double* x, std::size_t n, double got, double expected) {
+[[noreturn]] void fail(const char* what, const choices& c, const double* x, std::size_t n, double got,
+                       double expected) {
   std::fprintf(stderr, "gradient_fuzz: %s; operations %d %d %d %d %d; inputs", what, c.u0, c.u1, c.u2, c.b0, c.b1);
   for (std::size_t i = 0; i < n; ++i) std::fprintf(stderr, " %.17g", x[i]);
   std::fprintf(stderr, "; got %.17g, expected %.17g\n", got, expected);
@@ -195,7 +197,8 @@ void compare_component(const F& flat, const choices& c, const std::array<double,
     return;
   }
   ++stats.compared;
-  if (std::abs(ad - d.value) > 1e-6 * scale) fail("gradient differs from finite differences", c, x.data(), N, ad, d.value);
+  if (std::abs(ad - d.value) > 1e-6 * scale)
+    fail("gradient differs from finite differences", c, x.data(), N, ad, d.value);
 }
 
 void numbers_case(const choices& c, const std::array<double, 3>& x, bool check_fd) {

@@ -48,7 +48,7 @@ template <int I, int K, int Side, class... X>
 constexpr auto operand(const X&... x) {
   constexpr node n = spec<I>.nodes[K];
   constexpr double shift = n.shift[Side], scale = n.scale[Side];
-  auto e = build<I, Side == 0 ? n.a : n.b>(x...);
+  auto e = build < I, Side == 0 ? n.a : n.b > (x...);
   if constexpr (shift != 0)
     return e + shift;
   else if constexpr (scale != 1)
@@ -62,82 +62,152 @@ constexpr auto unary(const A& a) {
   constexpr node n = spec<I>.nodes[K];
   constexpr std::size_t N = static_cast<std::size_t>(spec<I>.n);
   constexpr kind k = n.k;
-  if constexpr (k == kind::neg) return -a;
-  else if constexpr (k == kind::square) return tl::square(a);
-  else if constexpr (k == kind::cube) return tl::pow(a, 3);
-  else if constexpr (k == kind::exp) return tl::exp(a);
-  else if constexpr (k == kind::exp2) return tl::exp2(a);
-  else if constexpr (k == kind::expm1) return tl::expm1(a);
-  else if constexpr (k == kind::log) return tl::log(a);
-  else if constexpr (k == kind::log2) return tl::log2(a);
-  else if constexpr (k == kind::log10) return tl::log10(a);
-  else if constexpr (k == kind::log1p) return tl::log1p(a);
-  else if constexpr (k == kind::sqrt) return tl::sqrt(a);
-  else if constexpr (k == kind::cbrt) return tl::cbrt(a);
-  else if constexpr (k == kind::sin) return tl::sin(a);
-  else if constexpr (k == kind::cos) return tl::cos(a);
-  else if constexpr (k == kind::tan) return tl::tan(a);
-  else if constexpr (k == kind::asin) return tl::asin(a);
-  else if constexpr (k == kind::acos) return tl::acos(a);
-  else if constexpr (k == kind::atan) return tl::atan(a);
-  else if constexpr (k == kind::sinh) return tl::sinh(a);
-  else if constexpr (k == kind::cosh) return tl::cosh(a);
-  else if constexpr (k == kind::tanh) return tl::tanh(a);
-  else if constexpr (k == kind::asinh) return tl::asinh(a);
-  else if constexpr (k == kind::acosh) return tl::acosh(a);
-  else if constexpr (k == kind::atanh) return tl::atanh(a);
-  else if constexpr (k == kind::erf) return tl::erf(a);
-  else if constexpr (k == kind::erfc) return tl::erfc(a);
-  else if constexpr (k == kind::sigmoid) return tl::sigmoid(a);
-  else if constexpr (k == kind::softplus) return tl::softplus(a);
-  else if constexpr (k == kind::abs) return tl::abs(a);
-  else if constexpr (k == kind::relu) return tl::relu(a);
-  else if constexpr (k == kind::pow_real) return tl::pow(a, n.c);
-  else if constexpr (k == kind::pow_base) return tl::pow(n.c, a);
-  else if constexpr (k == kind::sum) return tl::sum(a);
-  else if constexpr (k == kind::mean) return tl::mean(a);
-  else if constexpr (k == kind::prod) return tl::prod(a);
-  else if constexpr (k == kind::norm) return tl::norm(a);
-  else if constexpr (k == kind::squared_norm) return tl::squared_norm(a);
-  else if constexpr (k == kind::log_sum_exp) return tl::log_sum_exp(a);
-  else if constexpr (k == kind::max_element) return tl::max_element(a);
-  else if constexpr (k == kind::min_element) return tl::min_element(a);
-  else if constexpr (k == kind::element && spec<I>.nodes[n.a].s == shape::vector) return a[n.index];
-  else if constexpr (k == kind::element) return a(n.index / N, n.index % N);
-  else if constexpr (k == kind::trace) return tl::trace(a);
-  else if constexpr (k == kind::det) return tl::det(a);
-  else if constexpr (k == kind::log_det) return tl::log_det(spd<N>(a));
-  else if constexpr (k == kind::transpose) return tl::transpose(a);
-  else if constexpr (k == kind::inverse) return tl::inverse(spd<N>(a));
-  else if constexpr (k == kind::cholesky) return tl::cholesky(spd<N>(a));
-  else if constexpr (k == kind::softmax) return tl::softmax(a);
-  else if constexpr (k == kind::log_softmax) return tl::log_softmax(a);
-  else if constexpr (k == kind::col) return tl::col(a, n.index);
-  else if constexpr (k == kind::diag) return tl::diag(a);
-  else if constexpr (k == kind::row) return tl::transpose(tl::row(a, n.index));
-  else if constexpr (k == kind::rotate && n.s == shape::vector) return rotate<N>(a);
-  else if constexpr (k == kind::rotate) return tl::reshape<N, N>(rotate<N * N>(tl::reshape<N * N, 1>(a)));
+  if constexpr (k == kind::neg)
+    return -a;
+  else if constexpr (k == kind::square)
+    return tl::square(a);
+  else if constexpr (k == kind::cube)
+    return tl::pow(a, 3);
+  else if constexpr (k == kind::exp)
+    return tl::exp(a);
+  else if constexpr (k == kind::exp2)
+    return tl::exp2(a);
+  else if constexpr (k == kind::expm1)
+    return tl::expm1(a);
+  else if constexpr (k == kind::log)
+    return tl::log(a);
+  else if constexpr (k == kind::log2)
+    return tl::log2(a);
+  else if constexpr (k == kind::log10)
+    return tl::log10(a);
+  else if constexpr (k == kind::log1p)
+    return tl::log1p(a);
+  else if constexpr (k == kind::sqrt)
+    return tl::sqrt(a);
+  else if constexpr (k == kind::cbrt)
+    return tl::cbrt(a);
+  else if constexpr (k == kind::sin)
+    return tl::sin(a);
+  else if constexpr (k == kind::cos)
+    return tl::cos(a);
+  else if constexpr (k == kind::tan)
+    return tl::tan(a);
+  else if constexpr (k == kind::asin)
+    return tl::asin(a);
+  else if constexpr (k == kind::acos)
+    return tl::acos(a);
+  else if constexpr (k == kind::atan)
+    return tl::atan(a);
+  else if constexpr (k == kind::sinh)
+    return tl::sinh(a);
+  else if constexpr (k == kind::cosh)
+    return tl::cosh(a);
+  else if constexpr (k == kind::tanh)
+    return tl::tanh(a);
+  else if constexpr (k == kind::asinh)
+    return tl::asinh(a);
+  else if constexpr (k == kind::acosh)
+    return tl::acosh(a);
+  else if constexpr (k == kind::atanh)
+    return tl::atanh(a);
+  else if constexpr (k == kind::erf)
+    return tl::erf(a);
+  else if constexpr (k == kind::erfc)
+    return tl::erfc(a);
+  else if constexpr (k == kind::sigmoid)
+    return tl::sigmoid(a);
+  else if constexpr (k == kind::softplus)
+    return tl::softplus(a);
+  else if constexpr (k == kind::abs)
+    return tl::abs(a);
+  else if constexpr (k == kind::relu)
+    return tl::relu(a);
+  else if constexpr (k == kind::pow_real)
+    return tl::pow(a, n.c);
+  else if constexpr (k == kind::pow_base)
+    return tl::pow(n.c, a);
+  else if constexpr (k == kind::sum)
+    return tl::sum(a);
+  else if constexpr (k == kind::mean)
+    return tl::mean(a);
+  else if constexpr (k == kind::prod)
+    return tl::prod(a);
+  else if constexpr (k == kind::norm)
+    return tl::norm(a);
+  else if constexpr (k == kind::squared_norm)
+    return tl::squared_norm(a);
+  else if constexpr (k == kind::log_sum_exp)
+    return tl::log_sum_exp(a);
+  else if constexpr (k == kind::max_element)
+    return tl::max_element(a);
+  else if constexpr (k == kind::min_element)
+    return tl::min_element(a);
+  else if constexpr (k == kind::element && spec<I>.nodes[n.a].s == shape::vector)
+    return a[n.index];
+  else if constexpr (k == kind::element)
+    return a(n.index / N, n.index % N);
+  else if constexpr (k == kind::trace)
+    return tl::trace(a);
+  else if constexpr (k == kind::det)
+    return tl::det(a);
+  else if constexpr (k == kind::log_det)
+    return tl::log_det(spd<N>(a));
+  else if constexpr (k == kind::transpose)
+    return tl::transpose(a);
+  else if constexpr (k == kind::inverse)
+    return tl::inverse(spd<N>(a));
+  else if constexpr (k == kind::cholesky)
+    return tl::cholesky(spd<N>(a));
+  else if constexpr (k == kind::softmax)
+    return tl::softmax(a);
+  else if constexpr (k == kind::log_softmax)
+    return tl::log_softmax(a);
+  else if constexpr (k == kind::col)
+    return tl::col(a, n.index);
+  else if constexpr (k == kind::diag)
+    return tl::diag(a);
+  else if constexpr (k == kind::row)
+    return tl::transpose(tl::row(a, n.index));
+  else if constexpr (k == kind::rotate && n.s == shape::vector)
+    return rotate<N>(a);
+  else if constexpr (k == kind::rotate)
+    return tl::reshape<N, N>(rotate<N * N>(tl::reshape<N * N, 1>(a)));
 }
 
 template <int I, int K, class A, class B>
 constexpr auto binary(const A& a, const B& b) {
   constexpr std::size_t N = static_cast<std::size_t>(spec<I>.n);
   constexpr kind k = spec<I>.nodes[K].k;
-  if constexpr (k == kind::add) return a + b;
-  else if constexpr (k == kind::sub) return a - b;
-  else if constexpr (k == kind::mul) return a * b;
-  else if constexpr (k == kind::div) return a / b;
-  else if constexpr (k == kind::pow) return tl::pow(a, b);
-  else if constexpr (k == kind::atan2) return tl::atan2(a, b);
-  else if constexpr (k == kind::hypot) return tl::hypot(a, b);
-  else if constexpr (k == kind::min) return tl::min(a, b);
-  else if constexpr (k == kind::max) return tl::max(a, b);
-  else if constexpr (k == kind::let) return tl::let(a, [b](auto t) { return t * b + tl::sin(t); });
-  else if constexpr (k == kind::select) return tl::if_else(a > b, a, b);
-  else if constexpr (k == kind::dot) return tl::dot(a, b);
-  else if constexpr (k == kind::matmul) return tl::matmul(a, b);
-  else if constexpr (k == kind::solve) return tl::solve(spd<N>(a), b);
-  else if constexpr (k == kind::outer) return tl::outer(a, b);
+  if constexpr (k == kind::add)
+    return a + b;
+  else if constexpr (k == kind::sub)
+    return a - b;
+  else if constexpr (k == kind::mul)
+    return a * b;
+  else if constexpr (k == kind::div)
+    return a / b;
+  else if constexpr (k == kind::pow)
+    return tl::pow(a, b);
+  else if constexpr (k == kind::atan2)
+    return tl::atan2(a, b);
+  else if constexpr (k == kind::hypot)
+    return tl::hypot(a, b);
+  else if constexpr (k == kind::min)
+    return tl::min(a, b);
+  else if constexpr (k == kind::max)
+    return tl::max(a, b);
+  else if constexpr (k == kind::let)
+    return tl::let(a, [b](auto t) { return t * b + tl::sin(t); });
+  else if constexpr (k == kind::select)
+    return tl::if_else(a > b, a, b);
+  else if constexpr (k == kind::dot)
+    return tl::dot(a, b);
+  else if constexpr (k == kind::matmul)
+    return tl::matmul(a, b);
+  else if constexpr (k == kind::solve)
+    return tl::solve(spd<N>(a), b);
+  else if constexpr (k == kind::outer)
+    return tl::outer(a, b);
 }
 
 template <int I, int K, class... X>

@@ -29,16 +29,78 @@ namespace rdt {
 
 enum class kind : std::uint8_t {
   // leaves
-  argument, constant,
+  argument,
+  constant,
   // elementwise, one operand
-  neg, square, cube, exp, exp2, expm1, log, log2, log10, log1p, sqrt, cbrt, sin, cos, tan, asin, acos, atan,
-  sinh, cosh, tanh, asinh, acosh, atanh, erf, erfc, sigmoid, softplus, abs, relu, pow_real, pow_base,
+  neg,
+  square,
+  cube,
+  exp,
+  exp2,
+  expm1,
+  log,
+  log2,
+  log10,
+  log1p,
+  sqrt,
+  cbrt,
+  sin,
+  cos,
+  tan,
+  asin,
+  acos,
+  atan,
+  sinh,
+  cosh,
+  tanh,
+  asinh,
+  acosh,
+  atanh,
+  erf,
+  erfc,
+  sigmoid,
+  softplus,
+  abs,
+  relu,
+  pow_real,
+  pow_base,
   // elementwise, two operands, a number on either side used for every element
-  add, sub, mul, div, pow, atan2, hypot, min, max, let, select,
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  atan2,
+  hypot,
+  min,
+  max,
+  let,
+  select,
   // a number from a vector or matrix
-  sum, mean, prod, norm, squared_norm, log_sum_exp, max_element, min_element, element, trace, det, log_det, dot,
+  sum,
+  mean,
+  prod,
+  norm,
+  squared_norm,
+  log_sum_exp,
+  max_element,
+  min_element,
+  element,
+  trace,
+  det,
+  log_det,
+  dot,
   // a vector or matrix from vectors and matrices
-  transpose, matmul, inverse, solve, cholesky, outer, softmax, log_softmax, col, diag,
+  transpose,
+  matmul,
+  inverse,
+  solve,
+  cholesky,
+  outer,
+  softmax,
+  log_softmax,
+  col,
+  diag,
   row,     // transpose(row(m, i)): a vector
   rotate,  // the elements shifted by one, by slice and concat (of a matrix: through reshape to a column)
 };
@@ -60,20 +122,20 @@ constexpr bool takes_spd(kind k) {
 struct node {
   kind k = kind::argument;
   shape s = shape::number;
-  int a = -1, b = -1;               // the operands' positions
-  int index = 0;                    // argument: its position; element, col: which one
-  double c = 0;                     // constant: its value; pow_real: the exponent; pow_base: the base
+  int a = -1, b = -1;                 // the operands' positions
+  int index = 0;                      // argument: its position; element, col: which one
+  double c = 0;                       // constant: its value; pow_real: the exponent; pow_base: the base
   std::array<double, 2> shift{0, 0};  // operand i enters as (x + shift[i]) * scale[i]: one or the other
   std::array<double, 2> scale{1, 1};
-  double post = 1;                  // the result is multiplied by post
-  double lo = 0, hi = 0;            // every element of the value lies in [lo, hi]
+  double post = 1;        // the result is multiplied by post
+  double lo = 0, hi = 0;  // every element of the value lies in [lo, hi]
 };
 
 inline constexpr int max_nodes = 40;
 inline constexpr int scalar_count = 400;  // compositions of numbers
 inline constexpr int matrix_count = 150;  // compositions of a matrix, a vector and a number
 inline constexpr int count = scalar_count + matrix_count;
-inline constexpr double arg_bound = 2;    // arguments' elements are drawn from [-2, 2]
+inline constexpr double arg_bound = 2;  // arguments' elements are drawn from [-2, 2]
 
 struct composition {
   std::array<node, max_nodes> nodes{};
@@ -156,8 +218,8 @@ constexpr kind_list elementwise_kinds() {
 constexpr kind_list structural_kinds(shape s) {
   kind_list l;
   if (s == shape::vector)
-    for (kind k : {kind::matmul, kind::solve, kind::softmax, kind::log_softmax, kind::col, kind::diag, kind::row,
-                   kind::rotate})
+    for (kind k :
+         {kind::matmul, kind::solve, kind::softmax, kind::log_softmax, kind::col, kind::diag, kind::row, kind::rotate})
       l.add(k);
   if (s == shape::matrix)
     for (kind k : {kind::transpose, kind::matmul, kind::inverse, kind::solve, kind::cholesky, kind::outer,
@@ -286,27 +348,31 @@ class generator {
   /// on one side (broadcast), and a reduction a vector or a matrix.
   constexpr void operand_shapes(const node& n, shape& sa, shape& sb) {
     switch (n.k) {
-      case kind::sum: case kind::mean: case kind::prod: case kind::norm: case kind::squared_norm:
-      case kind::log_sum_exp: case kind::max_element: case kind::min_element: case kind::element:
-        sa = rng_.below(2) == 0 ? shape::vector : shape::matrix;
-        return;
-      case kind::trace: case kind::det: case kind::log_det: case kind::transpose: case kind::inverse:
-      case kind::cholesky:
-        sa = shape::matrix;
-        return;
-      case kind::dot: case kind::outer:
-        sa = sb = shape::vector;
-        return;
-      case kind::matmul: case kind::solve:
+      case kind::sum:
+      case kind::mean:
+      case kind::prod:
+      case kind::norm:
+      case kind::squared_norm:
+      case kind::log_sum_exp:
+      case kind::max_element:
+      case kind::min_element:
+      case kind::element: sa = rng_.below(2) == 0 ? shape::vector : shape::matrix; return;
+      case kind::trace:
+      case kind::det:
+      case kind::log_det:
+      case kind::transpose:
+      case kind::inverse:
+      case kind::cholesky: sa = shape::matrix; return;
+      case kind::dot:
+      case kind::outer: sa = sb = shape::vector; return;
+      case kind::matmul:
+      case kind::solve:
         sa = shape::matrix;
         sb = n.s;
         return;
-      case kind::col: case kind::row:
-        sa = shape::matrix;
-        return;
-      case kind::diag:
-        sa = n.s == shape::matrix ? shape::vector : shape::matrix;
-        return;
+      case kind::col:
+      case kind::row: sa = shape::matrix; return;
+      case kind::diag: sa = n.s == shape::matrix ? shape::vector : shape::matrix; return;
       default:
         if (is_binary_elementwise(n.k) && n.s != shape::number && n.k != kind::let) {
           const int r = rng_.below(4);  // a number on the right, on the left, or neither
@@ -339,12 +405,23 @@ class generator {
   constexpr void adapt(node& n) {
     namespace m = tapeless::math;
     switch (n.k) {
-      case kind::exp: case kind::expm1: case kind::sinh: case kind::cosh: case kind::pow_base: scale_into(n, 0, 5); break;
+      case kind::exp:
+      case kind::expm1:
+      case kind::sinh:
+      case kind::cosh:
+      case kind::pow_base: scale_into(n, 0, 5); break;
       case kind::exp2: scale_into(n, 0, 7); break;
-      case kind::erf: case kind::erfc: scale_into(n, 0, 3); break;
+      case kind::erf:
+      case kind::erfc: scale_into(n, 0, 3); break;
       case kind::tan: scale_into(n, 0, 1.3); break;
-      case kind::asin: case kind::acos: case kind::atanh: scale_into(n, 0, 0.9); break;
-      case kind::log: case kind::log2: case kind::log10: case kind::sqrt: case kind::pow_real: shift_up(n, 0, 0.25); break;
+      case kind::asin:
+      case kind::acos:
+      case kind::atanh: scale_into(n, 0, 0.9); break;
+      case kind::log:
+      case kind::log2:
+      case kind::log10:
+      case kind::sqrt:
+      case kind::pow_real: shift_up(n, 0, 0.25); break;
       case kind::log1p: shift_up(n, 0, -0.75); break;
       case kind::acosh: shift_up(n, 0, 1.25); break;
       case kind::cbrt: {
@@ -361,7 +438,10 @@ class generator {
         shift_up(n, 0, 0.25);
         scale_into(n, 1, 2);
         break;
-      case kind::inverse: case kind::solve: case kind::log_det: case kind::cholesky: scale_into(n, 0, 3); break;
+      case kind::inverse:
+      case kind::solve:
+      case kind::log_det:
+      case kind::cholesky: scale_into(n, 0, 3); break;
       default: break;
     }
     const interval x = operand(n, 0);
@@ -383,7 +463,8 @@ class generator {
       case kind::log1p: r = increasing([](double t) { return m::log1p(t); }, x); break;
       case kind::sqrt: r = increasing([](double t) { return m::sqrt(t); }, x); break;
       case kind::cbrt: r = increasing([](double t) { return m::cbrt(t); }, x); break;
-      case kind::sin: case kind::cos: r = {-1, 1}; break;
+      case kind::sin:
+      case kind::cos: r = {-1, 1}; break;
       case kind::tan: r = increasing([](double t) { return m::tan(t); }, x); break;
       case kind::asin: r = increasing([](double t) { return m::asin(t); }, x); break;
       case kind::acos: r = decreasing([](double t) { return m::acos(t); }, x); break;
@@ -397,7 +478,9 @@ class generator {
       case kind::erf: r = increasing([](double t) { return m::erf(t); }, x); break;
       case kind::erfc: r = decreasing([](double t) { return m::erfc(t); }, x); break;
       case kind::sigmoid: r = increasing([](double t) { return 1 / (1 + m::exp(-t)); }, x); break;
-      case kind::softplus: r = increasing([](double t) { return max2(t, 0) + m::log1p(m::exp(-max2(t, -t))); }, x); break;
+      case kind::softplus:
+        r = increasing([](double t) { return max2(t, 0) + m::log1p(m::exp(-max2(t, -t))); }, x);
+        break;
       case kind::abs: r = {least_magnitude(x), mx}; break;
       case kind::relu: r = {max2(x.lo, 0), max2(x.hi, 0)}; break;
       case kind::pow_real: {
@@ -414,7 +497,8 @@ class generator {
       }
       case kind::add: r = {x.lo + y.lo, x.hi + y.hi}; break;
       case kind::sub: r = {x.lo - y.hi, x.hi - y.lo}; break;
-      case kind::mul: case kind::outer: r = product(x, y); break;
+      case kind::mul:
+      case kind::outer: r = product(x, y); break;
       case kind::div: r = product(x, {1 / y.hi, 1 / y.lo}); break;
       case kind::pow: {  // e^(y log x): extreme at the corners
         const interval l{m::log(x.lo), m::log(x.hi)};
@@ -425,17 +509,22 @@ class generator {
       case kind::atan2: r = {-std::numbers::pi, std::numbers::pi}; break;
       case kind::hypot: r = {0, m::hypot(mx, my)}; break;
       case kind::min: r = {min2(x.lo, y.lo), min2(x.hi, y.hi)}; break;
-      case kind::max: case kind::select: r = {max2(x.lo, y.lo), max2(x.hi, y.hi)}; break;
+      case kind::max:
+      case kind::select: r = {max2(x.lo, y.lo), max2(x.hi, y.hi)}; break;
       case kind::let: {  // t y + sin(t)
         const interval p = product(x, y);
         r = {p.lo - 1, p.hi + 1};
         break;
       }
       case kind::sum: r = times(size, x); break;
-      case kind::mean: case kind::max_element: case kind::min_element: case kind::element: case kind::transpose:
-      case kind::col: case kind::row: case kind::rotate:
-        r = x;
-        break;
+      case kind::mean:
+      case kind::max_element:
+      case kind::min_element:
+      case kind::element:
+      case kind::transpose:
+      case kind::col:
+      case kind::row:
+      case kind::rotate: r = x; break;
       case kind::prod:
         r = x.lo >= 0 ? interval{power(x.lo, size), power(x.hi, size)} : interval{-power(mx, size), power(mx, size)};
         break;
@@ -453,7 +542,8 @@ class generator {
         break;
       }
       case kind::log_det: r = {0, dim * m::log(1 + dim * mx * mx)}; break;
-      case kind::dot: case kind::matmul: r = times(dim, product(x, y)); break;
+      case kind::dot:
+      case kind::matmul: r = times(dim, product(x, y)); break;
       case kind::inverse: r = {-1, 1}; break;  // the eigenvalues of m mᵀ + I are at least 1
       case kind::solve: r = {-m::sqrt(dim) * my, m::sqrt(dim) * my}; break;
       case kind::cholesky: {

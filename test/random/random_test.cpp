@@ -172,7 +172,6 @@ TEST_CASE("random compositions: all distinct") {
 #endif
 
 TEST_CASE("random compositions: value against std::, gradient against finite differences") {
-  []<int... K>(std::integer_sequence<int, K...>) {
-    (check_composition<RDT_FIRST + K>(), ...);
-  }(std::make_integer_sequence<int, RDT_LAST - RDT_FIRST>{});
+  []<int... K>(std::integer_sequence<int, K...>) { (check_composition<RDT_FIRST + K>(), ...); }
+  (std::make_integer_sequence<int, RDT_LAST - RDT_FIRST>{});
 }

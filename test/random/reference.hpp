@@ -84,7 +84,8 @@ inline double minor_det(const value& a, int skip_row, int skip_col) {
   const auto at = [&](int i, int j) { return a(rows[static_cast<std::size_t>(i)], cols[static_cast<std::size_t>(j)]); };
   if (n == 1) return at(0, 0);
   if (n == 2) return at(0, 0) * at(1, 1) - at(0, 1) * at(1, 0);
-  return at(0, 0) * (at(1, 1) * at(2, 2) - at(1, 2) * at(2, 1)) - at(0, 1) * (at(1, 0) * at(2, 2) - at(1, 2) * at(2, 0)) +
+  return at(0, 0) * (at(1, 1) * at(2, 2) - at(1, 2) * at(2, 1)) -
+         at(0, 1) * (at(1, 0) * at(2, 2) - at(1, 2) * at(2, 0)) +
          at(0, 2) * (at(1, 0) * at(2, 1) - at(1, 1) * at(2, 0));
 }
 
@@ -170,7 +171,8 @@ inline double elementwise(kind k, double x, double y) {
     case kind::atan2: return std::atan2(x, y);
     case kind::hypot: return std::hypot(x, y);
     case kind::min: return std::min(x, y);
-    case kind::max: case kind::select: return x > y || std::isnan(x) ? x : y;
+    case kind::max:
+    case kind::select: return x > y || std::isnan(x) ? x : y;
     case kind::let: return x * y + std::sin(x);
     default: return std::nan("");
   }
@@ -189,8 +191,10 @@ inline value evaluate_node(const composition& c, int k, const std::array<value, 
     const auto s = static_cast<std::size_t>(side);
     for (int i = 0; i < v.size(); ++i) {
       double& x = v.e[static_cast<std::size_t>(i)];
-      if (n.shift[s] != 0) x = x + n.shift[s];
-      else if (n.scale[s] != 1) x = x * n.scale[s];
+      if (n.shift[s] != 0)
+        x = x + n.shift[s];
+      else if (n.scale[s] != 1)
+        x = x * n.scale[s];
     }
     return v;
   };
@@ -199,7 +203,10 @@ inline value evaluate_node(const composition& c, int k, const std::array<value, 
   value r = a;
   double sum = 0;
   switch (n.k) {
-    case kind::sum: case kind::mean: case kind::squared_norm: case kind::norm:
+    case kind::sum:
+    case kind::mean:
+    case kind::squared_norm:
+    case kind::norm:
       for (int i = 0; i < a.size(); ++i) sum += n.k == kind::sum || n.k == kind::mean ? a.at(i) : a.at(i) * a.at(i);
       r = value{1, 1, {n.k == kind::mean ? sum / a.size() : n.k == kind::norm ? std::sqrt(sum) : sum}};
       break;
@@ -227,7 +234,8 @@ inline value evaluate_node(const composition& c, int k, const std::array<value, 
     case kind::solve: r = ref::matmul(ref::inverse(ref::spd(a)), b); break;
     case kind::cholesky: r = ref::cholesky(ref::spd(a)); break;
     case kind::outer: r = ref::matmul(a, ref::transpose(b)); break;
-    case kind::softmax: case kind::log_softmax: {
+    case kind::softmax:
+    case kind::log_softmax: {
       const double lse = ref::log_sum_exp(a);
       for (int i = 0; i < a.size(); ++i)
         r.e[static_cast<std::size_t>(i)] = n.k == kind::softmax ? std::exp(a.at(i) - lse) : a.at(i) - lse;
@@ -271,13 +279,76 @@ double evaluate(const composition& c, const X&... x) {
 }
 
 namespace detail {
-inline constexpr std::array<const char*, kind_count> names{
-    "", "", "-", "square", "cube", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin",
-    "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
-    "sigmoid", "softplus", "abs", "relu", "pow", "pow", "+", "-", "*", "/", "pow", "atan2", "hypot", "min", "max",
-    "let", "if_else", "sum", "mean", "prod", "norm", "squared_norm", "log_sum_exp", "max_element", "min_element",
-    "element", "trace", "det", "log_det", "dot", "transpose", "matmul", "inverse", "solve", "cholesky", "outer",
-    "softmax", "log_softmax", "col", "diag", "row", "rotate"};
+inline constexpr std::array<const char*, kind_count> names{"",
+                                                           "",
+                                                           "-",
+                                                           "square",
+                                                           "cube",
+                                                           "exp",
+                                                           "exp2",
+                                                           "expm1",
+                                                           "log",
+                                                           "log2",
+                                                           "log10",
+                                                           "log1p",
+                                                           "sqrt",
+                                                           "cbrt",
+                                                           "sin",
+                                                           "cos",
+                                                           "tan",
+                                                           "asin",
+                                                           "acos",
+                                                           "atan",
+                                                           "sinh",
+                                                           "cosh",
+                                                           "tanh",
+                                                           "asinh",
+                                                           "acosh",
+                                                           "atanh",
+                                                           "erf",
+                                                           "erfc",
+                                                           "sigmoid",
+                                                           "softplus",
+                                                           "abs",
+                                                           "relu",
+                                                           "pow",
+                                                           "pow",
+                                                           "+",
+                                                           "-",
+                                                           "*",
+                                                           "/",
+                                                           "pow",
+                                                           "atan2",
+                                                           "hypot",
+                                                           "min",
+                                                           "max",
+                                                           "let",
+                                                           "if_else",
+                                                           "sum",
+                                                           "mean",
+                                                           "prod",
+                                                           "norm",
+                                                           "squared_norm",
+                                                           "log_sum_exp",
+                                                           "max_element",
+                                                           "min_element",
+                                                           "element",
+                                                           "trace",
+                                                           "det",
+                                                           "log_det",
+                                                           "dot",
+                                                           "transpose",
+                                                           "matmul",
+                                                           "inverse",
+                                                           "solve",
+                                                           "cholesky",
+                                                           "outer",
+                                                           "softmax",
+                                                           "log_softmax",
+                                                           "col",
+                                                           "diag",
+                                                           "row",
+                                                           "rotate"};
 
 inline void describe(std::ostream& os, const composition& c, int k) {
   const node& n = c.nodes[static_cast<std::size_t>(k)];
@@ -297,8 +368,10 @@ inline void describe(std::ostream& os, const composition& c, int k) {
     if (spd) os << "spd(";
     if (adapted) os << "(";
     describe(os, c, side == 0 ? n.a : n.b);
-    if (n.shift[s] != 0) os << " + " << n.shift[s] << ")";
-    else if (n.scale[s] != 1) os << " * " << n.scale[s] << ")";
+    if (n.shift[s] != 0)
+      os << " + " << n.shift[s] << ")";
+    else if (n.scale[s] != 1)
+      os << " * " << n.scale[s] << ")";
     if (spd) os << ")";
   };
   if (n.post != 1) os << "(";

@@ -26,8 +26,12 @@ static_assert(tl::grad([](auto x) { return x + x; })(5.0) == 2.0);
 // A function that ignores its argument has a zero gradient.
 static_assert(tl::grad([](auto) { return 4.0; })(5.0) == 0.0);
 // Locals and let.
-static_assert(tl::grad([](auto x) { auto t = x - 1.0; return t * t; })(3.0) == 4.0);
-static_assert(tl::grad([](auto x) { return tl::let(x * x, [](auto t) { return t * t + t; }); })(2.0) == 4.0 * 8.0 + 4.0);
+static_assert(tl::grad([](auto x) {
+                auto t = x - 1.0;
+                return t * t;
+              })(3.0) == 4.0);
+static_assert(tl::grad([](auto x) { return tl::let(x * x, [](auto t) { return t * t + t; }); })(2.0) ==
+              4.0 * 8.0 + 4.0);
 // The imperative form runs at compile time too.
 static_assert([] {
   tl::var<double> x{3.0}, y{10.0};

@@ -85,8 +85,8 @@ static_assert(all_nan(tl::inverse(mat<2>{{1, 2}, {2, 4}})));
 // ---- solve: x = A^-1 b, db = A^-T G, dA = -db x^T -----------------------------------------------------
 static_assert(tl::solve(a2, vec<2>{1.0, 1.0}) == vec<2>{0.0, 1.0});
 static_assert(tl::solve(a2, mat<2, 3>{{1, 0, 3}, {1, 1, 2}}) == mat<2, 3>{{0, -1, 1}, {1, 2, 1}});
-constexpr auto solve_grad = tl::grad([](const auto& a, const auto& b) { return tl::sum(tl::solve(a, b)); })(
-    a2, vec<2>{1.0, 1.0});
+constexpr auto solve_grad =
+    tl::grad([](const auto& a, const auto& b) { return tl::sum(tl::solve(a, b)); })(a2, vec<2>{1.0, 1.0});
 static_assert(std::get<1>(solve_grad) == vec<2>{0.0, 1.0});
 static_assert(std::get<0>(solve_grad) == mat<2>{{0, 0}, {0, -1}});
 static_assert(all_nan(tl::solve(mat<2>{{1, 2}, {2, 4}}, vec<2>{1.0, 1.0})));
@@ -118,8 +118,8 @@ static_assert(tl::grad([](const auto& a) { return tl::det(tl::matmul(a, tl::tran
 // ---- nodes stay plain values: the factorisations kept for the backward pass are numbers too ----------
 using leaf = tl::argument<0, mat<3>>;
 template <class E>
-constexpr bool plain_node = !std::is_polymorphic_v<E> && std::is_trivially_copyable_v<E> &&
-                            std::is_trivially_destructible_v<E>;
+constexpr bool plain_node =
+    !std::is_polymorphic_v<E> && std::is_trivially_copyable_v<E> && std::is_trivially_destructible_v<E>;
 static_assert(plain_node<decltype(tl::det(std::declval<const leaf&>()))>);
 static_assert(plain_node<decltype(tl::log_det(std::declval<const leaf&>()))>);
 static_assert(plain_node<decltype(tl::solve(std::declval<const leaf&>(), std::declval<const leaf&>()))>);

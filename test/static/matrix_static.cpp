@@ -20,7 +20,9 @@ using V2 = tl::vector<double, 2>;
 using V3 = tl::vector<double, 3>;
 
 constexpr double abs_(double x) { return x < 0 ? -x : x; }
-constexpr bool close(double a, double b, double tol = 1e-12) { return abs_(a - b) <= tol * (abs_(b) > 1 ? abs_(b) : 1.0); }
+constexpr bool close(double a, double b, double tol = 1e-12) {
+  return abs_(a - b) <= tol * (abs_(b) > 1 ? abs_(b) : 1.0);
+}
 template <class M>
 constexpr bool all_close(const M& a, const M& b, double tol = 1e-12) {
   for (std::size_t i = 0; i < M::size(); ++i)
@@ -37,7 +39,8 @@ static_assert(tl::value_and_grad(f_seed)(M22{{1, 2}, {3, 4}}).first == 54.0);
 
 // ---- elementwise --------------------------------------------------------------------------------------
 // The gradient of a vector argument is a vector of the same type.
-constexpr tl::matrix<double, 3, 1> g_pow = tl::grad([](const auto& x) { return tl::sum(tl::pow(x, 2.0)); })(V3{1.0, 2.0, 3.0});
+constexpr tl::matrix<double, 3, 1> g_pow =
+    tl::grad([](const auto& x) { return tl::sum(tl::pow(x, 2.0)); })(V3{1.0, 2.0, 3.0});
 static_assert(g_pow == tl::matrix<double, 3, 1>{{2}, {4}, {6}});
 static_assert(tl::grad([](const auto& x) { return tl::sum(tl::pow(x, 3)); })(V3{1.0, 2.0, 3.0}) == V3{3.0, 12.0, 27.0});
 static_assert(tl::grad([](const auto& x) { return tl::sum(x * x); })(V3{1.0, 2.0, 3.0}) == V3{2.0, 4.0, 6.0});
@@ -49,11 +52,13 @@ static_assert(all_close(tl::grad([](const auto& x) { return tl::sum(tl::sin(x));
                         V2{1.0, 0.54030230586813971740}));
 static_assert(all_close(tl::grad([](const auto& x) { return tl::sum(tl::sigmoid(x)); })(V2{0.0, 0.0}), V2{0.25, 0.25}));
 // A scalar argument beside a matrix: its adjoint is the sum over the elements.
-constexpr auto g_broadcast = tl::grad([](const auto& X, const auto& s) { return tl::sum(X * s - s); })(V3{1.0, 2.0, 3.0}, 2.0);
+constexpr auto g_broadcast =
+    tl::grad([](const auto& X, const auto& s) { return tl::sum(X * s - s); })(V3{1.0, 2.0, 3.0}, 2.0);
 static_assert(std::get<0>(g_broadcast) == V3{2.0, 2.0, 2.0});
 static_assert(std::get<1>(g_broadcast) == 6.0 - 3.0);
 // min and max: the first operand at a tie.
-constexpr auto g_max = tl::grad([](const auto& X, const auto& Y) { return tl::sum(tl::max(X, Y)); })(V3{1.0, 2.0, 3.0}, V3{2.0, 2.0, 2.0});
+constexpr auto g_max =
+    tl::grad([](const auto& X, const auto& Y) { return tl::sum(tl::max(X, Y)); })(V3{1.0, 2.0, 3.0}, V3{2.0, 2.0, 2.0});
 static_assert(std::get<0>(g_max) == V3{0.0, 1.0, 1.0});
 static_assert(std::get<1>(g_max) == V3{1.0, 0.0, 0.0});
 
@@ -63,7 +68,8 @@ static_assert((M22{{1, -2}, {-3, 4}} <= M22{{1, 1}, {1, 1}}) == tl::mask<2, 2>{{
 static_assert(tl::count(V3{1.0, 2.0, 3.0} >= 2.0) == 2);
 static_assert(tl::grad([](const auto& x) { return tl::sum(tl::if_else(x > 0.0, x, 0.5 * x)); })(V3{-1.0, 1.0, 2.0}) ==
               V3{0.5, 1.0, 1.0});
-constexpr auto g_if = tl::grad([](const auto& x, const auto& s) { return tl::sum(tl::if_else(x > s, s, x)); })(V3{-1.0, 1.0, 2.0}, 0.0);
+constexpr auto g_if =
+    tl::grad([](const auto& x, const auto& s) { return tl::sum(tl::if_else(x > s, s, x)); })(V3{-1.0, 1.0, 2.0}, 0.0);
 static_assert(std::get<0>(g_if) == V3{1.0, 0.0, 0.0});
 static_assert(std::get<1>(g_if) == 2.0);
 static_assert(tl::if_else(V3{-1.0, 1.0, 2.0} > 0.0, 1.0, -1.0) == V3{-1.0, 1.0, 1.0});
@@ -82,34 +88,46 @@ static_assert(close(tl::log_sum_exp(V2{0.0, 0.0}), 0.69314718055994530942));
 static_assert(close(tl::log_sum_exp(V2{1000.0, 1000.0}), 1000.69314718055994530942));
 static_assert(tl::grad([](const auto& x) { return tl::log_sum_exp(x); })(V2{0.0, 0.0}) == V2{0.5, 0.5});
 static_assert(tl::softmax(V2{7.0, 7.0}) == V2{0.5, 0.5});
-static_assert(all_close(tl::softmax(V3{0.0, 1.0, 2.0}), V3{0.090030573170380462, 0.24472847105479765, 0.66524095577482190}));
+static_assert(all_close(tl::softmax(V3{0.0, 1.0, 2.0}),
+                        V3{0.090030573170380462, 0.24472847105479765, 0.66524095577482190}));
 static_assert(all_close(tl::log_softmax(V2{0.0, 0.0}), V2{-0.69314718055994530942, -0.69314718055994530942}));
 // d/dx sum(w * log_softmax(x)) = w - softmax(x) sum(w); at x = {0, 0}, w = {1, 3}: {1 - 2, 3 - 2}.
-static_assert(all_close(tl::grad([](const auto& x) { return tl::sum(V2{1.0, 3.0} * tl::log_softmax(x)); })(V2{0.0, 0.0}),
+static_assert(all_close(tl::grad([](const auto& x) {
+                          return tl::sum(V2{1.0, 3.0} * tl::log_softmax(x));
+                        })(V2{0.0, 0.0}),
                         V2{-1.0, 1.0}));
 // d/dx sum(w * softmax(x)) = y (w - sum(w y)); at x = {0, 0}, w = {1, 3}: y = 1/2, sum(w y) = 2.
-static_assert(all_close(tl::grad([](const auto& x) { return tl::sum(V2{1.0, 3.0} * tl::softmax(x)); })(V2{0.0, 0.0}),
+static_assert(all_close(tl::grad([](const auto& x) {
+                          return tl::sum(V2{1.0, 3.0} * tl::softmax(x));
+                        })(V2{0.0, 0.0}),
                         V2{-0.5, 0.5}));
 
 // ---- construction ------------------------------------------------------------------------------------------
 static_assert(tl::zeros_like(M23{}) == M23{} && tl::ones_like(2.0) == 1.0);
-static_assert(tl::grad([](const auto& A) { return tl::sum(tl::row(A, 1) * tl::matrix<double, 1, 3>{{1, 2, 3}}); })(M23{}) ==
-              M23{{0, 0, 0}, {1, 2, 3}});
-static_assert(tl::grad([](const auto& A) { return tl::sum(tl::col(A, 2) * V2{5.0, 7.0}); })(M23{}) ==
-              M23{{0, 0, 5}, {0, 0, 7}});
+static_assert(tl::grad([](const auto& A) {
+                return tl::sum(tl::row(A, 1) * tl::matrix<double, 1, 3>{{1, 2, 3}});
+              })(M23{}) == M23{{0, 0, 0}, {1, 2, 3}});
+static_assert(tl::grad([](const auto& A) {
+                return tl::sum(tl::col(A, 2) * V2{5.0, 7.0});
+              })(M23{}) == M23{{0, 0, 5}, {0, 0, 7}});
 static_assert(tl::reshape<3, 2>(M23{{1, 2, 3}, {4, 5, 6}}) == tl::matrix<double, 3, 2>{{1, 2}, {3, 4}, {5, 6}});
-static_assert(tl::grad([](const auto& A) { return tl::sum(tl::reshape<3, 2>(A) * tl::matrix<double, 3, 2>{{1, 2}, {3, 4}, {5, 6}}); })(
-                  M23{}) == M23{{1, 2, 3}, {4, 5, 6}});
+static_assert(tl::grad([](const auto& A) {
+                return tl::sum(tl::reshape<3, 2>(A) * tl::matrix<double, 3, 2>{{1, 2}, {3, 4}, {5, 6}});
+              })(M23{}) == M23{{1, 2, 3}, {4, 5, 6}});
 static_assert(tl::concat(V2{1.0, 2.0}, 3.0) == V3{1.0, 2.0, 3.0});
 static_assert(tl::concat(1.0, 2.0, 3.0) == V3{1.0, 2.0, 3.0});
-constexpr auto g_concat = tl::grad([](const auto& a, const auto& s) { return tl::sum(tl::concat(a, s) * V3{1.0, 2.0, 3.0}); })(V2{}, 0.0);
+constexpr auto g_concat = tl::grad([](const auto& a, const auto& s) {
+  return tl::sum(tl::concat(a, s) * V3{1.0, 2.0, 3.0});
+})(V2{}, 0.0);
 static_assert(std::get<0>(g_concat) == V2{1.0, 2.0} && std::get<1>(g_concat) == 3.0);
 static_assert(tl::diag(V2{1.0, 2.0}) == M22{{1, 0}, {0, 2}});
 static_assert(tl::diag(M22{{1, 2}, {3, 4}}) == V2{1.0, 4.0});
 static_assert(tl::grad([](const auto& A) { return tl::sum(tl::diag(A)); })(M22{}) == M22{{1, 0}, {0, 1}});
 static_assert(tl::grad([](const auto& v) { return tl::sum(tl::diag(v) * M22{{1, 2}, {3, 4}}); })(V2{}) == V2{1.0, 4.0});
 static_assert(tl::slice<1, 2>(V3{1.0, 2.0, 3.0}) == V2{2.0, 3.0});
-static_assert(tl::grad([](const auto& v) { return tl::sum(tl::slice<1, 2>(v) * V2{5.0, 7.0}); })(V3{}) == V3{0.0, 5.0, 7.0});
+static_assert(tl::grad([](const auto& v) {
+                return tl::sum(tl::slice<1, 2>(v) * V2{5.0, 7.0});
+              })(V3{}) == V3{0.0, 5.0, 7.0});
 
 // The Rosenbrock function with slices: gradient 0 at its minimum, and the closed form elsewhere.
 constexpr auto rosenbrock = [](const auto& x) {

@@ -132,11 +132,11 @@ static_assert(d([](auto x) { return tl::if_else(x > 0.0, tl::sqrt(x), x * 2.0); 
 
 // ---- the types --------------------------------------------------------------------------------------
 // Every operation on plain numbers gives a plain number of the same type (int promotes to double).
-#define TAPELESS_CHECK_PLAIN_UNARY(op)                                                      \
-  static_assert(std::is_same_v<decltype(tl::op(1.0)), double>, #op "(double)");             \
-  static_assert(std::is_same_v<decltype(tl::op(1.0f)), float>, #op "(float)");              \
+#define TAPELESS_CHECK_PLAIN_UNARY(op)                                                     \
+  static_assert(std::is_same_v<decltype(tl::op(1.0)), double>, #op "(double)");            \
+  static_assert(std::is_same_v<decltype(tl::op(1.0f)), float>, #op "(float)");             \
   static_assert(std::is_same_v<decltype(tl::op(1.0L)), long double>, #op "(long double)"); \
-  static_assert(std::is_same_v<decltype(tl::op(1)), double>, #op "(int)");                  \
+  static_assert(std::is_same_v<decltype(tl::op(1)), double>, #op "(int)");                 \
   static_assert(std::is_same_v<decltype(tl::grad([](auto x) { return tl::op(x); })(1.0)), double>, #op " grad");
 TAPELESS_CHECK_PLAIN_UNARY(exp)
 TAPELESS_CHECK_PLAIN_UNARY(exp2)
@@ -168,13 +168,13 @@ TAPELESS_CHECK_PLAIN_UNARY(softplus)
 TAPELESS_CHECK_PLAIN_UNARY(relu)
 #undef TAPELESS_CHECK_PLAIN_UNARY
 
-#define TAPELESS_CHECK_PLAIN_BINARY(op)                                                       \
-  static_assert(std::is_same_v<decltype(tl::op(1.0, 2.0)), double>, #op "(double, double)");  \
-  static_assert(std::is_same_v<decltype(tl::op(1.0f, 2.0f)), float>, #op "(float, float)");   \
-  static_assert(std::is_same_v<decltype(tl::op(1.0f, 2.0)), double>, #op "(float, double)");  \
-  static_assert(std::is_same_v<decltype(tl::op(1, 2)), double>, #op "(int, int)");            \
+#define TAPELESS_CHECK_PLAIN_BINARY(op)                                                                   \
+  static_assert(std::is_same_v<decltype(tl::op(1.0, 2.0)), double>, #op "(double, double)");              \
+  static_assert(std::is_same_v<decltype(tl::op(1.0f, 2.0f)), float>, #op "(float, float)");               \
+  static_assert(std::is_same_v<decltype(tl::op(1.0f, 2.0)), double>, #op "(float, double)");              \
+  static_assert(std::is_same_v<decltype(tl::op(1, 2)), double>, #op "(int, int)");                        \
   static_assert(std::is_same_v<decltype(tl::grad([](auto x, auto y) { return tl::op(x, y); })(1.0, 2.0)), \
-                               std::tuple<double, double>>,                                   \
+                               std::tuple<double, double>>,                                               \
                 #op " grad");
 TAPELESS_CHECK_PLAIN_BINARY(pow)
 TAPELESS_CHECK_PLAIN_BINARY(atan2)

@@ -63,9 +63,9 @@ double derivative(F&& f, double x, double h) {
     return (static_cast<double>(f(x + s)) - static_cast<double>(f(x - s))) / (2.0 * s);
   };
   const double d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
-  const double r1 = (4.0 * d2 - d1) / 3.0;   // error O(h^4)
+  const double r1 = (4.0 * d2 - d1) / 3.0;  // error O(h^4)
   const double r2 = (4.0 * d4 - d2) / 3.0;
-  return (16.0 * r2 - r1) / 15.0;            // error O(h^6)
+  return (16.0 * r2 - r1) / 15.0;  // error O(h^6)
 }
 
 template <class F>

@@ -198,8 +198,10 @@ TEST_CASE("compare_gradient: small errors are caught at every scale") {
 
   // float: wrong by 5 % is caught, right within float's FD accuracy passes.
   const float xf = 0.7f;
-  CHECK(tl::compare_gradient(std::cos(xf), [](auto t) { return tl::sin(t); }, xf));
-  CHECK_FALSE(tl::compare_gradient(1.05f * std::cos(xf), [](auto t) { return tl::sin(t); }, xf));
+  CHECK(tl::compare_gradient(
+      std::cos(xf), [](auto t) { return tl::sin(t); }, xf));
+  CHECK_FALSE(tl::compare_gradient(
+      1.05f * std::cos(xf), [](auto t) { return tl::sin(t); }, xf));
 }
 
 TEST_CASE("check_gradient: a non-finite gradient fails") {
@@ -273,8 +275,8 @@ TEST_CASE("finite_difference_gradient: typed like grad, and agreeing with it") {
   static_assert(std::is_same_v<decltype(tl::finite_difference_gradient(one, 1.0L)), long double>);
   static_assert(std::is_same_v<decltype(tl::finite_difference_gradient(mat, A)), tl::matrix<double, 2, 3>>);
   static_assert(std::is_same_v<decltype(tl::finite_difference_gradient(f2, 1.0, 2.0f)), std::tuple<double, float>>);
-  static_assert(std::is_same_v<decltype(tl::finite_difference_gradient(mix, A, 1.0, vf)),
-                               decltype(tl::grad(mix)(A, 1.0, vf))>);
+  static_assert(
+      std::is_same_v<decltype(tl::finite_difference_gradient(mix, A, 1.0, vf)), decltype(tl::grad(mix)(A, 1.0, vf))>);
   static_assert(std::is_same_v<decltype(tl::finite_difference_gradient(mat, A)), decltype(tl::grad(mat)(A))>);
   static_assert(std::is_same_v<decltype(tl::finite_difference_gradient(f2, 1.0, 2.0, tl::check_options{})),
                                decltype(tl::grad(f2)(1.0, 2.0))>);

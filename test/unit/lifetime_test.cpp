@@ -6,8 +6,8 @@
 #include <tapeless/tapeless.hpp>
 
 #include <cmath>
-#include <type_traits>
 #include <tuple>
+#include <type_traits>
 
 namespace tl = tapeless;
 

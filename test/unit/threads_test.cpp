@@ -46,9 +46,7 @@ TEST_CASE("grad, value_and_grad and hessian of shared function objects from 8 th
   const auto grad = tl::grad(loss);
   const auto value_and_grad = tl::value_and_grad(loss);
   const auto hessian = tl::hessian(loss);
-  const auto all = [&](const point& p) {
-    return results{grad(p.w, p.s), value_and_grad(p.w, p.s), hessian(p.w, p.s)};
-  };
+  const auto all = [&](const point& p) { return results{grad(p.w, p.s), value_and_grad(p.w, p.s), hessian(p.w, p.s)}; };
 
   std::array<point, points> at{};
   std::array<results, points> expected{};

@@ -19,9 +19,7 @@ namespace {
 const auto f_pow = [](auto x1, auto x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); };
 const auto f_square = [](auto x1, auto x2) { return tl::square(x1 - x2) + tl::cos(x1 + x2); };
 const auto f_product = [](auto x1, auto x2) { return (x1 - x2) * (x1 - x2) + tl::cos(x1 + x2); };
-const auto f_let = [](auto x1, auto x2) {
-  return tl::let(x1 - x2, [](auto d) { return d * d; }) + tl::cos(x1 + x2);
-};
+const auto f_let = [](auto x1, auto x2) { return tl::let(x1 - x2, [](auto d) { return d * d; }) + tl::cos(x1 + x2); };
 const auto f_locals = [](auto x1, auto x2) {
   const auto d = x1 - x2;
   const auto s = x1 + x2;
@@ -126,8 +124,7 @@ TEST_CASE("walkthrough: sigmoid written out as 1 / (1 + exp(-x)) against tl::sig
       const double x = r.uniform(-30, 30);
       const auto a = tl::value_and_grad(by_hand)(x);
       const auto b = tl::value_and_grad(library)(x);
-      INFO("at x = " << fd::str(x) << ": by hand " << doctest::toString(a) << ", tl::sigmoid "
-                     << doctest::toString(b));
+      INFO("at x = " << fd::str(x) << ": by hand " << doctest::toString(a) << ", tl::sigmoid " << doctest::toString(b));
       CHECK(fd::rel_error(a.first, b.first) < 1e-15);
       CHECK(fd::rel_error(a.second, b.second) < 1e-15);
       // the derivative of the written-out form is e^-x / (1 + e^-x)^2

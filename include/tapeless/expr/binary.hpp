@@ -27,8 +27,9 @@ constexpr auto binary_forward_at(const Op& op, const A& a, const B& b) {
 
 template <class Op, class A, class B>
 struct binary_node : expression<binary_node<Op, A, B>> {
-  using value_type = std::remove_cvref_t<decltype(detail::value_part(detail::binary_forward_at(
-      std::declval<const Op&>(), std::declval<const typename A::value_type&>(), std::declval<const typename B::value_type&>())))>;
+  using value_type = std::remove_cvref_t<decltype(detail::value_part(
+      detail::binary_forward_at(std::declval<const Op&>(), std::declval<const typename A::value_type&>(),
+                                std::declval<const typename B::value_type&>())))>;
   static constexpr bool is_active = A::is_active || B::is_active;
   [[no_unique_address]] Op op;
   A lhs;

@@ -88,7 +88,9 @@ struct evaluated<binary_node<Op, A, B>, Need> {
   [[no_unique_address]] kept<computes, out_type> kept_;
 
   constexpr explicit evaluated(const binary_node<Op, A, B>& n)
-      : lhs(n.lhs), rhs(n.rhs), kept_([&] { return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs)); }) {}
+      : lhs(n.lhs),
+        rhs(n.rhs),
+        kept_([&] { return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs)); }) {}
   [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
   [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
 };

@@ -61,9 +61,7 @@ struct constant_ref : expression<constant_ref<T>> {
 ///   auto loss = [&X](const auto& beta) { return tl::sum(tl::matmul(tl::cref(X), beta)); };
 template <class T>
   requires(Matrix<T> || Real<T>)
-constexpr constant_ref<T> cref(const T& data) noexcept {
-  return constant_ref<T>(data);
-}
+constexpr constant_ref<T> cref(const T& data) noexcept { return constant_ref<T>(data); }
 template <class T>
   requires(Matrix<T> || Real<T>)
 constexpr auto cref(const T&& data) noexcept {

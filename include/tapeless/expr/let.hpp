@@ -37,7 +37,9 @@ struct let_node : expression<let_node<Tag, Bound, Body>> {
   /// Both parts are built in place from what the makers return (make_body receives the bound value).
   template <class MakeBound, class MakeBody>
   constexpr let_node(MakeBound&& make_bound, MakeBody&& make_body)
-      : bound_expr(make_bound()), bound_values(bound_expr), body(make_body(detail::value_at(bound_expr, bound_values))) {}
+      : bound_expr(make_bound()),
+        bound_values(bound_expr),
+        body(make_body(detail::value_at(bound_expr, bound_values))) {}
 
   [[nodiscard]] constexpr value_type value() const { return body.value(); }
 };

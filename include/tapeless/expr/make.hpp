@@ -57,15 +57,13 @@ constexpr auto as_node(E&& e) {
                   "a tl::var in an expression must be a named variable that outlives the expression, "
                   "not a temporary whose gradient would be destroyed before backward()");
     return e.ref();
-  }
-  else if constexpr (Matrix<D> && lifts_to<T, scalar_of_t<D>>)
+  } else if constexpr (Matrix<D> && lifts_to<T, scalar_of_t<D>>)
     return constant<decltype(lifted<T>(e))>(lifted<T>(e));
   else if constexpr (Matrix<D>) {
     static_assert(std::is_same_v<typename D::value_type, T>,
                   "a tl::matrix constant in an expression must hold the number type of the expression");
     return constant<D>(std::forward<E>(e));
-  }
-  else
+  } else
     return constant<T>(static_cast<T>(e));
 }
 
@@ -152,8 +150,8 @@ constexpr auto make_binary(Op op, X&& x, Y&& y) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     using B = decltype(as_node<T>(std::forward<Y>(y)));
-    return binary_node<Op, A, B>(op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); },
-                                 [&] { return as_node<T>(std::forward<Y>(y)); });
+    return binary_node<Op, A, B>(
+        op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); }, [&] { return as_node<T>(std::forward<Y>(y)); });
   } else if constexpr (Matrix<X> || Matrix<Y>) {
     using T = std::common_type_t<scalar_type_of_t<X>, scalar_type_of_t<Y>>;
     if constexpr (lifts_to<T, scalar_type_of_t<X>> || lifts_to<T, scalar_type_of_t<Y>>)

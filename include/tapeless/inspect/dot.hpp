@@ -80,8 +80,10 @@ std::string dot_edge(const graph& g, std::size_t to, std::size_t k, int precisio
   const node& from = g.at(n.inputs[k]);
   std::string attributes;
   if (n.local[k]) attributes = "label=" + dot_string({" " + number_text(n.local[k]->number(), precision) + " "});
-  if (!from.active) attributes = "style=dashed, color=gray50";
-  else if (n.op == "if_else" && !n.swept[k] && n.active && n.adjoint) attributes = "style=dotted, label=\" not taken \"";
+  if (!from.active)
+    attributes = "style=dashed, color=gray50";
+  else if (n.op == "if_else" && !n.swept[k] && n.active && n.adjoint)
+    attributes = "style=dotted, label=\" not taken \"";
   return "  n" + std::to_string(n.inputs[k]) + " -> n" + std::to_string(to) +
          (attributes.empty() ? "" : " [" + attributes + "]") + ";\n";
 }

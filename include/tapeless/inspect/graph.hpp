@@ -73,17 +73,17 @@ enum class node_kind {
 /// One value of the graph.
 struct node {
   node_kind kind = node_kind::operation;
-  std::string name{};                              ///< x1, v1, c1, 2 (a number), t1, y
-  std::string op{};                                ///< the operation (cos, -, matmul, if_else, let); empty for a leaf
-  std::string expression{};                        ///< the operation on its inputs: "x1 - x2", "cos(t3)"
-  std::vector<std::size_t> inputs{};               ///< the nodes it reads, in operand order
-  std::vector<std::optional<shown_value>> local{}; ///< per input: d(this)/d(input) where it is a number the sweep used
-  std::vector<bool> swept{};                       ///< per input: whether the sweep sent an adjoint along it
+  std::string name{};                               ///< x1, v1, c1, 2 (a number), t1, y
+  std::string op{};                                 ///< the operation (cos, -, matmul, if_else, let); empty for a leaf
+  std::string expression{};                         ///< the operation on its inputs: "x1 - x2", "cos(t3)"
+  std::vector<std::size_t> inputs{};                ///< the nodes it reads, in operand order
+  std::vector<std::optional<shown_value>> local{};  ///< per input: d(this)/d(input) where it is a number the sweep used
+  std::vector<bool> swept{};                        ///< per input: whether the sweep sent an adjoint along it
   shown_value value{};
-  std::optional<shown_value> adjoint{};            ///< its complete adjoint; none where the sweep does not reach
-  bool active = false;                             ///< depends on an argument or var: has an adjoint
-  std::size_t uses = 0;                            ///< for a value shared by tl::let: the uses of its name
-  std::size_t received = 0;                        ///< contributions to its adjoint
+  std::optional<shown_value> adjoint{};  ///< its complete adjoint; none where the sweep does not reach
+  bool active = false;                   ///< depends on an argument or var: has an adjoint
+  std::size_t uses = 0;                  ///< for a value shared by tl::let: the uses of its name
+  std::size_t received = 0;              ///< contributions to its adjoint
 };
 
 enum class step_kind {
@@ -97,14 +97,14 @@ enum class step_kind {
 /// One row of the reverse sweep.
 struct step {
   step_kind kind = step_kind::seed;
-  std::size_t target = 0;        ///< the node whose adjoint grows (seed and total: the node itself)
-  std::size_t source = 0;        ///< the node whose adjoint is sent back
-  std::string rule;              ///< vjp: the rule (vjp_matmul_lhs); pass: why (branch taken, let, output)
-  shown_value adjoint{};         ///< g_source
-  shown_value local{};           ///< chain: d source / d target
-  shown_value contribution{};    ///< what is added to g_target
-  shown_value total{};           ///< g_target after the addition
-  std::size_t count = 0;         ///< the contributions g_target has received, this one included
+  std::size_t target = 0;      ///< the node whose adjoint grows (seed and total: the node itself)
+  std::size_t source = 0;      ///< the node whose adjoint is sent back
+  std::string rule;            ///< vjp: the rule (vjp_matmul_lhs); pass: why (branch taken, let, output)
+  shown_value adjoint{};       ///< g_source
+  shown_value local{};         ///< chain: d source / d target
+  shown_value contribution{};  ///< what is added to g_target
+  shown_value total{};         ///< g_target after the addition
+  std::size_t count = 0;       ///< the contributions g_target has received, this one included
 };
 
 /// Every node in forward order, and the steps of the reverse sweep in the order the sweep takes them.
@@ -165,7 +165,9 @@ struct value_view {
 };
 
 template <class T>
-inline constexpr int number_type = std::is_same_v<T, float> ? 0 : std::is_same_v<T, double> ? 1 : 2;
+inline constexpr int number_type = std::is_same_v<T, float>    ? 0
+                                   : std::is_same_v<T, double> ? 1
+                                                               : 2;
 
 /// A view of v, valid while v lives.
 template <class V>
@@ -207,10 +209,14 @@ std::string literal(T x) {
 
 /// An operand inside an expression: a negative number in parentheses.
 template <class = void>
-std::string operand(const std::string& name) { return !name.empty() && name[0] == '-' ? "(" + name + ")" : name; }
+std::string operand(const std::string& name) {
+  return !name.empty() && name[0] == '-' ? "(" + name + ")" : name;
+}
 
 template <class = void>
-std::string call(std::string_view f, const std::string& a) { return std::string(f) + "(" + a + ")"; }
+std::string call(std::string_view f, const std::string& a) {
+  return std::string(f) + "(" + a + ")";
+}
 template <class = void>
 std::string call(std::string_view f, const std::string& a, const std::string& b) {
   return std::string(f) + "(" + a + ", " + b + ")";
@@ -234,7 +240,9 @@ std::string_view op_name(const ::tapeless::detail::elementwise_binary<Op>& e) {
 }
 
 template <class = void>
-bool is_infix(std::string_view name) { return name == "+" || name == "-" || name == "*" || name == "/"; }
+bool is_infix(std::string_view name) {
+  return name == "+" || name == "-" || name == "*" || name == "/";
+}
 
 /// The name of an operation's vector-Jacobian product, for a row of the sweep: vjp_matmul_lhs.
 template <class = void>
@@ -302,9 +310,7 @@ const T& scope_total(const ::tapeless::detail::let_scope<Tag, T, Parent>& s) {
 }
 template <class Tag, class Other, class T, class Parent>
   requires(!std::is_same_v<Tag, Other>)
-const auto& scope_total(const ::tapeless::detail::let_scope<Other, T, Parent>& s) {
-  return scope_total<Tag>(s.parent);
-}
+const auto& scope_total(const ::tapeless::detail::let_scope<Other, T, Parent>& s) { return scope_total<Tag>(s.parent); }
 
 /// A distinct address per type: with a node's address, it tells a node from its first operand,
 /// which may share its address.
@@ -341,8 +347,8 @@ struct basic_recorder_state {
 
   /// A node t1, t2 ... (y at the root) computing `expression` from its inputs a (and b).
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
-  std::size_t operation(key k, bool root, bool active, std::string_view op, std::string expression, const value_view& value,
-                        std::size_t a, std::size_t b = none) {
+  std::size_t operation(key k, bool root, bool active, std::string_view op, std::string expression,
+                        const value_view& value, std::size_t a, std::size_t b = none) {
     node r;
     r.name = root ? "y" : "t" + std::to_string(++operations);
     r.op = std::string(op);
@@ -358,7 +364,8 @@ struct basic_recorder_state {
   /// A leaf of its own (an argument, a constant), or one of the leaves that refer to the same data
   /// (`data`: a constant_ref's data, a var's gradient), which share one node. A constant matrix is
   /// c1, c2 ..., a constant number its value (`literal`), a var v1, v2 ...
-  std::size_t leaf(key k, std::optional<key> data, node_kind kind, const value_view& value, const std::string& literal) {
+  std::size_t leaf(key k, std::optional<key> data, node_kind kind, const value_view& value,
+                   const std::string& literal) {
     if (data)
       if (const auto found = referred.find(*data); found != referred.end()) return remember(k, found->second);
     node r;
@@ -477,8 +484,8 @@ std::size_t forward(const argument<S, T>& leaf, const ::tapeless::detail::evalua
 }
 
 template <class T, bool Need>
-std::size_t forward(const constant<T>& leaf, const ::tapeless::detail::evaluated<constant<T>, Need>&, recorder_state& rec,
-                    bool) {
+std::size_t forward(const constant<T>& leaf, const ::tapeless::detail::evaluated<constant<T>, Need>&,
+                    recorder_state& rec, bool) {
   return rec.leaf(key_of(leaf), std::nullopt, node_kind::constant, view(leaf.value()), literal_of(leaf));
 }
 
@@ -524,9 +531,10 @@ std::size_t forward(const select_node<A, B>& n, const ::tapeless::detail::evalua
                     recorder_state& rec, bool root) {
   const std::size_t a = forward(n.if_true, v.if_true, rec, false);
   const std::size_t b = forward(n.if_false, v.if_false, rec, false);
-  return rec.operation(key_of(n), root, A::is_active || B::is_active, "if_else",
-                       "if_else(" + std::string(n.cond ? "true" : "false") + ", " + rec.name(a) + ", " + rec.name(b) + ")",
-                       view(v.value()), a, b);
+  return rec.operation(
+      key_of(n), root, A::is_active || B::is_active, "if_else",
+      "if_else(" + std::string(n.cond ? "true" : "false") + ", " + rec.name(a) + ", " + rec.name(b) + ")",
+      view(v.value()), a, b);
 }
 
 /// The bound expression first (the let computes it when built), then the body, in which the let's
@@ -630,7 +638,8 @@ void backward(const select_node<A, B>& n, const ::tapeless::detail::evaluated<se
   rec.reached(self, view(g));
   if (n.cond) {
     if constexpr (A::is_active) {
-      rec.contribute(step_kind::pass, rec.id(key_of(n.if_true)), self, 0, view(g), view(g), pass_local(g), "the branch taken");
+      rec.contribute(step_kind::pass, rec.id(key_of(n.if_true)), self, 0, view(g), view(g), pass_local(g),
+                     "the branch taken");
       backward(n.if_true, v.if_true, g, store, rec);
     }
   } else {
@@ -645,8 +654,9 @@ void backward(const select_node<A, B>& n, const ::tapeless::detail::evaluated<se
 /// As the engine: the body first, its uses of the name summed from -0 in a let_scope; then the sum,
 /// complete, sent once into the bound expression.
 template <class Tag, class Bound, class Body, bool Need, class G, class Store, class Arguments>
-void backward(const let_node<Tag, Bound, Body>& n, const ::tapeless::detail::evaluated<let_node<Tag, Bound, Body>, Need>& v,
-              const G& g, Store& store, recorder<Arguments>& rec) {
+void backward(const let_node<Tag, Bound, Body>& n,
+              const ::tapeless::detail::evaluated<let_node<Tag, Bound, Body>, Need>& v, const G& g, Store& store,
+              recorder<Arguments>& rec) {
   using T = typename Bound::value_type;
   ::tapeless::detail::let_scope<Tag, T, Store> scope{::tapeless::detail::filled<T>(-0.0), store};
   if constexpr (Body::is_active) backward(n.body, v.body, g, scope, rec);
@@ -703,10 +713,8 @@ template <class F, std::size_t... P, class... Args>
 auto record(const F& f, std::index_sequence<P...>, const Args&... args) {
   ::tapeless::detail::argument_adjoints<Args...> store;
   recorder<decltype(store)> rec(store);
-  ((rec.g.arguments.push_back(rec.add(node{.kind = node_kind::argument,
-                                           .name = "x" + std::to_string(P + 1),
-                                           .value = show(args),
-                                           .active = true}))),
+  ((rec.g.arguments.push_back(rec.add(
+       node{.kind = node_kind::argument, .name = "x" + std::to_string(P + 1), .value = show(args), .active = true}))),
    ...);
   auto result = std::invoke(f, argument<P, Args>(args)...);
   using Res = decltype(result);

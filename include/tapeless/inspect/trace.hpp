@@ -97,14 +97,11 @@ template <class = void>
 std::vector<std::string> forward_row(const node& n, std::size_t name_width, int precision) {
   const std::string value = "= " + value_text(n.value, precision);
   switch (n.kind) {
-    case node_kind::argument:
-      return {n.name, value};
-    case node_kind::variable:
-      return {n.name, value, "  tl::var"};
+    case node_kind::argument: return {n.name, value};
+    case node_kind::variable: return {n.name, value, "  tl::var"};
     case node_kind::constant:
       return {n.name, value, n.name == "y" ? "  constant: f depends on no argument" : "  constant"};
-    case node_kind::operation:
-      break;
+    case node_kind::operation: break;
   }
   std::string note;
   if (n.uses > 0) note = "  shared by let, " + std::to_string(n.uses) + (n.uses == 1 ? " use" : " uses");
@@ -126,17 +123,13 @@ std::vector<std::string> reverse_row(const graph& g, const step& s, int precisio
   const std::string c = "= " + value_text(s.contribution, precision);
   const std::string sum = s.count > 1 ? "  => " + target + " = " + value_text(s.total, precision) : "";
   switch (s.kind) {
-    case step_kind::seed:
-      return {target + " = " + value_text(s.total, precision)};
+    case step_kind::seed: return {target + " = " + value_text(s.total, precision)};
     case step_kind::chain:
       return {target + " += " + source + " * (d" + g.at(s.source).name + "/d" + g.at(s.target).name + ")",
               product(s.adjoint, s.local, precision), c, sum};
-    case step_kind::vjp:
-      return {target + " += " + s.rule + "(" + source + ")", "", c, sum};
-    case step_kind::pass:
-      return {target + " += " + source, "", c, (sum.empty() ? "  (" : sum + " (") + s.rule + ")"};
-    case step_kind::total:
-      break;
+    case step_kind::vjp: return {target + " += " + s.rule + "(" + source + ")", "", c, sum};
+    case step_kind::pass: return {target + " += " + source, "", c, (sum.empty() ? "  (" : sum + " (") + s.rule + ")"};
+    case step_kind::total: break;
   }
   return {target, "", "= " + value_text(s.total, precision),
           "  complete: the sum of its " + std::to_string(s.count) + (s.count == 1 ? " use" : " uses")};
@@ -147,7 +140,9 @@ std::vector<std::string> reverse_row(const graph& g, const step& s, int precisio
 template <class = void>
 std::string trace_text(const graph& g, int precision = 6) {
   // A constant number is written where it is used, and has no row.
-  const auto has_row = [](const node& n) { return n.kind != node_kind::constant || n.value.is_matrix || n.name == "y"; };
+  const auto has_row = [](const node& n) {
+    return n.kind != node_kind::constant || n.value.is_matrix || n.name == "y";
+  };
   std::size_t name_width = 0;
   for (const node& n : g.nodes)
     if (has_row(n)) name_width = std::max(name_width, n.name.size());

@@ -72,8 +72,16 @@ struct dual {
   constexpr dual(U v) : value(static_cast<T>(v)), tangent{} {}  // NOLINT: implicit, as a double is
   constexpr dual(T v, D t) : value(v), tangent(t) {}
 
-  constexpr dual& operator+=(const dual& o) { value += o.value; tangent += o.tangent; return *this; }
-  constexpr dual& operator-=(const dual& o) { value -= o.value; tangent -= o.tangent; return *this; }
+  constexpr dual& operator+=(const dual& o) {
+    value += o.value;
+    tangent += o.tangent;
+    return *this;
+  }
+  constexpr dual& operator-=(const dual& o) {
+    value -= o.value;
+    tangent -= o.tangent;
+    return *this;
+  }
   constexpr dual& operator*=(const dual& o) { return *this = *this * o; }
   constexpr dual& operator/=(const dual& o) { return *this = *this / o; }
 

@@ -18,18 +18,17 @@
 
 namespace tapeless::math {
 
-#define TAPELESS_MATH_DISPATCH_1(name)                                          \
-  template <std::floating_point T>                                              \
-  constexpr T name(T x) noexcept {                                              \
+#define TAPELESS_MATH_DISPATCH_1(name)                                                         \
+  template <std::floating_point T>                                                             \
+  constexpr T name(T x) noexcept {                                                             \
     if (std::is_constant_evaluated()) return static_cast<T>(cx::name(static_cast<double>(x))); \
-    return std::name(x);                                                        \
+    return std::name(x);                                                                       \
   }
-#define TAPELESS_MATH_DISPATCH_2(name)                                          \
-  template <std::floating_point T>                                              \
-  constexpr T name(T x, T y) noexcept {                                         \
-    if (std::is_constant_evaluated())                                           \
-      return static_cast<T>(cx::name(static_cast<double>(x), static_cast<double>(y))); \
-    return std::name(x, y);                                                     \
+#define TAPELESS_MATH_DISPATCH_2(name)                                                                                 \
+  template <std::floating_point T>                                                                                     \
+  constexpr T name(T x, T y) noexcept {                                                                                \
+    if (std::is_constant_evaluated()) return static_cast<T>(cx::name(static_cast<double>(x), static_cast<double>(y))); \
+    return std::name(x, y);                                                                                            \
   }
 
 TAPELESS_MATH_DISPATCH_1(exp)
@@ -80,27 +79,29 @@ constexpr bool isinf(T x) noexcept {
   return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
 }
 
-
 // --- The same functions of dual numbers: each value with its derivative, for forward mode. ---------
 // Declared first, so that each may use the others at any nesting (a dual of duals).
-#define TAPELESS_DUAL_DECLARE_1(name) template <class T, class D> constexpr dual<T, D> name(const dual<T, D>& x);
+#define TAPELESS_DUAL_DECLARE_1(name) \
+  template <class T, class D>         \
+  constexpr dual<T, D> name(const dual<T, D>& x);
 #define TAPELESS_DUAL_DECLARE_2(name) \
   template <class T, class D>         \
   constexpr dual<T, D> name(const dual<T, D>& x, const dual<T, D>& y);
-TAPELESS_DUAL_DECLARE_1(exp) TAPELESS_DUAL_DECLARE_1(exp2) TAPELESS_DUAL_DECLARE_1(expm1)
-TAPELESS_DUAL_DECLARE_1(log) TAPELESS_DUAL_DECLARE_1(log2) TAPELESS_DUAL_DECLARE_1(log10)
-TAPELESS_DUAL_DECLARE_1(log1p) TAPELESS_DUAL_DECLARE_1(sqrt) TAPELESS_DUAL_DECLARE_1(cbrt)
-TAPELESS_DUAL_DECLARE_1(sin) TAPELESS_DUAL_DECLARE_1(cos) TAPELESS_DUAL_DECLARE_1(tan)
-TAPELESS_DUAL_DECLARE_1(asin) TAPELESS_DUAL_DECLARE_1(acos) TAPELESS_DUAL_DECLARE_1(atan)
-TAPELESS_DUAL_DECLARE_1(sinh) TAPELESS_DUAL_DECLARE_1(cosh) TAPELESS_DUAL_DECLARE_1(tanh)
-TAPELESS_DUAL_DECLARE_1(asinh) TAPELESS_DUAL_DECLARE_1(acosh) TAPELESS_DUAL_DECLARE_1(atanh)
-TAPELESS_DUAL_DECLARE_1(erf) TAPELESS_DUAL_DECLARE_1(erfc) TAPELESS_DUAL_DECLARE_1(abs)
-TAPELESS_DUAL_DECLARE_2(pow) TAPELESS_DUAL_DECLARE_2(atan2) TAPELESS_DUAL_DECLARE_2(hypot)
+TAPELESS_DUAL_DECLARE_1(exp)
+TAPELESS_DUAL_DECLARE_1(exp2) TAPELESS_DUAL_DECLARE_1(expm1) TAPELESS_DUAL_DECLARE_1(log) TAPELESS_DUAL_DECLARE_1(log2)
+    TAPELESS_DUAL_DECLARE_1(log10) TAPELESS_DUAL_DECLARE_1(log1p) TAPELESS_DUAL_DECLARE_1(sqrt)
+        TAPELESS_DUAL_DECLARE_1(cbrt) TAPELESS_DUAL_DECLARE_1(sin) TAPELESS_DUAL_DECLARE_1(cos)
+            TAPELESS_DUAL_DECLARE_1(tan) TAPELESS_DUAL_DECLARE_1(asin) TAPELESS_DUAL_DECLARE_1(acos)
+                TAPELESS_DUAL_DECLARE_1(atan) TAPELESS_DUAL_DECLARE_1(sinh) TAPELESS_DUAL_DECLARE_1(cosh)
+                    TAPELESS_DUAL_DECLARE_1(tanh) TAPELESS_DUAL_DECLARE_1(asinh) TAPELESS_DUAL_DECLARE_1(acosh)
+                        TAPELESS_DUAL_DECLARE_1(atanh) TAPELESS_DUAL_DECLARE_1(erf) TAPELESS_DUAL_DECLARE_1(erfc)
+                            TAPELESS_DUAL_DECLARE_1(abs) TAPELESS_DUAL_DECLARE_2(pow) TAPELESS_DUAL_DECLARE_2(atan2)
+                                TAPELESS_DUAL_DECLARE_2(hypot)
 #undef TAPELESS_DUAL_DECLARE_1
 #undef TAPELESS_DUAL_DECLARE_2
 
-template <class T, class D>
-constexpr bool isnan(const dual<T, D>& x) noexcept {
+                                    template <class T, class D>
+                                    constexpr bool isnan(const dual<T, D>& x) noexcept {
   return isnan(x.value);
 }
 template <class T, class D>
@@ -191,112 +192,137 @@ constexpr dual<T, D> chain(T value, const dual<T, D>& x, SlopeX slope_x, const d
 }
 }  // namespace detail
 
-template <class T, class D> constexpr dual<T, D> exp(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> exp(const dual<T, D>& x) {
   const T e = math::exp(x.value);
   return detail::chain(e, x, [&] { return e; });
 }
-template <class T, class D> constexpr dual<T, D> exp2(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> exp2(const dual<T, D>& x) {
   const T e = math::exp2(x.value);
   return detail::chain(e, x, [&] { return e * ::tapeless::detail::ln2_v<T>; });
 }
 /// The slope e^x as ops::expm1's rule takes it: y + 1 above x = -1, where it is accurate and free,
 /// e^x below, where y + 1 cancels.
-template <class T, class D> constexpr dual<T, D> expm1(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> expm1(const dual<T, D>& x) {
   const T y = math::expm1(x.value);
   return detail::chain(y, x, [&] { return x.value < T(-1) ? math::exp(x.value) : y + T(1); });
 }
-template <class T, class D> constexpr dual<T, D> log(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> log(const dual<T, D>& x) {
   return detail::chain(math::log(x.value), x, [&] { return T(1) / x.value; });
 }
-template <class T, class D> constexpr dual<T, D> log2(const dual<T, D>& x) {
-  return detail::chain(math::log2(x.value), x,
-                       [&] { return T(1) / (x.value * ::tapeless::detail::ln2_v<T>); });
+template <class T, class D>
+constexpr dual<T, D> log2(const dual<T, D>& x) {
+  return detail::chain(math::log2(x.value), x, [&] { return T(1) / (x.value * ::tapeless::detail::ln2_v<T>); });
 }
-template <class T, class D> constexpr dual<T, D> log10(const dual<T, D>& x) {
-  return detail::chain(math::log10(x.value), x,
-                       [&] { return T(1) / (x.value * ::tapeless::detail::ln10_v<T>); });
+template <class T, class D>
+constexpr dual<T, D> log10(const dual<T, D>& x) {
+  return detail::chain(math::log10(x.value), x, [&] { return T(1) / (x.value * ::tapeless::detail::ln10_v<T>); });
 }
-template <class T, class D> constexpr dual<T, D> log1p(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> log1p(const dual<T, D>& x) {
   return detail::chain(math::log1p(x.value), x, [&] { return T(1) / (T(1) + x.value); });
 }
-template <class T, class D> constexpr dual<T, D> sqrt(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> sqrt(const dual<T, D>& x) {
   const T s = math::sqrt(x.value);
   return detail::chain(s, x, [&] { return T(0.5) / s; });
 }
-template <class T, class D> constexpr dual<T, D> cbrt(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> cbrt(const dual<T, D>& x) {
   const T c = math::cbrt(x.value);
   return detail::chain(c, x, [&] { return T(1) / (T(3) * c * c); });
 }
-template <class T, class D> constexpr dual<T, D> sin(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> sin(const dual<T, D>& x) {
   return detail::chain(math::sin(x.value), x, [&] { return math::cos(x.value); });
 }
-template <class T, class D> constexpr dual<T, D> cos(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> cos(const dual<T, D>& x) {
   return detail::chain(math::cos(x.value), x, [&] { return -math::sin(x.value); });
 }
-template <class T, class D> constexpr dual<T, D> tan(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> tan(const dual<T, D>& x) {
   const T t = math::tan(x.value);
   return detail::chain(t, x, [&] { return T(1) + t * t; });
 }
-template <class T, class D> constexpr dual<T, D> asin(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> asin(const dual<T, D>& x) {
   return detail::chain(math::asin(x.value), x, [&] { return T(1) / math::sqrt(T(1) - x.value * x.value); });
 }
-template <class T, class D> constexpr dual<T, D> acos(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> acos(const dual<T, D>& x) {
   return detail::chain(math::acos(x.value), x, [&] { return T(-1) / math::sqrt(T(1) - x.value * x.value); });
 }
-template <class T, class D> constexpr dual<T, D> atan(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> atan(const dual<T, D>& x) {
   return detail::chain(math::atan(x.value), x, [&] { return T(1) / (T(1) + x.value * x.value); });
 }
-template <class T, class D> constexpr dual<T, D> sinh(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> sinh(const dual<T, D>& x) {
   return detail::chain(math::sinh(x.value), x, [&] { return math::cosh(x.value); });
 }
-template <class T, class D> constexpr dual<T, D> cosh(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> cosh(const dual<T, D>& x) {
   return detail::chain(math::cosh(x.value), x, [&] { return math::sinh(x.value); });
 }
-template <class T, class D> constexpr dual<T, D> tanh(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> tanh(const dual<T, D>& x) {
   const T t = math::tanh(x.value);
   return detail::chain(t, x, [&] { return T(1) - t * t; });
 }
-template <class T, class D> constexpr dual<T, D> asinh(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> asinh(const dual<T, D>& x) {
   return detail::chain(math::asinh(x.value), x, [&] { return T(1) / math::sqrt(x.value * x.value + T(1)); });
 }
-template <class T, class D> constexpr dual<T, D> acosh(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> acosh(const dual<T, D>& x) {
   return detail::chain(math::acosh(x.value), x,
                        [&] { return T(1) / (math::sqrt(x.value - T(1)) * math::sqrt(x.value + T(1))); });
 }
-template <class T, class D> constexpr dual<T, D> atanh(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> atanh(const dual<T, D>& x) {
   return detail::chain(math::atanh(x.value), x, [&] { return T(1) / (T(1) - x.value * x.value); });
 }
-template <class T, class D> constexpr dual<T, D> erf(const dual<T, D>& x) {
-  return detail::chain(math::erf(x.value), x, [&] {
-    return T(2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x.value * x.value);
-  });
+template <class T, class D>
+constexpr dual<T, D> erf(const dual<T, D>& x) {
+  return detail::chain(math::erf(x.value), x,
+                       [&] { return T(2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x.value * x.value); });
 }
-template <class T, class D> constexpr dual<T, D> erfc(const dual<T, D>& x) {
-  return detail::chain(math::erfc(x.value), x, [&] {
-    return T(-2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x.value * x.value);
-  });
+template <class T, class D>
+constexpr dual<T, D> erfc(const dual<T, D>& x) {
+  return detail::chain(math::erfc(x.value), x,
+                       [&] { return T(-2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x.value * x.value); });
 }
 /// |x| with the slope of the library's abs: sign(x), and 0 at 0.
-template <class T, class D> constexpr dual<T, D> abs(const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> abs(const dual<T, D>& x) {
   return detail::chain(math::abs(x.value), x, [&] { return x.value > T(0) ? T(1) : x.value < T(0) ? T(-1) : T(0); });
 }
 /// x^y: the y-term only where y moves, so that a constant exponent needs no log of a negative x.
-template <class T, class D> constexpr dual<T, D> pow(const dual<T, D>& x, const dual<T, D>& y) {
+template <class T, class D>
+constexpr dual<T, D> pow(const dual<T, D>& x, const dual<T, D>& y) {
   const T z = math::pow(x.value, y.value);
   return detail::chain(
-      z, x, [&] { return y.value == T(0) ? T(0) : y.value * math::pow(x.value, y.value - T(1)); },
-      y, [&] { return z * math::log(x.value); });
+      z, x, [&] { return y.value == T(0) ? T(0) : y.value * math::pow(x.value, y.value - T(1)); }, y,
+      [&] { return z * math::log(x.value); });
 }
 /// The slopes of ops::atan2's rule: scaled against overflow, 0 at an infinite coordinate.
-template <class T, class D> constexpr dual<T, D> atan2(const dual<T, D>& y, const dual<T, D>& x) {
+template <class T, class D>
+constexpr dual<T, D> atan2(const dual<T, D>& y, const dual<T, D>& x) {
   const std::pair<T, T> p = detail::atan2_partials(T(1), y.value, x.value);
-  return detail::chain(math::atan2(y.value, x.value), y, [&] { return p.first; }, x, [&] { return p.second; });
+  return detail::chain(
+      math::atan2(y.value, x.value), y, [&] { return p.first; }, x, [&] { return p.second; });
 }
 /// The slopes of ops::hypot's rule: x / z and y / z, their limits where z is infinite.
-template <class T, class D> constexpr dual<T, D> hypot(const dual<T, D>& x, const dual<T, D>& y) {
+template <class T, class D>
+constexpr dual<T, D> hypot(const dual<T, D>& x, const dual<T, D>& y) {
   const T h = math::hypot(x.value, y.value);
   const std::pair<T, T> p = detail::hypot_partials(T(1), x.value, y.value, h);
-  return detail::chain(h, x, [&] { return p.first; }, y, [&] { return p.second; });
+  return detail::chain(
+      h, x, [&] { return p.first; }, y, [&] { return p.second; });
 }
 
 }  // namespace tapeless::math

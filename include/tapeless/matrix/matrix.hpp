@@ -36,7 +36,7 @@ struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
   std::array<T, R * C> data_;
 
   constexpr matrix_storage() : data_{} {}
-  constexpr explicit matrix_storage(uninitialized_t) {}  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  constexpr explicit matrix_storage(uninitialized_t) {}       // NOLINT(cppcoreguidelines-pro-type-member-init)
   constexpr matrix_storage(row_ref<Row>... rows) : data_{} {  // NOLINT: implicit, as the rows are written on paper
     std::size_t r = 0;
     ((copy_row(r++, rows)), ...);

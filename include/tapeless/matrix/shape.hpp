@@ -46,7 +46,8 @@ struct dot_shapes {
 };
 template <shape A>
 struct square_shape {
-  static_assert(A.rows == A.cols, "this operation (det, inverse, log_det, trace, cholesky, solve) needs a square matrix");
+  static_assert(A.rows == A.cols,
+                "this operation (det, inverse, log_det, trace, cholesky, solve) needs a square matrix");
   static constexpr bool ok = A.rows == A.cols;
 };
 template <shape A, shape B>
@@ -56,8 +57,9 @@ struct solve_shapes {
 };
 template <shape A, bool IsMatrix>
 struct scalar_result {
-  static_assert(!IsMatrix,
-                "tl::grad(f): f must return a scalar; it returned a matrix: reduce it (tl::sum, tl::mean, tl::dot ...)");
+  static_assert(
+      !IsMatrix,
+      "tl::grad(f): f must return a scalar; it returned a matrix: reduce it (tl::sum, tl::mean, tl::dot ...)");
   static constexpr bool ok = !IsMatrix;
 };
 

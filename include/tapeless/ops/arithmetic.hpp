@@ -15,39 +15,67 @@ namespace ops {
 struct negate {
   static constexpr std::string_view name = "neg";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
-  template <class T> static constexpr T value(T x) { return -x; }
-  template <class T> static constexpr T vjp(T g, T, T) { return -g; }
+  template <class T>
+  static constexpr T value(T x) {
+    return -x;
+  }
+  template <class T>
+  static constexpr T vjp(T g, T, T) {
+    return -g;
+  }
 };
 
 struct add {
   static constexpr std::string_view name = "+";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
-  template <class T> static constexpr T value(T x, T y) { return x + y; }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T, T, T) { return {g, g}; }
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return x + y;
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T, T, T) {
+    return {g, g};
+  }
 };
 
 struct subtract {
   static constexpr std::string_view name = "-";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
-  template <class T> static constexpr T value(T x, T y) { return x - y; }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T, T, T) { return {g, -g}; }
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return x - y;
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T, T, T) {
+    return {g, -g};
+  }
 };
 
 struct multiply {
   static constexpr std::string_view name = "*";
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g y
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};  // g x
-  template <class T> static constexpr T value(T x, T y) { return x * y; }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) { return {g * y, g * x}; }
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return x * y;
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
+    return {g * y, g * x};
+  }
 };
 
 struct divide {
   static constexpr std::string_view name = "/";
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g / y
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = false, .rhs = true, .value = true};   // -g z / y
-  template <class T> static constexpr T value(T x, T y) { return x / y; }
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return x / y;
+  }
   // z = x / y: dz/dx = 1 / y, dz/dy = -z / y; one division serves both.
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T, T y, T z) {
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T, T y, T z) {
     const T gx = g / y;
     return {gx, -gx * z};
   }
@@ -56,15 +84,26 @@ struct divide {
 }  // namespace ops
 
 template <Differentiable X>
-constexpr auto operator-(X&& x) { return detail::make_unary(ops::negate{}, std::forward<X>(x)); }
+constexpr auto operator-(X&& x) {
+  return detail::make_unary(ops::negate{}, std::forward<X>(x));
+}
 template <Differentiable X>
-constexpr auto operator+(X&& x) { return detail::as_node<value_type_of_t<X>>(std::forward<X>(x)); }
+constexpr auto operator+(X&& x) {
+  return detail::as_node<value_type_of_t<X>>(std::forward<X>(x));
+}
 
-template <class X, class Y> requires BinaryOperands<X, Y>
-constexpr auto operator+(X&& x, Y&& y) { return detail::make_binary(ops::add{}, std::forward<X>(x), std::forward<Y>(y)); }
-template <class X, class Y> requires BinaryOperands<X, Y>
-constexpr auto operator-(X&& x, Y&& y) { return detail::make_binary(ops::subtract{}, std::forward<X>(x), std::forward<Y>(y)); }
-template <class X, class Y> requires BinaryOperands<X, Y>
+template <class X, class Y>
+  requires BinaryOperands<X, Y>
+constexpr auto operator+(X&& x, Y&& y) {
+  return detail::make_binary(ops::add{}, std::forward<X>(x), std::forward<Y>(y));
+}
+template <class X, class Y>
+  requires BinaryOperands<X, Y>
+constexpr auto operator-(X&& x, Y&& y) {
+  return detail::make_binary(ops::subtract{}, std::forward<X>(x), std::forward<Y>(y));
+}
+template <class X, class Y>
+  requires BinaryOperands<X, Y>
 constexpr auto operator*(X&& x, Y&& y) {
   // t * t of one argument or let name is square(t): its sweep does 2 t g once instead of t g twice.
   if constexpr (std::is_same_v<std::remove_cvref_t<X>, std::remove_cvref_t<Y>> &&
@@ -73,7 +112,10 @@ constexpr auto operator*(X&& x, Y&& y) {
   else
     return detail::make_binary(ops::multiply{}, std::forward<X>(x), std::forward<Y>(y));
 }
-template <class X, class Y> requires BinaryOperands<X, Y>
-constexpr auto operator/(X&& x, Y&& y) { return detail::make_binary(ops::divide{}, std::forward<X>(x), std::forward<Y>(y)); }
+template <class X, class Y>
+  requires BinaryOperands<X, Y>
+constexpr auto operator/(X&& x, Y&& y) {
+  return detail::make_binary(ops::divide{}, std::forward<X>(x), std::forward<Y>(y));
+}
 
 }  // namespace tapeless

@@ -6,7 +6,7 @@
 
 namespace tapeless {
 
-namespace detail {/// Either operand is matrix-valued: an ordering compares element by element (ops/mask.hpp).
+namespace detail {  /// Either operand is matrix-valued: an ordering compares element by element (ops/mask.hpp).
 template <class X, class Y>
 concept matrix_valued = Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>;
 
@@ -18,15 +18,20 @@ concept scalar_operands = BinaryOperands<X, Y> && !matrix_valued<X, Y>;
 /// Compares values, not graphs: the result is a plain bool with no derivative. Orderings of
 /// matrices are elementwise and give a tl::mask (ops/mask.hpp); == of matrices is one bool, whether
 /// every element is equal.
-template <class X, class Y> requires detail::scalar_operands<X, Y>
+template <class X, class Y>
+  requires detail::scalar_operands<X, Y>
 constexpr bool operator<(const X& x, const Y& y) { return detail::value_of(x) < detail::value_of(y); }
-template <class X, class Y> requires detail::scalar_operands<X, Y>
+template <class X, class Y>
+  requires detail::scalar_operands<X, Y>
 constexpr bool operator>(const X& x, const Y& y) { return detail::value_of(x) > detail::value_of(y); }
-template <class X, class Y> requires detail::scalar_operands<X, Y>
+template <class X, class Y>
+  requires detail::scalar_operands<X, Y>
 constexpr bool operator<=(const X& x, const Y& y) { return detail::value_of(x) <= detail::value_of(y); }
-template <class X, class Y> requires detail::scalar_operands<X, Y>
+template <class X, class Y>
+  requires detail::scalar_operands<X, Y>
 constexpr bool operator>=(const X& x, const Y& y) { return detail::value_of(x) >= detail::value_of(y); }
-template <class X, class Y> requires BinaryOperands<X, Y>
+template <class X, class Y>
+  requires BinaryOperands<X, Y>
 constexpr bool operator==(const X& x, const Y& y) { return detail::value_of(x) == detail::value_of(y); }
 
 }  // namespace tapeless

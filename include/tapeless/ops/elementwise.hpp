@@ -48,7 +48,6 @@ struct elementwise_unary : matrix_operation {
   }
 };
 
-
 template <class Op>
 struct elementwise_binary : matrix_operation {
   static constexpr reads lhs_vjp_reads = tapeless::detail::vjp_reads<Op, 0>();

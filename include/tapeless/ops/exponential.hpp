@@ -3,8 +3,8 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
-#include <tapeless/ops/rules.hpp>
 #include <tapeless/math/functions.hpp>
+#include <tapeless/ops/rules.hpp>
 
 #include <numbers>
 #include <string_view>
@@ -16,15 +16,27 @@ namespace ops {
 struct exp {
   static constexpr std::string_view name = "exp";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class T> static constexpr T value(T x) { return math::exp(x); }
-  template <class T> static constexpr T derivative(T, T y) { return y; }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::exp(x);
+  }
+  template <class T>
+  static constexpr T derivative(T, T y) {
+    return y;
+  }
 };
 
 struct exp2 {
   static constexpr std::string_view name = "exp2";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class T> static constexpr T value(T x) { return math::exp2(x); }
-  template <class T> static constexpr T derivative(T, T y) { return y * ::tapeless::detail::ln2_v<T>; }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::exp2(x);
+  }
+  template <class T>
+  static constexpr T derivative(T, T y) {
+    return y * ::tapeless::detail::ln2_v<T>;
+  }
 };
 
 /// y = e^x - 1, accurate near 0; dy/dx = e^x. Above x = -1, e^x = y + 1 to within an ulp or two, at no
@@ -33,8 +45,14 @@ struct exp2 {
 struct expm1 {
   static constexpr std::string_view name = "expm1";
   static constexpr ::tapeless::detail::reads vjp_reads{true, false, true};
-  template <class T> static constexpr T value(T x) { return math::expm1(x); }
-  template <class T> static constexpr T derivative(T x, T y) { return x < T(-1) ? math::exp(x) : y + T(1); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::expm1(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T y) {
+    return x < T(-1) ? math::exp(x) : y + T(1);
+  }
 };
 
 // The logarithms' rules divide by x (or 1 + x). Outside the domain (x < 0, x < -1 for log1p) that
@@ -45,15 +63,25 @@ struct expm1 {
 struct log {
   static constexpr std::string_view name = "log";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::log(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return ::tapeless::detail::inside_domain(x >= T(0), g / x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::log(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return ::tapeless::detail::inside_domain(x >= T(0), g / x);
+  }
 };
 
 struct log2 {
   static constexpr std::string_view name = "log2";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::log2(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) {
+  template <class T>
+  static constexpr T value(T x) {
+    return math::log2(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln2_v<T>));
   }
 };
@@ -61,8 +89,12 @@ struct log2 {
 struct log10 {
   static constexpr std::string_view name = "log10";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::log10(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) {
+  template <class T>
+  static constexpr T value(T x) {
+    return math::log10(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln10_v<T>));
   }
 };
@@ -70,20 +102,45 @@ struct log10 {
 struct log1p {
   static constexpr std::string_view name = "log1p";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::log1p(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) {
+  template <class T>
+  static constexpr T value(T x) {
+    return math::log1p(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(-1), g / (T(1) + x));
   }
 };
 
 }  // namespace ops
 
-template <Operand X> constexpr auto exp(X&& x) { return detail::make_unary(ops::exp{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto exp2(X&& x) { return detail::make_unary(ops::exp2{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto expm1(X&& x) { return detail::make_unary(ops::expm1{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto log(X&& x) { return detail::make_unary(ops::log{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto log2(X&& x) { return detail::make_unary(ops::log2{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto log10(X&& x) { return detail::make_unary(ops::log10{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto log1p(X&& x) { return detail::make_unary(ops::log1p{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto exp(X&& x) {
+  return detail::make_unary(ops::exp{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto exp2(X&& x) {
+  return detail::make_unary(ops::exp2{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto expm1(X&& x) {
+  return detail::make_unary(ops::expm1{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto log(X&& x) {
+  return detail::make_unary(ops::log{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto log2(X&& x) {
+  return detail::make_unary(ops::log2{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto log10(X&& x) {
+  return detail::make_unary(ops::log10{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto log1p(X&& x) {
+  return detail::make_unary(ops::log1p{}, std::forward<X>(x));
+}
 
 }  // namespace tapeless

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
-#include <tapeless/ops/rules.hpp>
 #include <tapeless/math/functions.hpp>
+#include <tapeless/ops/rules.hpp>
 
 #include <string_view>
 #include <utility>
@@ -15,56 +15,108 @@ namespace ops {
 struct sinh {
   static constexpr std::string_view name = "sinh";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::sinh(x); }
-  template <class T> static constexpr T derivative(T x, T) { return math::cosh(x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::sinh(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return math::cosh(x);
+  }
 };
 
 struct cosh {
   static constexpr std::string_view name = "cosh";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::cosh(x); }
-  template <class T> static constexpr T derivative(T x, T) { return math::sinh(x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::cosh(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return math::sinh(x);
+  }
 };
 
 struct tanh {
   static constexpr std::string_view name = "tanh";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class T> static constexpr T value(T x) { return math::tanh(x); }
-  template <class T> static constexpr T derivative(T, T y) { return (T(1) - y) * (T(1) + y); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::tanh(x);
+  }
+  template <class T>
+  static constexpr T derivative(T, T y) {
+    return (T(1) - y) * (T(1) + y);
+  }
 };
 
 struct asinh {
   static constexpr std::string_view name = "asinh";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::asinh(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / math::hypot(x, T(1)); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::asinh(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return g / math::hypot(x, T(1));
+  }
 };
 
 struct acosh {
   static constexpr std::string_view name = "acosh";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::acosh(x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::acosh(x);
+  }
   // sqrt(x - 1) * sqrt(x + 1) rather than sqrt(x^2 - 1): exact near 1, no overflow for large x.
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / (math::sqrt(x - T(1)) * math::sqrt(x + T(1))); }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return g / (math::sqrt(x - T(1)) * math::sqrt(x + T(1)));
+  }
 };
 
 struct atanh {
   static constexpr std::string_view name = "atanh";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::atanh(x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::atanh(x);
+  }
   // Outside [-1, 1] the quotient is finite but the value is NaN: NaN there, as log does.
-  template <class T> static constexpr T vjp(T g, T x, T) {
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
     return ::tapeless::detail::inside_domain(x >= T(-1) && x <= T(1), g / ((T(1) - x) * (T(1) + x)));
   }
 };
 
 }  // namespace ops
 
-template <Operand X> constexpr auto sinh(X&& x) { return detail::make_unary(ops::sinh{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto cosh(X&& x) { return detail::make_unary(ops::cosh{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto tanh(X&& x) { return detail::make_unary(ops::tanh{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto asinh(X&& x) { return detail::make_unary(ops::asinh{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto acosh(X&& x) { return detail::make_unary(ops::acosh{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto atanh(X&& x) { return detail::make_unary(ops::atanh{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto sinh(X&& x) {
+  return detail::make_unary(ops::sinh{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto cosh(X&& x) {
+  return detail::make_unary(ops::cosh{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto tanh(X&& x) {
+  return detail::make_unary(ops::tanh{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto asinh(X&& x) {
+  return detail::make_unary(ops::asinh{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto acosh(X&& x) {
+  return detail::make_unary(ops::acosh{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto atanh(X&& x) {
+  return detail::make_unary(ops::atanh{}, std::forward<X>(x));
+}
 
 }  // namespace tapeless

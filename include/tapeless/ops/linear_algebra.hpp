@@ -336,16 +336,19 @@ struct dot : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "dot";
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
-  template <class M> static constexpr auto value(const M& a, const M& b) {
+  template <class M>
+  static constexpr auto value(const M& a, const M& b) {
     typename M::value_type s(0);
     for (std::size_t i = 0; i < M::size(); ++i) s += a[i] * b[i];
     return s;
   }
   // g may be of a wider type than the vectors (a float dot inside a double expression).
-  template <class G, class M, class T> static constexpr M vjp_lhs(G g, const M&, const M& b, T) {
+  template <class G, class M, class T>
+  static constexpr M vjp_lhs(G g, const M&, const M& b, T) {
     return b * static_cast<typename M::value_type>(g);
   }
-  template <class G, class M, class T> static constexpr M vjp_rhs(G g, const M& a, const M&, T) {
+  template <class G, class M, class T>
+  static constexpr M vjp_rhs(G g, const M& a, const M&, T) {
     return a * static_cast<typename M::value_type>(g);
   }
 };
@@ -363,16 +366,16 @@ struct outer : ::tapeless::detail::matrix_operation {
     return z;
   }
   template <class T, std::size_t N, std::size_t M>
-  static constexpr matrix<T, N, 1> vjp_lhs(const matrix<T, N, M>& g, const matrix<T, N, 1>&,
-                                           const matrix<T, M, 1>& b, const matrix<T, N, M>&) {
+  static constexpr matrix<T, N, 1> vjp_lhs(const matrix<T, N, M>& g, const matrix<T, N, 1>&, const matrix<T, M, 1>& b,
+                                           const matrix<T, N, M>&) {
     matrix<T, N, 1> ga;
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = 0; j < M; ++j) ga[i] += g(i, j) * b[j];
     return ga;
   }
   template <class T, std::size_t N, std::size_t M>
-  static constexpr matrix<T, M, 1> vjp_rhs(const matrix<T, N, M>& g, const matrix<T, N, 1>& a,
-                                           const matrix<T, M, 1>&, const matrix<T, N, M>&) {
+  static constexpr matrix<T, M, 1> vjp_rhs(const matrix<T, N, M>& g, const matrix<T, N, 1>& a, const matrix<T, M, 1>&,
+                                           const matrix<T, N, M>&) {
     matrix<T, M, 1> gb;
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = 0; j < M; ++j) gb[j] += g(i, j) * a[i];
@@ -502,7 +505,6 @@ struct inverse : ::tapeless::detail::matrix_operation {
   }
 };
 
-
 /// y = log det S of the symmetric S = (A + A^T) / 2 (A itself when A is symmetric), through the
 /// Cholesky factor S = L L^T, kept by the forward pass for the backward one: y = 2 sum log L_ii, and
 /// dA = g S^-1 = g L^-T L^-1 (= g A^-T for a symmetric A): symmetric, and the exact gradient of
@@ -615,8 +617,9 @@ namespace detail {
 template <class... X>
 constexpr bool are_matrices() {
   constexpr bool ok = (... && (Matrix<value_type_of_t<X>> || ShapeError<X>));
-  static_assert(ok, "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
-                    "takes matrices or matrix expressions, not numbers");
+  static_assert(ok,
+                "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
+                "takes matrices or matrix expressions, not numbers");
   return ok;
 }
 

@@ -125,22 +125,40 @@ concept plain_matrix_operands = Data<X> && Data<Y> && (Matrix<X> || Matrix<Y>);
 // clang-format on
 
 struct less_op {
-  template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a < b; }
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return a < b;
+  }
 };
 struct greater_op {
-  template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a > b; }
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return a > b;
+  }
 };
 struct less_equal_op {
-  template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a <= b; }
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return a <= b;
+  }
 };
 struct greater_equal_op {
-  template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a >= b; }
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return a >= b;
+  }
 };
 struct equal_op {
-  template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a == b; }
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return a == b;
+  }
 };
 struct not_equal_op {
-  template <class A, class B> constexpr bool operator()(const A& a, const B& b) const { return a != b; }
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return a != b;
+  }
 };
 
 /// The mask of cmp(x_k, y_k), a number beside a matrix used for every element.
@@ -162,29 +180,39 @@ constexpr auto compare_elements(Cmp cmp, const X& x, const Y& y) {
 }  // namespace detail
 
 // Matrix expressions (the scalar comparisons of ops/compare.hpp exclude them), and plain matrices.
-template <class X, class Y> requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
+template <class X, class Y>
+  requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
 constexpr auto operator<(const X& x, const Y& y) { return detail::compare_elements(detail::less_op{}, x, y); }
-template <class X, class Y> requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
+template <class X, class Y>
+  requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
 constexpr auto operator>(const X& x, const Y& y) { return detail::compare_elements(detail::greater_op{}, x, y); }
-template <class X, class Y> requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
+template <class X, class Y>
+  requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
 constexpr auto operator<=(const X& x, const Y& y) { return detail::compare_elements(detail::less_equal_op{}, x, y); }
-template <class X, class Y> requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
+template <class X, class Y>
+  requires BinaryOperands<X, Y> && detail::matrix_valued<X, Y>
 constexpr auto operator>=(const X& x, const Y& y) { return detail::compare_elements(detail::greater_equal_op{}, x, y); }
 
-template <class X, class Y> requires detail::plain_matrix_operands<X, Y>
+template <class X, class Y>
+  requires detail::plain_matrix_operands<X, Y>
 constexpr auto operator<(const X& x, const Y& y) { return detail::compare_elements(detail::less_op{}, x, y); }
-template <class X, class Y> requires detail::plain_matrix_operands<X, Y>
+template <class X, class Y>
+  requires detail::plain_matrix_operands<X, Y>
 constexpr auto operator>(const X& x, const Y& y) { return detail::compare_elements(detail::greater_op{}, x, y); }
-template <class X, class Y> requires detail::plain_matrix_operands<X, Y>
+template <class X, class Y>
+  requires detail::plain_matrix_operands<X, Y>
 constexpr auto operator<=(const X& x, const Y& y) { return detail::compare_elements(detail::less_equal_op{}, x, y); }
-template <class X, class Y> requires detail::plain_matrix_operands<X, Y>
+template <class X, class Y>
+  requires detail::plain_matrix_operands<X, Y>
 constexpr auto operator>=(const X& x, const Y& y) { return detail::compare_elements(detail::greater_equal_op{}, x, y); }
 
 /// x_k == y_k for every element, as a mask (x == y on matrices is one bool: whether all are equal).
-template <Operand X, Operand Y> requires detail::matrix_valued<X, Y>
+template <Operand X, Operand Y>
+  requires detail::matrix_valued<X, Y>
 constexpr auto equal(const X& x, const Y& y) { return detail::compare_elements(detail::equal_op{}, x, y); }
 /// x_k != y_k for every element, as a mask.
-template <Operand X, Operand Y> requires detail::matrix_valued<X, Y>
+template <Operand X, Operand Y>
+  requires detail::matrix_valued<X, Y>
 constexpr auto not_equal(const X& x, const Y& y) { return detail::compare_elements(detail::not_equal_op{}, x, y); }
 
 namespace ops {
@@ -248,7 +276,7 @@ constexpr auto if_else(const mask<R, C>& cond, A&& a, B&& b) {
     return detail::shape_error{};
   else
     return detail::checked_node<shapes::elementwise_shapes<sm, sb>, true>(ops::select_elements<R, C>(cond),
-                                                                        std::forward<A>(a), std::forward<B>(b));
+                                                                          std::forward<A>(a), std::forward<B>(b));
 }
 
 }  // namespace tapeless

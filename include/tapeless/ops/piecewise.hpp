@@ -22,8 +22,12 @@ namespace ops {
 struct abs {
   static constexpr std::string_view name = "abs";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::abs(x); }
-  template <class T> static constexpr T derivative(T x, T) {
+  template <class T>
+  static constexpr T value(T x) {
+    return math::abs(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
     return x > T(0) ? T(1) : x < T(0) ? T(-1) : x == T(0) ? T(0) : x;
   }
 };
@@ -31,8 +35,14 @@ struct abs {
 struct relu {
   static constexpr std::string_view name = "relu";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return x > T(0) || x != x ? x : T(0); }
-  template <class T> static constexpr T derivative(T x, T) { return x > T(0) ? T(1) : x != x ? x : T(0); }
+  template <class T>
+  static constexpr T value(T x) {
+    return x > T(0) || x != x ? x : T(0);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return x > T(0) ? T(1) : x != x ? x : T(0);
+  }
 };
 
 /// Which operand min and max pass on: the first at a tie, and a NaN operand always.
@@ -52,8 +62,12 @@ constexpr std::pair<T, T> to_chosen(bool first, T g, T x, T y) {
 struct min {
   static constexpr std::string_view name = "min";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x < y) ? x : y; }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return first_wins(x, y, x < y) ? x : y;
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
     return to_chosen(first_wins(x, y, x < y), g, x, y);
   }
 };
@@ -61,20 +75,34 @@ struct min {
 struct max {
   static constexpr std::string_view name = "max";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x, T y) { return first_wins(x, y, x > y) ? x : y; }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return first_wins(x, y, x > y) ? x : y;
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
     return to_chosen(first_wins(x, y, x > y), g, x, y);
   }
 };
 
 }  // namespace ops
 
-template <Operand X> constexpr auto abs(X&& x) { return detail::make_unary(ops::abs{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto relu(X&& x) { return detail::make_unary(ops::relu{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto abs(X&& x) {
+  return detail::make_unary(ops::abs{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto relu(X&& x) {
+  return detail::make_unary(ops::relu{}, std::forward<X>(x));
+}
 template <Operand X, Operand Y>
-constexpr auto min(X&& x, Y&& y) { return detail::make_binary(ops::min{}, std::forward<X>(x), std::forward<Y>(y)); }
+constexpr auto min(X&& x, Y&& y) {
+  return detail::make_binary(ops::min{}, std::forward<X>(x), std::forward<Y>(y));
+}
 template <Operand X, Operand Y>
-constexpr auto max(X&& x, Y&& y) { return detail::make_binary(ops::max{}, std::forward<X>(x), std::forward<Y>(y)); }
+constexpr auto max(X&& x, Y&& y) {
+  return detail::make_binary(ops::max{}, std::forward<X>(x), std::forward<Y>(y));
+}
 
 namespace detail {
 /// Whether if_else(bool, a, b) is the elementwise one: a matrix beside a number, or a plain matrix
@@ -82,8 +110,8 @@ namespace detail {
 template <class A, class B>
 inline constexpr bool any_matrix = Matrix<value_type_of_t<A>> || Matrix<value_type_of_t<B>>;
 template <class A, class B>
-inline constexpr bool elementwise_if_else =
-    Matrix<value_type_of_t<A>> != Matrix<value_type_of_t<B>> || (any_matrix<A, B> && !Differentiable<A> && !Differentiable<B>);
+inline constexpr bool elementwise_if_else = Matrix<value_type_of_t<A>> != Matrix<value_type_of_t<B>> ||
+                                            (any_matrix<A, B> && !Differentiable<A> && !Differentiable<B>);
 }  // namespace detail
 
 /// cond ? a : b, differentiably: both branches are built (their types are fixed at compile time),

@@ -30,8 +30,12 @@ struct pow_int {
   static constexpr std::string_view name = "pow";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   long long n;
-  template <class T> constexpr T value(T x) const { return detail::ipow(x, n); }
-  template <class T> constexpr T derivative(T x, T) const {
+  template <class T>
+  constexpr T value(T x) const {
+    return detail::ipow(x, n);
+  }
+  template <class T>
+  constexpr T derivative(T x, T) const {
     return n == 0 ? T(0) : T(n) * detail::ipow(x, n - 1);
   }
 };
@@ -43,8 +47,12 @@ template <class P>
 struct pow_real {
   static constexpr std::string_view name = "pow";
   P p;
-  template <class T> constexpr T value(T x) const { return math::pow(x, T(p)); }
-  template <class T> constexpr T derivative(T x, T y) const {
+  template <class T>
+  constexpr T value(T x) const {
+    return math::pow(x, T(p));
+  }
+  template <class T>
+  constexpr T derivative(T x, T y) const {
     if (x != T(0) && !math::isinf(x)) return T(p) * y / x;
     return T(p) == T(0) ? T(0) : T(p) * math::pow(x, T(p) - T(1));
   }
@@ -56,8 +64,14 @@ struct pow_base {
   static constexpr std::string_view name = "pow";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   C c;
-  template <class T> constexpr T value(T y) const { return math::pow(T(c), y); }
-  template <class T> constexpr T derivative(T, T z) const { return z == T(0) ? T(0) : z * math::log(T(c)); }
+  template <class T>
+  constexpr T value(T y) const {
+    return math::pow(T(c), y);
+  }
+  template <class T>
+  constexpr T derivative(T, T z) const {
+    return z == T(0) ? T(0) : z * math::log(T(c));
+  }
 };
 
 /// x^y for two expressions; the same rules as pow_real and pow_base side by side.
@@ -69,8 +83,12 @@ struct pow_base {
 /// integral y, the ordinary dz/dx.
 struct pow {
   static constexpr std::string_view name = "pow";
-  template <class T> static constexpr T value(T x, T y) { return math::pow(x, y); }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return math::pow(x, y);
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
     const T dx = x != T(0) && !math::isinf(x) ? y * z / x : y == T(0) ? T(0) : y * math::pow(x, y - T(1));
     const T dy = z == T(0) ? T(0) : z * math::log(x);
     return {g * dx, g * dy};
@@ -80,15 +98,27 @@ struct pow {
 struct sqrt {
   static constexpr std::string_view name = "sqrt";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class T> static constexpr T value(T x) { return math::sqrt(x); }
-  template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(2) * y); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::sqrt(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T, T y) {
+    return g / (T(2) * y);
+  }
 };
 
 struct cbrt {
   static constexpr std::string_view name = "cbrt";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class T> static constexpr T value(T x) { return math::cbrt(x); }
-  template <class T> static constexpr T vjp(T g, T, T y) { return g / (T(3) * y * y); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::cbrt(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T, T y) {
+    return g / (T(3) * y * y);
+  }
 };
 
 /// y = x^2: g dy/dx = 2 (g x), not g (2 x). x * x of a grad argument or let name becomes square(x),
@@ -98,8 +128,14 @@ struct cbrt {
 struct square {
   static constexpr std::string_view name = "square";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return x * x; }
-  template <class T> static constexpr T vjp(T g, T x, T) { return T(2) * (g * x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return x * x;
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return T(2) * (g * x);
+  }
 };
 
 /// z = hypot(x, y) = sqrt(x^2 + y^2): dz/dx = x / z, dz/dy = y / z; 0 at the kink x = y = 0. Where z is
@@ -107,8 +143,12 @@ struct square {
 /// infinite (math::detail::hypot_partials, which the dual-number hypot shares).
 struct hypot {
   static constexpr std::string_view name = "hypot";
-  template <class T> static constexpr T value(T x, T y) { return math::hypot(x, y); }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
+  template <class T>
+  static constexpr T value(T x, T y) {
+    return math::hypot(x, y);
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T x, T y, T z) {
     return math::detail::hypot_partials(g, x, y, z);
   }
 };
@@ -131,18 +171,32 @@ constexpr auto pow(X&& x, Y&& y) {
     // for every element); the constant side costs nothing in the sweep.
     return detail::make_binary(ops::pow{}, std::forward<X>(x), std::forward<Y>(y));
   } else if constexpr (Differentiable<X>) {
-    return detail::make_unary(ops::pow_real<scalar_type_of_t<X>>{static_cast<scalar_type_of_t<X>>(y)}, std::forward<X>(x));
+    return detail::make_unary(ops::pow_real<scalar_type_of_t<X>>{static_cast<scalar_type_of_t<X>>(y)},
+                              std::forward<X>(x));
   } else if constexpr (Differentiable<Y>) {
-    return detail::make_unary(ops::pow_base<scalar_type_of_t<Y>>{static_cast<scalar_type_of_t<Y>>(x)}, std::forward<Y>(y));
+    return detail::make_unary(ops::pow_base<scalar_type_of_t<Y>>{static_cast<scalar_type_of_t<Y>>(x)},
+                              std::forward<Y>(y));
   } else {
-    return ops::pow::value(static_cast<detail::plain_value_t<XD, YD>>(x), static_cast<detail::plain_value_t<XD, YD>>(y));
+    return ops::pow::value(static_cast<detail::plain_value_t<XD, YD>>(x),
+                           static_cast<detail::plain_value_t<XD, YD>>(y));
   }
 }
 
-template <Operand X> constexpr auto sqrt(X&& x) { return detail::make_unary(ops::sqrt{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto cbrt(X&& x) { return detail::make_unary(ops::cbrt{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto square(X&& x) { return detail::make_unary(ops::square{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto sqrt(X&& x) {
+  return detail::make_unary(ops::sqrt{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto cbrt(X&& x) {
+  return detail::make_unary(ops::cbrt{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto square(X&& x) {
+  return detail::make_unary(ops::square{}, std::forward<X>(x));
+}
 template <Operand X, Operand Y>
-constexpr auto hypot(X&& x, Y&& y) { return detail::make_binary(ops::hypot{}, std::forward<X>(x), std::forward<Y>(y)); }
+constexpr auto hypot(X&& x, Y&& y) {
+  return detail::make_binary(ops::hypot{}, std::forward<X>(x), std::forward<Y>(y));
+}
 
 }  // namespace tapeless

@@ -65,12 +65,14 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
 struct sum : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "sum";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
-  template <class M> static constexpr auto value(const M& x) {
+  template <class M>
+  static constexpr auto value(const M& x) {
     typename M::value_type s(0);
     for (const auto& e : x) s += e;
     return s;
   }
-  template <class M, class G, class T> static constexpr auto vjp(G g, const M&, T) {
+  template <class M, class G, class T>
+  static constexpr auto vjp(G g, const M&, T) {
     return ::tapeless::detail::uniform<M>{static_cast<typename M::value_type>(g)};
   }
 };
@@ -79,10 +81,12 @@ struct sum : ::tapeless::detail::matrix_operation {
 struct mean : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "mean";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
-  template <class M> static constexpr auto value(const M& x) {
+  template <class M>
+  static constexpr auto value(const M& x) {
     return sum::value(x) / static_cast<typename M::value_type>(M::size());
   }
-  template <class M, class G, class T> static constexpr auto vjp(G g, const M&, T) {
+  template <class M, class G, class T>
+  static constexpr auto vjp(G g, const M&, T) {
     using S = typename M::value_type;
     return ::tapeless::detail::uniform<M>{static_cast<S>(g) / static_cast<S>(M::size())};
   }
@@ -93,12 +97,14 @@ struct mean : ::tapeless::detail::matrix_operation {
 struct prod : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "prod";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class M> static constexpr auto value(const M& x) {
+  template <class M>
+  static constexpr auto value(const M& x) {
     typename M::value_type p(1);
     for (const auto& e : x) p *= e;
     return p;
   }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+  template <class M, class G, class T>
+  static constexpr M vjp(G g, const M& x, T) {
     using S = typename M::value_type;
     M gx(::tapeless::detail::uninitialized);
     S p(1);
@@ -119,12 +125,14 @@ struct prod : ::tapeless::detail::matrix_operation {
 struct squared_norm : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "squared_norm";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class M> static constexpr auto value(const M& x) {
+  template <class M>
+  static constexpr auto value(const M& x) {
     typename M::value_type s(0);
     for (const auto& e : x) s += e * e;
     return s;
   }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+  template <class M, class G, class T>
+  static constexpr M vjp(G g, const M& x, T) {
     using S = typename M::value_type;
     return x * (S(2) * static_cast<S>(g));
   }
@@ -135,7 +143,8 @@ struct squared_norm : ::tapeless::detail::matrix_operation {
 /// underflows, and else rescaled by the largest |x_i|, as hypot does.
 struct norm : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "norm";
-  template <class M> static constexpr auto value(const M& x) {
+  template <class M>
+  static constexpr auto value(const M& x) {
     using S = typename M::value_type;
     const S s = squared_norm::value(x);
     if (s >= std::numeric_limits<S>::min() && s <= std::numeric_limits<S>::max()) return math::sqrt(s);
@@ -151,7 +160,8 @@ struct norm : ::tapeless::detail::matrix_operation {
     for (const auto& e : x) t += (e / m) * (e / m);
     return m * math::sqrt(t);
   }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T y) {
+  template <class M, class G, class T>
+  static constexpr M vjp(G g, const M& x, T y) {
     using S = typename M::value_type;
     if (static_cast<S>(y) == S(0)) return M{};
     return x * (static_cast<S>(g) / static_cast<S>(y));
@@ -172,8 +182,12 @@ constexpr M to_picked(std::size_t k, G g, const M& x) {
 struct max_element : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "max_element";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class M> static constexpr auto value(const M& x) { return x[detail::extreme_index<true>(x)]; }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+  template <class M>
+  static constexpr auto value(const M& x) {
+    return x[detail::extreme_index<true>(x)];
+  }
+  template <class M, class G, class T>
+  static constexpr M vjp(G g, const M& x, T) {
     return detail::to_picked(detail::extreme_index<true>(x), g, x);
   }
 };
@@ -182,8 +196,12 @@ struct max_element : ::tapeless::detail::matrix_operation {
 struct min_element : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "min_element";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class M> static constexpr auto value(const M& x) { return x[detail::extreme_index<false>(x)]; }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M& x, T) {
+  template <class M>
+  static constexpr auto value(const M& x) {
+    return x[detail::extreme_index<false>(x)];
+  }
+  template <class M, class G, class T>
+  static constexpr M vjp(G g, const M& x, T) {
     return detail::to_picked(detail::extreme_index<false>(x), g, x);
   }
 };
@@ -193,13 +211,15 @@ struct min_element : ::tapeless::detail::matrix_operation {
 /// so the backward pass computes no exp.
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
-  template <class M> static constexpr auto forward(const M& x) {
+  template <class M>
+  static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
     M e(::tapeless::detail::uninitialized);
     const auto [m, s] = detail::exp_shifted(x, e);
     return ::tapeless::detail::with_cache<S, M>{m + math::log(s), e * (S(1) / s)};
   }
-  template <class M, class G, class T> static constexpr M vjp(G g, const M&, T, const M& softmax) {
+  template <class M, class G, class T>
+  static constexpr M vjp(G g, const M&, T, const M& softmax) {
     return softmax * static_cast<typename M::value_type>(g);
   }
 };
@@ -209,13 +229,15 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
 struct softmax : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "softmax";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class M> static constexpr M value(const M& x) {
+  template <class M>
+  static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
     const auto s = detail::exp_shifted(x, e).second;
     for (auto& v : e) v /= s;
     return e;
   }
-  template <class M> static constexpr M vjp(const M& g, const M&, const M& y) {
+  template <class M>
+  static constexpr M vjp(const M& g, const M&, const M& y) {
     typename M::value_type gy(0);
     for (std::size_t i = 0; i < M::size(); ++i) gy += g[i] * y[i];
     M gx(::tapeless::detail::uninitialized);
@@ -228,7 +250,8 @@ struct softmax : ::tapeless::detail::matrix_operation {
 /// underflow to 0 and its log be -inf. Adjoint: g - softmax(x) sum(g); the forward pass keeps softmax(x).
 struct log_softmax : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_softmax";
-  template <class M> static constexpr auto forward(const M& x) {
+  template <class M>
+  static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
     M y(::tapeless::detail::uninitialized), e(::tapeless::detail::uninitialized);
     const auto [m, s] = detail::exp_shifted(x, e);
@@ -236,7 +259,8 @@ struct log_softmax : ::tapeless::detail::matrix_operation {
     for (std::size_t i = 0; i < M::size(); ++i) y[i] = detail::shifted(x[i], m) - log_s;
     return ::tapeless::detail::with_cache<M, M>{y, e * (S(1) / s)};
   }
-  template <class M> static constexpr M vjp(const M& g, const M&, const M&, const M& softmax) {
+  template <class M>
+  static constexpr M vjp(const M& g, const M&, const M&, const M& softmax) {
     typename M::value_type gs(0);
     for (const auto& e : g) gs += e;
     M gx(::tapeless::detail::uninitialized);
@@ -262,30 +286,54 @@ constexpr auto make_reduction(Op op, X&& x) {
 }  // namespace detail
 
 /// The sum of all the elements.
-template <Operand X> constexpr auto sum(X&& x) { return detail::make_reduction(ops::sum{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto sum(X&& x) {
+  return detail::make_reduction(ops::sum{}, std::forward<X>(x));
+}
 /// The mean of all the elements.
-template <Operand X> constexpr auto mean(X&& x) { return detail::make_reduction(ops::mean{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto mean(X&& x) {
+  return detail::make_reduction(ops::mean{}, std::forward<X>(x));
+}
 /// The product of all the elements; its gradient is exact where elements are 0.
-template <Operand X> constexpr auto prod(X&& x) { return detail::make_reduction(ops::prod{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto prod(X&& x) {
+  return detail::make_reduction(ops::prod{}, std::forward<X>(x));
+}
 /// The sum of the squares of all the elements.
 template <Operand X>
-constexpr auto squared_norm(X&& x) { return detail::make_reduction(ops::squared_norm{}, std::forward<X>(x)); }
+constexpr auto squared_norm(X&& x) {
+  return detail::make_reduction(ops::squared_norm{}, std::forward<X>(x));
+}
 /// The Euclidean norm of a vector, the Frobenius norm of a matrix; gradient 0 at the zero matrix.
-template <Operand X> constexpr auto norm(X&& x) { return detail::make_reduction(ops::norm{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto norm(X&& x) {
+  return detail::make_reduction(ops::norm{}, std::forward<X>(x));
+}
 /// The largest element; the adjoint goes to the first arg-max. NaN propagates.
 template <Operand X>
-constexpr auto max_element(X&& x) { return detail::make_reduction(ops::max_element{}, std::forward<X>(x)); }
+constexpr auto max_element(X&& x) {
+  return detail::make_reduction(ops::max_element{}, std::forward<X>(x));
+}
 /// The smallest element; the adjoint goes to the first arg-min. NaN propagates.
 template <Operand X>
-constexpr auto min_element(X&& x) { return detail::make_reduction(ops::min_element{}, std::forward<X>(x)); }
+constexpr auto min_element(X&& x) {
+  return detail::make_reduction(ops::min_element{}, std::forward<X>(x));
+}
 /// log(sum(exp(x))) over all the elements, without overflow; its gradient is softmax(x).
 template <Operand X>
-constexpr auto log_sum_exp(X&& x) { return detail::make_reduction(ops::log_sum_exp{}, std::forward<X>(x)); }
+constexpr auto log_sum_exp(X&& x) {
+  return detail::make_reduction(ops::log_sum_exp{}, std::forward<X>(x));
+}
 /// exp(x) / sum(exp(x)) over all the elements, without overflow; a matrix of x's shape.
 template <Operand X>
-constexpr auto softmax(X&& x) { return detail::make_reduction(ops::softmax{}, std::forward<X>(x)); }
+constexpr auto softmax(X&& x) {
+  return detail::make_reduction(ops::softmax{}, std::forward<X>(x));
+}
 /// x - log_sum_exp(x) over all the elements; a matrix of x's shape.
 template <Operand X>
-constexpr auto log_softmax(X&& x) { return detail::make_reduction(ops::log_softmax{}, std::forward<X>(x)); }
+constexpr auto log_softmax(X&& x) {
+  return detail::make_reduction(ops::log_softmax{}, std::forward<X>(x));
+}
 
 }  // namespace tapeless

@@ -35,8 +35,12 @@ struct element : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   std::size_t index;
   constexpr explicit element(std::size_t i) : index(i) {}
-  template <class M> constexpr auto value(const M& x) const { return x[index]; }
-  template <class M, class G, class T> constexpr M vjp(G g, const M&, T) const {
+  template <class M>
+  constexpr auto value(const M& x) const {
+    return x[index];
+  }
+  template <class M, class G, class T>
+  constexpr M vjp(G g, const M&, T) const {
     M gx{};
     gx[index] = static_cast<typename M::value_type>(g);
     return gx;
@@ -273,7 +277,8 @@ constexpr auto reshape(A&& a) {
 template <Operand A, Operand B>
 constexpr auto concat(A&& a, B&& b) {
   constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
-  return detail::checked_node<shapes::concat_shapes<sa, sb>, true>(ops::concat{}, std::forward<A>(a), std::forward<B>(b));
+  return detail::checked_node<shapes::concat_shapes<sa, sb>, true>(ops::concat{}, std::forward<A>(a),
+                                                                   std::forward<B>(b));
 }
 template <Operand A, Operand B, Operand... Rest>
   requires(sizeof...(Rest) > 0)

@@ -15,15 +15,27 @@ namespace ops {
 struct erf {
   static constexpr std::string_view name = "erf";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::erf(x); }
-  template <class T> static constexpr T derivative(T x, T) { return T(2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x * x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::erf(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return T(2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x * x);
+  }
 };
 
 struct erfc {
   static constexpr std::string_view name = "erfc";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::erfc(x); }
-  template <class T> static constexpr T derivative(T x, T) { return T(-2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x * x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::erfc(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return T(-2) * ::tapeless::detail::inv_sqrtpi_v<T> * math::exp(-x * x);
+  }
 };
 
 /// 1 / (1 + e^-x), computed from e^-|x| so that neither side overflows; dy/dx = y (1 - y).
@@ -32,14 +44,16 @@ struct erfc {
 /// there, so dy/dx = e^-x y^2, accurate to a few ulps for every x (and exactly 1/4 at 0).
 struct sigmoid {
   static constexpr std::string_view name = "sigmoid";
-  template <class T> static constexpr T value(T x) {
+  template <class T>
+  static constexpr T value(T x) {
     if (x >= T(0)) return T(1) / (T(1) + math::exp(-x));
     const T e = math::exp(x);
     return e / (T(1) + e);
   }
   // y (1 - y) below x = 1: there y <= 0.73, and for y >= 1/2 the subtraction 1 - y is exact (Sterbenz),
   // so the product is within a few ulp, at no exp. Above, 1 - y cancels: e^-x y^2, accurate in the tail.
-  template <class T> static constexpr T derivative(T x, T y) {
+  template <class T>
+  static constexpr T derivative(T x, T y) {
     return x < T(1) ? y * (T(1) - y) : math::exp(-x) * y * y;
   }
 };
@@ -50,18 +64,34 @@ struct sigmoid {
 struct softplus {
   static constexpr std::string_view name = "softplus";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) {
+  template <class T>
+  static constexpr T value(T x) {
     const T m = x > T(0) ? x : T(0);
     return m + math::log1p(math::exp(-math::abs(x)));
   }
-  template <class T> static constexpr T derivative(T x, T) { return sigmoid::value(x); }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return sigmoid::value(x);
+  }
 };
 
 }  // namespace ops
 
-template <Operand X> constexpr auto erf(X&& x) { return detail::make_unary(ops::erf{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto erfc(X&& x) { return detail::make_unary(ops::erfc{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto sigmoid(X&& x) { return detail::make_unary(ops::sigmoid{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto softplus(X&& x) { return detail::make_unary(ops::softplus{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto erf(X&& x) {
+  return detail::make_unary(ops::erf{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto erfc(X&& x) {
+  return detail::make_unary(ops::erfc{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto sigmoid(X&& x) {
+  return detail::make_unary(ops::sigmoid{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto softplus(X&& x) {
+  return detail::make_unary(ops::softplus{}, std::forward<X>(x));
+}
 
 }  // namespace tapeless

@@ -14,43 +14,79 @@ namespace ops {
 struct sin {
   static constexpr std::string_view name = "sin";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::sin(x); }
-  template <class T> static constexpr T derivative(T x, T) { return math::cos(x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::sin(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return math::cos(x);
+  }
 };
 
 struct cos {
   static constexpr std::string_view name = "cos";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::cos(x); }
-  template <class T> static constexpr T derivative(T x, T) { return -math::sin(x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::cos(x);
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return -math::sin(x);
+  }
 };
 
 struct tan {
   static constexpr std::string_view name = "tan";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
-  template <class T> static constexpr T value(T x) { return math::tan(x); }
-  template <class T> static constexpr T derivative(T, T y) { return T(1) + y * y; }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::tan(x);
+  }
+  template <class T>
+  static constexpr T derivative(T, T y) {
+    return T(1) + y * y;
+  }
 };
 
 struct asin {
   static constexpr std::string_view name = "asin";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::asin(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / math::sqrt((T(1) - x) * (T(1) + x)); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::asin(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return g / math::sqrt((T(1) - x) * (T(1) + x));
+  }
 };
 
 struct acos {
   static constexpr std::string_view name = "acos";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::acos(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return -g / math::sqrt((T(1) - x) * (T(1) + x)); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::acos(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return -g / math::sqrt((T(1) - x) * (T(1) + x));
+  }
 };
 
 struct atan {
   static constexpr std::string_view name = "atan";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T x) { return math::atan(x); }
-  template <class T> static constexpr T vjp(T g, T x, T) { return g / (T(1) + x * x); }
+  template <class T>
+  static constexpr T value(T x) {
+    return math::atan(x);
+  }
+  template <class T>
+  static constexpr T vjp(T g, T x, T) {
+    return g / (T(1) + x * x);
+  }
 };
 
 /// z = atan2(y, x), the angle of the point (x, y): dz/dy = x / r^2, dz/dx = -y / r^2, scaled by
@@ -59,21 +95,45 @@ struct atan {
 struct atan2 {
   static constexpr std::string_view name = "atan2";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
-  template <class T> static constexpr T value(T y, T x) { return math::atan2(y, x); }
-  template <class T> static constexpr std::pair<T, T> vjp(T g, T y, T x, T) {
+  template <class T>
+  static constexpr T value(T y, T x) {
+    return math::atan2(y, x);
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T y, T x, T) {
     return math::detail::atan2_partials(g, y, x);
   }
 };
 
 }  // namespace ops
 
-template <Operand X> constexpr auto sin(X&& x) { return detail::make_unary(ops::sin{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto cos(X&& x) { return detail::make_unary(ops::cos{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto tan(X&& x) { return detail::make_unary(ops::tan{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto asin(X&& x) { return detail::make_unary(ops::asin{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto acos(X&& x) { return detail::make_unary(ops::acos{}, std::forward<X>(x)); }
-template <Operand X> constexpr auto atan(X&& x) { return detail::make_unary(ops::atan{}, std::forward<X>(x)); }
+template <Operand X>
+constexpr auto sin(X&& x) {
+  return detail::make_unary(ops::sin{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto cos(X&& x) {
+  return detail::make_unary(ops::cos{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto tan(X&& x) {
+  return detail::make_unary(ops::tan{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto asin(X&& x) {
+  return detail::make_unary(ops::asin{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto acos(X&& x) {
+  return detail::make_unary(ops::acos{}, std::forward<X>(x));
+}
+template <Operand X>
+constexpr auto atan(X&& x) {
+  return detail::make_unary(ops::atan{}, std::forward<X>(x));
+}
 template <Operand Y, Operand X>
-constexpr auto atan2(Y&& y, X&& x) { return detail::make_binary(ops::atan2{}, std::forward<Y>(y), std::forward<X>(x)); }
+constexpr auto atan2(Y&& y, X&& x) {
+  return detail::make_binary(ops::atan2{}, std::forward<Y>(y), std::forward<X>(x));
+}
 
 }  // namespace tapeless

@@ -32,12 +32,14 @@ template <class T, bool Need, class G, class Store>
 constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>, Need>&, const G&, Store&) {}
 
 template <std::size_t S, class T, bool Need, class G, class Store>
-constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&, const G& g, Store& store) {
+constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&, const G& g,
+                              Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class Tag, class T, bool Need, class G, class Store>
-constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&, const G& g, Store& store) {
+constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&, const G& g,
+                              Store& store) {
   store.accumulate(leaf, g);
 }
 
@@ -53,8 +55,8 @@ constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_
 }
 
 template <class Op, class A, class B, bool Need, class G, class Store>
-constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>, Need>& v, const G& g,
-                              Store& store) {
+constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>, Need>& v,
+                              const G& g, Store& store) {
   using T = typename binary_node<Op, A, B>::value_type;
   const auto& x = value_at(n.lhs, v.lhs);
   const auto& y = value_at(n.rhs, v.rhs);

@@ -64,7 +64,10 @@ template <class A>
 constexpr auto aux_value(const A& a) {
   if constexpr (Differentiable<A>) {
     return value_of(a);
-  } else if constexpr (requires { typename A::first_type; typename A::second_type; }) {
+  } else if constexpr (requires {
+                         typename A::first_type;
+                         typename A::second_type;
+                       }) {
     return std::pair{aux_value(a.first), aux_value(a.second)};
   } else if constexpr (requires { std::tuple_size<A>::value; } && !Matrix<A>) {
     return std::apply([](const auto&... e) { return std::tuple{aux_value(e)...}; }, a);
@@ -81,8 +84,7 @@ struct gradient_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
-    if constexpr ((Differentiable<Args> || ...))
-      return inside_a_sweep(args...);
+    if constexpr ((Differentiable<Args> || ...)) return inside_a_sweep(args...);
     // Each misuse stops here with one sentence, and nothing further is instantiated.
     else if constexpr (arguments_are_valid<Args...>())
       return run(unit_seed{}, std::index_sequence_for<Args...>{}, args...);

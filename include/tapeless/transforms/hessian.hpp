@@ -65,12 +65,12 @@ struct hessian_transform {
             as_tuple<m>(std::apply(grad_f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...)));
         [&]<std::size_t... R>(std::index_sequence<R...>) {
           (set_columns(std::get<K>(std::get<R>(table)), c0, std::get<R>(moved)), ...);
-        }(std::make_index_sequence<m>{});
+        }
+        (std::make_index_sequence<m>{});
       }
     };
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (fill(std::integral_constant<std::size_t, K>{}), ...);
-    }(std::make_index_sequence<m>{});
+    [&]<std::size_t... K>(std::index_sequence<K...>) { (fill(std::integral_constant<std::size_t, K>{}), ...); }
+    (std::make_index_sequence<m>{});
     if constexpr (m == 1)
       return std::get<0>(std::get<0>(table));
     else

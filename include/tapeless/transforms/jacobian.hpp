@@ -65,17 +65,15 @@ struct jacobian_transform {
           set_columns(std::get<K>(J), c0,
                       value_of(std::apply(f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...))));
       };
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (fill(std::integral_constant<std::size_t, K>{}), ...);
-      }(std::make_index_sequence<m>{});
+      [&]<std::size_t... K>(std::index_sequence<K...>) { (fill(std::integral_constant<std::size_t, K>{}), ...); }
+      (std::make_index_sequence<m>{});
     } else {
       // Reverse: row r is the gradient of output element r, one sweep from the seed e_r.
       const gradient_transform<F, false, false, I...> grad_f{f};
       for (std::size_t r = 0; r < size_of<Y>; ++r) {
         const auto rows = as_tuple<m>(grad_f.pull_back(unit_element<Y>(r), args...));
-        [&]<std::size_t... K>(std::index_sequence<K...>) {
-          (set_row(std::get<K>(J), r, std::get<K>(rows)), ...);
-        }(std::make_index_sequence<m>{});
+        [&]<std::size_t... K>(std::index_sequence<K...>) { (set_row(std::get<K>(J), r, std::get<K>(rows)), ...); }
+        (std::make_index_sequence<m>{});
       }
     }
     return unwrap<m>(std::move(J));

@@ -34,12 +34,14 @@ constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple
                 "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them");
   static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
   if constexpr (sizeof...(X) == sizeof...(V)) {
-    static_assert((std::is_same_v<X, V> && ...), "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
+    static_assert((std::is_same_v<X, V> && ...),
+                  "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       // f may return an expression of constants (tl::cref data): its value is the result.
       return detail::split_dual(
           detail::value_of(std::invoke(f, detail::with_tangent(std::get<K>(primals), std::get<K>(tangents))...)));
-    }(std::index_sequence_for<X...>{});
+    }
+    (std::index_sequence_for<X...>{});
   }
 }
 

@@ -46,14 +46,16 @@ constexpr auto body_node(Body& body, Name name) {
 template <Operand E, class Body>
 constexpr auto let(E&& e, Body&& body) {
   if constexpr (!Differentiable<E>) {
-    static_assert(std::invocable<Body&, E>, "tl::let(e, body): body must be callable with one argument, the name for e");
+    static_assert(std::invocable<Body&, E>,
+                  "tl::let(e, body): body must be callable with one argument, the name for e");
     return std::forward<Body>(body)(std::forward<E>(e));
   } else {
     using T = value_type_of_t<E>;
     using Shared = decltype(detail::as_node<T>(std::forward<E>(e)));
     using Tag = detail::let_tag_for<std::remove_cvref_t<Body>, Shared>;
     using Name = bound<Tag, T>;
-    static_assert(std::invocable<Body&, Name>, "tl::let(e, body): body must be callable with one argument, the name for e");
+    static_assert(std::invocable<Body&, Name>,
+                  "tl::let(e, body): body must be callable with one argument, the name for e");
     if constexpr (std::invocable<Body&, Name>) {
       using R = std::invoke_result_t<Body&, Name>;
       static_assert(Operand<R>, "tl::let(e, body): body must return a scalar expression or a number");
@@ -61,12 +63,14 @@ constexpr auto let(E&& e, Body&& body) {
         return body(Name(detail::as_node<T>(std::forward<E>(e)).value()));  // body ignored its name
       } else {
         using Out = decltype(detail::body_node<value_type_of_t<R>>(body, std::declval<Name>()));
-        static_assert(!detail::contains_let<Tag, Out>,
-                      "tl::let(e, body): a let inside this body has the same body lambda and bound-expression type, "
-                      "so the two names cannot be told apart; give the inner let a lambda of its own or bind an expression of "
-                      "another type");
-        return let_node<Tag, Shared, Out>([&] { return detail::as_node<T>(std::forward<E>(e)); },
-                                          [&](const T& v) { return detail::body_node<value_type_of_t<R>>(body, Name(v)); });
+        static_assert(
+            !detail::contains_let<Tag, Out>,
+            "tl::let(e, body): a let inside this body has the same body lambda and bound-expression type, "
+            "so the two names cannot be told apart; give the inner let a lambda of its own or bind an expression of "
+            "another type");
+        return let_node<Tag, Shared, Out>(
+            [&] { return detail::as_node<T>(std::forward<E>(e)); },
+            [&](const T& v) { return detail::body_node<value_type_of_t<R>>(body, Name(v)); });
       }
     }
   }

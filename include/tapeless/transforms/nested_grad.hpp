@@ -44,9 +44,7 @@ struct gradient_at_nodes : matrix_operation {
 
   template <class G, class X, class Y>
     requires(!is_uniform<G>)
-  constexpr auto vjp(const G& g, const X& x, const Y&) const {
-    return adjoint<Node...>(g, x);
-  }
+  constexpr auto vjp(const G& g, const X& x, const Y&) const { return adjoint<Node...>(g, x); }
   template <class G, class X, class Y, class Z>
     requires(!is_uniform<G>)
   constexpr auto vjp_lhs(const G& g, const X& x, const Y& y, const Z&) const {
@@ -80,7 +78,8 @@ struct gradient_at_nodes : matrix_operation {
     };
     auto moved = [&]<std::size_t... K>(std::index_sequence<K...>) {
       return gradient_transform<F, false, false, P>{f}(seeded(std::integral_constant<std::size_t, K>{})...);
-    }(std::make_index_sequence<Values::size>{});
+    }
+    (std::make_index_sequence<Values::size>{});
     return tangent_part(moved);
   }
 };
@@ -121,7 +120,8 @@ constexpr auto gradient_node(const F& f, const Args&... args) {
         return make_unary(std::move(op), std::get<nodes[K]>(operands)...);
       else
         return make_binary(std::move(op), std::get<nodes[K]>(operands)...);
-    }(std::make_index_sequence<nodes.size()>{});
+    }
+    (std::make_index_sequence<nodes.size()>{});
   }
 }
 

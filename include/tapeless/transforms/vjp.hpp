@@ -22,7 +22,8 @@ struct pullback {
 
   template <class U>
   constexpr auto operator()(const U& u) const {
-    return std::apply([&](const auto&... a) { return gradient_transform<F, false, false>{f}.pull_back(u, a...); }, args);
+    return std::apply([&](const auto&... a) { return gradient_transform<F, false, false>{f}.pull_back(u, a...); },
+                      args);
   }
 };
 }  // namespace detail

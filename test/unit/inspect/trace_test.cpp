@@ -74,10 +74,14 @@ void check_dot(const std::string& dot) {
   int depth = 0;
   bool quoted = false;
   for (std::size_t i = 0; i < dot.size(); ++i) {
-    if (dot[i] == '\\') ++i;
-    else if (dot[i] == '"') quoted = !quoted;
-    else if (!quoted && dot[i] == '{') ++depth;
-    else if (!quoted && dot[i] == '}') CHECK(--depth >= 0);
+    if (dot[i] == '\\')
+      ++i;
+    else if (dot[i] == '"')
+      quoted = !quoted;
+    else if (!quoted && dot[i] == '{')
+      ++depth;
+    else if (!quoted && dot[i] == '}')
+      CHECK(--depth >= 0);
   }
   CHECK(depth == 0);
   CHECK(!quoted);
@@ -146,8 +150,8 @@ TEST_CASE("trace: the walkthrough (x1 - x2)^2 + cos(x1 + x2) at (1, 2)") {
     os << t;
     const std::string text = os.str();
     CHECK(text == t.str());
-    for (const char* line : {"t1 = x1 - x2 = -1", "t2 = pow(t1, 2) = 1", "t4 = cos(t3) = -0.989992", "y = t2 + t4 = 0.0100075",
-                             "g_y = 1", "g_t1 += g_t2 * (dt2/dt1) = 1 * (-2) = -2",
+    for (const char* line : {"t1 = x1 - x2 = -1", "t2 = pow(t1, 2) = 1", "t4 = cos(t3) = -0.989992",
+                             "y = t2 + t4 = 0.0100075", "g_y = 1", "g_t1 += g_t2 * (dt2/dt1) = 1 * (-2) = -2",
                              "g_x1 += g_t3 * (dt3/dx1) = -0.14112 * 1 = -0.14112 => g_x1 = -2.14112", "g_x1 = -2.14112",
                              "g_x2 = 1.85888"}) {
       INFO(line);
@@ -236,10 +240,11 @@ TEST_CASE("trace: matrices show their shape, and their edges the operation's rul
   CHECK(g.named("x1").value.rows == 3);
   CHECK(g.named("t1").expression == "matmul(c1, x1)");
   const std::string text = t.str();
-  for (const char* line : {"c1 = matrix 4x3 constant",
-                           "t2 = sigmoid(t1) = matrix 4x1 [0.645656; 0.673707; 0.34299; 0.371684] shared by let, 2 uses",
-                           "g_t9 += vjp_mean(g_t10) = matrix 4x1, every element -0.25",
-                           "g_x1 += vjp_matmul_rhs(g_t1) = matrix 3x1 [-0.348908; 0.172834; 0.00850919]"}) {
+  for (const char* line :
+       {"c1 = matrix 4x3 constant",
+        "t2 = sigmoid(t1) = matrix 4x1 [0.645656; 0.673707; 0.34299; 0.371684] shared by let, 2 uses",
+        "g_t9 += vjp_mean(g_t10) = matrix 4x1, every element -0.25",
+        "g_x1 += vjp_matmul_rhs(g_t1) = matrix 3x1 [-0.348908; 0.172834; 0.00850919]"}) {
     INFO(line);
     CHECK(has_line(text, line));
   }
@@ -247,7 +252,8 @@ TEST_CASE("trace: matrices show their shape, and their edges the operation's rul
   CHECK(g.named("t9").adjoint->is_uniform);
   check_exact(loss, beta);
   fd::rng r{802};
-  for (int i = 0; i < 10; ++i) check_exact(loss, tl::vector<double, 3>{r.uniform(-2, 2), r.uniform(-2, 2), r.uniform(-2, 2)});
+  for (int i = 0; i < 10; ++i)
+    check_exact(loss, tl::vector<double, 3>{r.uniform(-2, 2), r.uniform(-2, 2), r.uniform(-2, 2)});
 
   SUBCASE("a matrix with more than 4 elements is its shape; a gradient shows up to 64") {
     const auto f = [](const auto& A) { return tl::sum(tl::matmul(A, A)); };
@@ -306,9 +312,9 @@ TEST_CASE("trace: if_else, tl::var, results that are leaves or numbers, float, a
 TEST_CASE("to_dot: valid DOT, labelled with values, adjoints and local derivatives") {
   const std::string dot = tl::to_dot(walkthrough, 1.0, 2.0);
   check_dot(dot);
-  for (const char* part : {"n0 [label=\"x1 = 1\\ng = -2.14112\", shape=ellipse];",
-                           "n5 [label=\"t4 = cos(t3)\\n= -0.989992\\ng = 1\"];", "n1 -> n2 [label=\" -1 \"];",
-                           "n4 -> n5 [label=\" -0.14112 \"];", "peripheries=2"}) {
+  for (const char* part :
+       {"n0 [label=\"x1 = 1\\ng = -2.14112\", shape=ellipse];", "n5 [label=\"t4 = cos(t3)\\n= -0.989992\\ng = 1\"];",
+        "n1 -> n2 [label=\" -1 \"];", "n4 -> n5 [label=\" -0.14112 \"];", "peripheries=2"}) {
     INFO(part);
     CHECK(dot.find(part) != std::string::npos);
   }

@@ -82,11 +82,13 @@ TEST_CASE("row, col at several shapes, against finite differences") {
     using M = typename decltype(t)::type;
     const M x = mx::random<M>(r, -2, 2);
     for (std::size_t i = 0; i < M::rows(); ++i)
-      mx::check_fd("row " + std::to_string(i) + " at " + mx::shape_name<M>(),
-                   [i](const auto& X) { return smooth(tl::row(X, i)) + smooth(tl::row(X, i) * 2.0); }, fd_tol, x);
+      mx::check_fd(
+          "row " + std::to_string(i) + " at " + mx::shape_name<M>(),
+          [i](const auto& X) { return smooth(tl::row(X, i)) + smooth(tl::row(X, i) * 2.0); }, fd_tol, x);
     for (std::size_t j = 0; j < M::cols(); ++j)
-      mx::check_fd("col " + std::to_string(j) + " at " + mx::shape_name<M>(),
-                   [j](const auto& X) { return smooth(tl::col(X, j)); }, fd_tol, x);
+      mx::check_fd(
+          "col " + std::to_string(j) + " at " + mx::shape_name<M>(),
+          [j](const auto& X) { return smooth(tl::col(X, j)); }, fd_tol, x);
   });
 }
 
@@ -109,12 +111,15 @@ TEST_CASE("slice<Start, Length>(v) of column and row vectors") {
 
   fd::rng r{82};
   const V5 x = mx::random<V5>(r, -2, 2);
-  mx::check_fd("slices", [](const auto& X) { return smooth(tl::slice<1, 4>(X) * tl::slice<0, 4>(X)); }, fd_tol, x);
+  mx::check_fd(
+      "slices", [](const auto& X) { return smooth(tl::slice<1, 4>(X) * tl::slice<0, 4>(X)); }, fd_tol, x);
   const auto rx = mx::random<tl::matrix<double, 1, 4>>(r, -2, 2);
-  mx::check_fd("slices of a row vector", [](const auto& X) { return smooth(tl::slice<0, 3>(X) - tl::slice<1, 3>(X)); },
-               fd_tol, rx);
+  mx::check_fd(
+      "slices of a row vector", [](const auto& X) { return smooth(tl::slice<0, 3>(X) - tl::slice<1, 3>(X)); }, fd_tol,
+      rx);
   const auto one = mx::random<tl::matrix<double, 1, 1>>(r, -2, 2);
-  mx::check_fd("slice of a 1 x 1", [](const auto& X) { return smooth(tl::slice<0, 1>(X)); }, fd_tol, one);
+  mx::check_fd(
+      "slice of a 1 x 1", [](const auto& X) { return smooth(tl::slice<0, 1>(X)); }, fd_tol, one);
 }
 
 namespace {
@@ -166,20 +171,28 @@ TEST_CASE("reshape<R, C>(A): row-major, and back") {
   CHECK(tl::grad([w](const auto& X) { return tl::sum(w * tl::reshape<3, 2>(X)); })(a23) == a23);
 
   fd::rng r{84};
-  mx::check_fd("reshape 2x3 -> 3x2", [](const auto& X) { return smooth(tl::matmul(tl::reshape<3, 2>(X), X)); }, fd_tol,
-               mx::random<M23>(r, -1, 1));
-  mx::check_fd("reshape 2x5 -> 5x2", [](const auto& X) { return smooth(tl::reshape<5, 2>(X) * 2.0); }, fd_tol,
-               mx::random<tl::matrix<double, 2, 5>>(r, -1, 1));
-  mx::check_fd("reshape 4x1 -> 2x2", [](const auto& X) { return smooth(tl::matmul(tl::reshape<2, 2>(X), tl::reshape<2, 2>(X))); },
-               fd_tol, mx::random<tl::vector<double, 4>>(r, -1, 1));
-  mx::check_fd("reshape 1x1 -> 1x1", [](const auto& X) { return smooth(tl::reshape<1, 1>(X)); }, fd_tol,
-               mx::random<tl::matrix<double, 1, 1>>(r, -1, 1));
-  mx::check_fd("reshape 1x4 -> 4x1", [](const auto& X) { return smooth(tl::matmul(tl::reshape<4, 1>(X), X)); }, fd_tol,
-               mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
-  mx::check_fd("reshape 4x1 -> 1x4", [](const auto& X) { return smooth(tl::matmul(tl::reshape<1, 4>(X), X)); }, fd_tol,
-               mx::random<tl::vector<double, 4>>(r, -1, 1));
-  mx::check_fd("reshape 3x3 -> 1x9", [](const auto& X) { return smooth(tl::reshape<1, 9>(tl::matmul(X, X))); }, fd_tol,
-               mx::random<tl::matrix<double, 3, 3>>(r, -1, 1));
+  mx::check_fd(
+      "reshape 2x3 -> 3x2", [](const auto& X) { return smooth(tl::matmul(tl::reshape<3, 2>(X), X)); }, fd_tol,
+      mx::random<M23>(r, -1, 1));
+  mx::check_fd(
+      "reshape 2x5 -> 5x2", [](const auto& X) { return smooth(tl::reshape<5, 2>(X) * 2.0); }, fd_tol,
+      mx::random<tl::matrix<double, 2, 5>>(r, -1, 1));
+  mx::check_fd(
+      "reshape 4x1 -> 2x2",
+      [](const auto& X) { return smooth(tl::matmul(tl::reshape<2, 2>(X), tl::reshape<2, 2>(X))); }, fd_tol,
+      mx::random<tl::vector<double, 4>>(r, -1, 1));
+  mx::check_fd(
+      "reshape 1x1 -> 1x1", [](const auto& X) { return smooth(tl::reshape<1, 1>(X)); }, fd_tol,
+      mx::random<tl::matrix<double, 1, 1>>(r, -1, 1));
+  mx::check_fd(
+      "reshape 1x4 -> 4x1", [](const auto& X) { return smooth(tl::matmul(tl::reshape<4, 1>(X), X)); }, fd_tol,
+      mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
+  mx::check_fd(
+      "reshape 4x1 -> 1x4", [](const auto& X) { return smooth(tl::matmul(tl::reshape<1, 4>(X), X)); }, fd_tol,
+      mx::random<tl::vector<double, 4>>(r, -1, 1));
+  mx::check_fd(
+      "reshape 3x3 -> 1x9", [](const auto& X) { return smooth(tl::reshape<1, 9>(tl::matmul(X, X))); }, fd_tol,
+      mx::random<tl::matrix<double, 3, 3>>(r, -1, 1));
 }
 
 TEST_CASE("concat(a, b) stacks b below a") {
@@ -189,7 +202,8 @@ TEST_CASE("concat(a, b) stacks b below a") {
   CHECK(tl::concat(A, R13{{7, 8, 9}}).value() == tl::matrix<double, 3, 3>{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
   CHECK(tl::concat(R13{{7, 8, 9}}, a23) == tl::matrix<double, 3, 3>{{7, 8, 9}, {1, 2, 3}, {4, 5, 6}});
   // Column vectors give a longer vector; a number counts as 1 x 1; several operands stack in order.
-  CHECK(tl::concat(V3{1.0, 2.0, 3.0}, tl::vector<double, 2>{4.0, 5.0}) == tl::vector<double, 5>{1.0, 2.0, 3.0, 4.0, 5.0});
+  CHECK(tl::concat(V3{1.0, 2.0, 3.0}, tl::vector<double, 2>{4.0, 5.0}) ==
+        tl::vector<double, 5>{1.0, 2.0, 3.0, 4.0, 5.0});
   CHECK(tl::concat(V3{1.0, 2.0, 3.0}, 4.0) == tl::vector<double, 4>{1.0, 2.0, 3.0, 4.0});
   CHECK(tl::concat(0.0, V3{1.0, 2.0, 3.0}) == tl::vector<double, 4>{0.0, 1.0, 2.0, 3.0});
   CHECK(tl::concat(1.0, 2.0, 3) == V3{1.0, 2.0, 3.0});
@@ -204,33 +218,47 @@ TEST_CASE("concat(a, b) stacks b below a") {
     CHECK(gy == R13{{7, 8, 9}});
   }
   SUBCASE("numbers and scalar expressions build vectors") {
-    const auto f = [](const auto& x, const auto& y) { return tl::sum(tl::concat(x, y * 2.0, x * y) * V3{1.0, 10.0, 100.0}); };
+    const auto f = [](const auto& x, const auto& y) {
+      return tl::sum(tl::concat(x, y * 2.0, x * y) * V3{1.0, 10.0, 100.0});
+    };
     const auto [gx, gy] = tl::grad(f)(3.0, 5.0);
     CHECK(gx == 1.0 + 100.0 * 5.0);
     CHECK(gy == 20.0 + 100.0 * 3.0);
-    const auto h = [](const auto& v, const auto& s) { return tl::sum(tl::concat(v, s) * tl::vector<double, 4>{1.0, 2.0, 3.0, 4.0}); };
+    const auto h = [](const auto& v, const auto& s) {
+      return tl::sum(tl::concat(v, s) * tl::vector<double, 4>{1.0, 2.0, 3.0, 4.0});
+    };
     const auto [gv, gs] = tl::grad(h)(V3{1.0, 1.0, 1.0}, 7.0);
     CHECK(gv == V3{1.0, 2.0, 3.0});
     CHECK(gs == 4.0);
     // The elements of a vector expression, put back together, are the vector.
     const auto f3 = [](const auto& v) { return smooth(tl::concat(v[0], v[1], v[2])); };
     const auto f1 = [](const auto& v) { return smooth(v); };
-    mx::check_close("concat(v[0], v[1], v[2]) is v", tl::grad(f3)(V3{0.1, 0.2, 0.3}), tl::grad(f1)(V3{0.1, 0.2, 0.3}), 1e-15);
+    mx::check_close("concat(v[0], v[1], v[2]) is v", tl::grad(f3)(V3{0.1, 0.2, 0.3}), tl::grad(f1)(V3{0.1, 0.2, 0.3}),
+                    1e-15);
   }
   SUBCASE("against finite differences at several shapes") {
     fd::rng r{85};
-    mx::check_fd("concat 2x3, 1x3", [](const auto& X, const auto& Y) { return smooth(tl::concat(X, Y) * 1.5); }, fd_tol,
-                 mx::random<M23>(r, -1, 1), mx::random<R13>(r, -1, 1));
-    mx::check_fd("concat 4x1, 1x1, number", [](const auto& X, const auto& Y, const auto& s) { return smooth(tl::concat(X, Y, s)); },
-                 fd_tol, mx::random<tl::vector<double, 4>>(r, -1, 1), mx::random<tl::matrix<double, 1, 1>>(r, -1, 1), 0.3);
-    mx::check_fd("concat 3x3, 1x3 of itself", [](const auto& X) { return smooth(tl::concat(X, tl::slice<2, 3>(tl::reshape<1, 9>(X)))); },
-                 fd_tol, mx::random<tl::matrix<double, 3, 3>>(r, -1, 1));
-    mx::check_fd("concat 1x4, 1x4", [](const auto& X) { return smooth(tl::concat(X, X * X)); }, fd_tol,
-                 mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
-    mx::check_fd("concat 2x5, 3x5", [](const auto& X, const auto& Y) { return smooth(tl::matmul(tl::concat(X, Y), tl::transpose(Y))); },
-                 fd_tol, mx::random<tl::matrix<double, 2, 5>>(r, -1, 1), mx::random<tl::matrix<double, 3, 5>>(r, -1, 1));
-    mx::check_fd("concat 4x1, 2x1", [](const auto& X, const auto& Y) { return smooth(tl::concat(X, Y) * 2.0); }, fd_tol,
-                 mx::random<tl::vector<double, 4>>(r, -1, 1), mx::random<tl::vector<double, 2>>(r, -1, 1));
+    mx::check_fd(
+        "concat 2x3, 1x3", [](const auto& X, const auto& Y) { return smooth(tl::concat(X, Y) * 1.5); }, fd_tol,
+        mx::random<M23>(r, -1, 1), mx::random<R13>(r, -1, 1));
+    mx::check_fd(
+        "concat 4x1, 1x1, number",
+        [](const auto& X, const auto& Y, const auto& s) { return smooth(tl::concat(X, Y, s)); }, fd_tol,
+        mx::random<tl::vector<double, 4>>(r, -1, 1), mx::random<tl::matrix<double, 1, 1>>(r, -1, 1), 0.3);
+    mx::check_fd(
+        "concat 3x3, 1x3 of itself",
+        [](const auto& X) { return smooth(tl::concat(X, tl::slice<2, 3>(tl::reshape<1, 9>(X)))); }, fd_tol,
+        mx::random<tl::matrix<double, 3, 3>>(r, -1, 1));
+    mx::check_fd(
+        "concat 1x4, 1x4", [](const auto& X) { return smooth(tl::concat(X, X * X)); }, fd_tol,
+        mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
+    mx::check_fd(
+        "concat 2x5, 3x5",
+        [](const auto& X, const auto& Y) { return smooth(tl::matmul(tl::concat(X, Y), tl::transpose(Y))); }, fd_tol,
+        mx::random<tl::matrix<double, 2, 5>>(r, -1, 1), mx::random<tl::matrix<double, 3, 5>>(r, -1, 1));
+    mx::check_fd(
+        "concat 4x1, 2x1", [](const auto& X, const auto& Y) { return smooth(tl::concat(X, Y) * 2.0); }, fd_tol,
+        mx::random<tl::vector<double, 4>>(r, -1, 1), mx::random<tl::vector<double, 2>>(r, -1, 1));
   }
 }
 
@@ -252,12 +280,16 @@ TEST_CASE("diag: vector to diagonal matrix, square matrix to its diagonal") {
   CHECK(gr == tl::matrix<double, 1, 3>{{3.0, 3.0, 3.0}});
 
   fd::rng r{86};
-  mx::check_fd("diag of a 4-vector", [](const auto& x) { return smooth(tl::matmul(tl::diag(x), x)); }, fd_tol,
-               mx::random<tl::vector<double, 4>>(r, -1, 1));
-  mx::check_fd("diag of a 3x3", [](const auto& A) { return smooth(tl::diag(tl::matmul(A, A))); }, fd_tol,
-               mx::random<M33>(r, -1, 1));
-  mx::check_fd("diag of a 1x1", [](const auto& A) { return smooth(tl::diag(A) * 3.0); }, fd_tol,
-               mx::random<tl::matrix<double, 1, 1>>(r, -1, 1));
-  mx::check_fd("diag of a 1x4 row", [](const auto& x) { return smooth(tl::matmul(x, tl::diag(x))); }, fd_tol,
-               mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
+  mx::check_fd(
+      "diag of a 4-vector", [](const auto& x) { return smooth(tl::matmul(tl::diag(x), x)); }, fd_tol,
+      mx::random<tl::vector<double, 4>>(r, -1, 1));
+  mx::check_fd(
+      "diag of a 3x3", [](const auto& A) { return smooth(tl::diag(tl::matmul(A, A))); }, fd_tol,
+      mx::random<M33>(r, -1, 1));
+  mx::check_fd(
+      "diag of a 1x1", [](const auto& A) { return smooth(tl::diag(A) * 3.0); }, fd_tol,
+      mx::random<tl::matrix<double, 1, 1>>(r, -1, 1));
+  mx::check_fd(
+      "diag of a 1x4 row", [](const auto& x) { return smooth(tl::matmul(x, tl::diag(x))); }, fd_tol,
+      mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
 }

@@ -126,18 +126,27 @@ void check_binary(const std::string& name, const Op& op, double lo, double hi) {
 }  // namespace
 
 TEST_CASE("+ - * / elementwise, a number beside a matrix broadcast") {
-  check_binary("+", [](const auto& x, const auto& y) { return x + y; }, -3, 3);
-  check_binary("-", [](const auto& x, const auto& y) { return x - y; }, -3, 3);
-  check_binary("*", [](const auto& x, const auto& y) { return x * y; }, -3, 3);
-  check_binary("/", [](const auto& x, const auto& y) { return x / y; }, 0.5, 3);
+  check_binary(
+      "+", [](const auto& x, const auto& y) { return x + y; }, -3, 3);
+  check_binary(
+      "-", [](const auto& x, const auto& y) { return x - y; }, -3, 3);
+  check_binary(
+      "*", [](const auto& x, const auto& y) { return x * y; }, -3, 3);
+  check_binary(
+      "/", [](const auto& x, const auto& y) { return x / y; }, 0.5, 3);
 }
 
 TEST_CASE("pow, min, max, atan2, hypot elementwise, a number beside a matrix broadcast") {
-  check_binary("pow", [](const auto& x, const auto& y) { return tl::pow(x, y); }, 0.5, 2.5);
-  check_binary("min", [](const auto& x, const auto& y) { return tl::min(x, y); }, -3, 3);
-  check_binary("max", [](const auto& x, const auto& y) { return tl::max(x, y); }, -3, 3);
-  check_binary("atan2", [](const auto& x, const auto& y) { return tl::atan2(x, y); }, 0.5, 3);
-  check_binary("hypot", [](const auto& x, const auto& y) { return tl::hypot(x, y); }, 0.5, 3);
+  check_binary(
+      "pow", [](const auto& x, const auto& y) { return tl::pow(x, y); }, 0.5, 2.5);
+  check_binary(
+      "min", [](const auto& x, const auto& y) { return tl::min(x, y); }, -3, 3);
+  check_binary(
+      "max", [](const auto& x, const auto& y) { return tl::max(x, y); }, -3, 3);
+  check_binary(
+      "atan2", [](const auto& x, const auto& y) { return tl::atan2(x, y); }, 0.5, 3);
+  check_binary(
+      "hypot", [](const auto& x, const auto& y) { return tl::hypot(x, y); }, 0.5, 3);
 }
 
 TEST_CASE("broadcast adjoints: exact sums") {
@@ -163,9 +172,8 @@ TEST_CASE("broadcast adjoints: exact sums") {
   CHECK(fd::rel_error(e.value(), 12.0 + std::sqrt(2.0)) < 1e-15);
   CHECK(v.grad() == 6.0);  // sum(x), plus -sum(x - v) / norm = 0
   // A let-bound matrix: each use's adjoint, summed; a scalar beside it broadcast to the 3 elements.
-  const V gl = tl::grad([](const auto& X) {
-    return tl::let(X * 2.0, [](auto t) { return tl::sum(t * t + tl::softmax(t) + t[1]); });
-  })(x);
+  const V gl = tl::grad(
+      [](const auto& X) { return tl::let(X * 2.0, [](auto t) { return tl::sum(t * t + tl::softmax(t) + t[1]); }); })(x);
   mx::check_close("let", gl, V{8.0, 16.0 + 6.0, 24.0}, 1e-15);
 }
 
@@ -184,17 +192,25 @@ TEST_CASE("pow of a matrix: integer, real and expression exponents") {
   fd::rng r{31};
   using M = tl::matrix<double, 2, 5>;
   const M a = mx::random<M>(r, 0.5, 2.5);
-  mx::check_fd("pow(A, 0.5)", [](const auto& A) { return tl::sum(tl::pow(A, 0.5)); }, fd_tol, a);
-  mx::check_fd("pow(A, 3)", [](const auto& A) { return tl::sum(tl::pow(A, 3)); }, fd_tol, a);
-  mx::check_fd("pow(2.0, A)", [](const auto& A) { return tl::sum(tl::pow(2.0, A)); }, fd_tol, a);
-  mx::check_fd("pow(A, A)", [](const auto& A) { return tl::sum(tl::pow(A, A)); }, fd_tol, a);
-  mx::check_fd("pow(A, sum(A) / 10)", [](const auto& A) { return tl::sum(tl::pow(A, tl::sum(A) / 10.0)); }, fd_tol, a);
-  mx::check_fd("pow(mean(A), A)", [](const auto& A) { return tl::sum(tl::pow(tl::mean(A), A)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(A, 0.5)", [](const auto& A) { return tl::sum(tl::pow(A, 0.5)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(A, 3)", [](const auto& A) { return tl::sum(tl::pow(A, 3)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(2.0, A)", [](const auto& A) { return tl::sum(tl::pow(2.0, A)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(A, A)", [](const auto& A) { return tl::sum(tl::pow(A, A)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(A, sum(A) / 10)", [](const auto& A) { return tl::sum(tl::pow(A, tl::sum(A) / 10.0)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(mean(A), A)", [](const auto& A) { return tl::sum(tl::pow(tl::mean(A), A)); }, fd_tol, a);
 
   // A plain matrix on either side is a constant of the elementwise pow, beside a matrix or a scalar.
   const M c = mx::random<M>(r, 0.5, 2.5);
-  mx::check_fd("pow(A, C)", [&c](const auto& A) { return tl::sum(tl::pow(A, c)); }, fd_tol, a);
-  mx::check_fd("pow(C, A)", [&c](const auto& A) { return tl::sum(tl::pow(c, A)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(A, C)", [&c](const auto& A) { return tl::sum(tl::pow(A, c)); }, fd_tol, a);
+  mx::check_fd(
+      "pow(C, A)", [&c](const auto& A) { return tl::sum(tl::pow(c, A)); }, fd_tol, a);
   const double s = 1.7;
   const double gs = tl::grad([&c](const auto& t) { return tl::sum(tl::pow(c, t)); })(s);
   const double gt = tl::grad([&c](const auto& t) { return tl::sum(tl::pow(t, c)); })(s);
@@ -243,4 +259,3 @@ TEST_CASE("min and max of matrices: the first operand at a tie, NaN propagates")
   // Plain matrices give plain matrices.
   CHECK(tl::max(x, 2.5) == V{2.5, 2.5, 3.0, 4.0});
 }
-

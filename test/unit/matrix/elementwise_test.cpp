@@ -75,47 +75,76 @@ void check_unary(const std::string& name, const Op& op, double lo, double hi, st
 // ---- unary operations ---------------------------------------------------------------------------
 
 TEST_CASE("exponential and logarithmic functions, elementwise") {
-  check_unary("exp", [](const auto& x) { return tl::exp(x); }, -3, 3);
-  check_unary("exp2", [](const auto& x) { return tl::exp2(x); }, -3, 3);
-  check_unary("expm1", [](const auto& x) { return tl::expm1(x); }, -3, 3);
-  check_unary("log", [](const auto& x) { return tl::log(x); }, 0.1, 5);
-  check_unary("log2", [](const auto& x) { return tl::log2(x); }, 0.1, 5);
-  check_unary("log10", [](const auto& x) { return tl::log10(x); }, 0.1, 5);
-  check_unary("log1p", [](const auto& x) { return tl::log1p(x); }, -0.9, 5);
+  check_unary(
+      "exp", [](const auto& x) { return tl::exp(x); }, -3, 3);
+  check_unary(
+      "exp2", [](const auto& x) { return tl::exp2(x); }, -3, 3);
+  check_unary(
+      "expm1", [](const auto& x) { return tl::expm1(x); }, -3, 3);
+  check_unary(
+      "log", [](const auto& x) { return tl::log(x); }, 0.1, 5);
+  check_unary(
+      "log2", [](const auto& x) { return tl::log2(x); }, 0.1, 5);
+  check_unary(
+      "log10", [](const auto& x) { return tl::log10(x); }, 0.1, 5);
+  check_unary(
+      "log1p", [](const auto& x) { return tl::log1p(x); }, -0.9, 5);
 }
 
 TEST_CASE("powers and roots, elementwise") {
-  check_unary("sqrt", [](const auto& x) { return tl::sqrt(x); }, 0.1, 5);
-  check_unary("cbrt", [](const auto& x) { return tl::cbrt(x); }, -5, 5, {0.0}, 0.1);
-  check_unary("square", [](const auto& x) { return tl::square(x); }, -3, 3);
+  check_unary(
+      "sqrt", [](const auto& x) { return tl::sqrt(x); }, 0.1, 5);
+  check_unary(
+      "cbrt", [](const auto& x) { return tl::cbrt(x); }, -5, 5, {0.0}, 0.1);
+  check_unary(
+      "square", [](const auto& x) { return tl::square(x); }, -3, 3);
 }
 
 TEST_CASE("trigonometric functions, elementwise") {
-  check_unary("sin", [](const auto& x) { return tl::sin(x); }, -3, 3);
-  check_unary("cos", [](const auto& x) { return tl::cos(x); }, -3, 3);
-  check_unary("tan", [](const auto& x) { return tl::tan(x); }, -1.4, 1.4);
-  check_unary("asin", [](const auto& x) { return tl::asin(x); }, -0.9, 0.9);
-  check_unary("acos", [](const auto& x) { return tl::acos(x); }, -0.9, 0.9);
-  check_unary("atan", [](const auto& x) { return tl::atan(x); }, -5, 5);
+  check_unary(
+      "sin", [](const auto& x) { return tl::sin(x); }, -3, 3);
+  check_unary(
+      "cos", [](const auto& x) { return tl::cos(x); }, -3, 3);
+  check_unary(
+      "tan", [](const auto& x) { return tl::tan(x); }, -1.4, 1.4);
+  check_unary(
+      "asin", [](const auto& x) { return tl::asin(x); }, -0.9, 0.9);
+  check_unary(
+      "acos", [](const auto& x) { return tl::acos(x); }, -0.9, 0.9);
+  check_unary(
+      "atan", [](const auto& x) { return tl::atan(x); }, -5, 5);
 }
 
 TEST_CASE("hyperbolic functions, elementwise") {
-  check_unary("sinh", [](const auto& x) { return tl::sinh(x); }, -3, 3);
-  check_unary("cosh", [](const auto& x) { return tl::cosh(x); }, -3, 3);
-  check_unary("tanh", [](const auto& x) { return tl::tanh(x); }, -3, 3);
-  check_unary("asinh", [](const auto& x) { return tl::asinh(x); }, -5, 5);
-  check_unary("acosh", [](const auto& x) { return tl::acosh(x); }, 1.1, 5);
-  check_unary("atanh", [](const auto& x) { return tl::atanh(x); }, -0.9, 0.9);
+  check_unary(
+      "sinh", [](const auto& x) { return tl::sinh(x); }, -3, 3);
+  check_unary(
+      "cosh", [](const auto& x) { return tl::cosh(x); }, -3, 3);
+  check_unary(
+      "tanh", [](const auto& x) { return tl::tanh(x); }, -3, 3);
+  check_unary(
+      "asinh", [](const auto& x) { return tl::asinh(x); }, -5, 5);
+  check_unary(
+      "acosh", [](const auto& x) { return tl::acosh(x); }, 1.1, 5);
+  check_unary(
+      "atanh", [](const auto& x) { return tl::atanh(x); }, -0.9, 0.9);
 }
 
 TEST_CASE("special and piecewise functions and unary minus, elementwise") {
-  check_unary("abs", [](const auto& x) { return tl::abs(x); }, -3, 3, {0.0}, 0.05);
-  check_unary("erf", [](const auto& x) { return tl::erf(x); }, -3, 3);
-  check_unary("erfc", [](const auto& x) { return tl::erfc(x); }, -3, 3);
-  check_unary("sigmoid", [](const auto& x) { return tl::sigmoid(x); }, -5, 5);
-  check_unary("softplus", [](const auto& x) { return tl::softplus(x); }, -5, 5);
-  check_unary("relu", [](const auto& x) { return tl::relu(x); }, -3, 3, {0.0}, 0.05);
-  check_unary("negate", [](const auto& x) { return -x; }, -3, 3);
+  check_unary(
+      "abs", [](const auto& x) { return tl::abs(x); }, -3, 3, {0.0}, 0.05);
+  check_unary(
+      "erf", [](const auto& x) { return tl::erf(x); }, -3, 3);
+  check_unary(
+      "erfc", [](const auto& x) { return tl::erfc(x); }, -3, 3);
+  check_unary(
+      "sigmoid", [](const auto& x) { return tl::sigmoid(x); }, -5, 5);
+  check_unary(
+      "softplus", [](const auto& x) { return tl::softplus(x); }, -5, 5);
+  check_unary(
+      "relu", [](const auto& x) { return tl::relu(x); }, -3, 3, {0.0}, 0.05);
+  check_unary(
+      "negate", [](const auto& x) { return -x; }, -3, 3);
 }
 
 TEST_CASE("the kink conventions hold per element") {

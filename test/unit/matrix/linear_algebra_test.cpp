@@ -290,15 +290,14 @@ void check_exact_gradient(const std::string& name, F f, const mat<R, C>& x, cons
 /// The gradient of a scalar f of two matrices, with respect to each (and both at once).
 template <std::size_t R1, std::size_t C1, std::size_t R2, std::size_t C2, class F>
 void check_exact_gradient2(const std::string& name, F f, const mat<R1, C1>& x, const mat<R2, C2>& y,
-                     const mat<R1, C1>& exact_x, const mat<R2, C2>& exact_y) {
+                           const mat<R1, C1>& exact_x, const mat<R2, C2>& exact_y) {
   const auto both = tl::grad(f)(x, y);
   const mat<R1, C1> gx = std::get<0>(both);
   const mat<R2, C2> gy = std::get<1>(both);
   const mat<R1, C1> fdx = fd_gradient([&](const auto& a) { return f(a, y); }, x);
   const mat<R2, C2> fdy = fd_gradient([&](const auto& b) { return f(x, b); }, y);
-  INFO(name << " at X = " << str(x) << ", Y = " << str(y) << "\n  AD    " << str(gx) << ", " << str(gy)
-            << "\n  FD    " << str(fdx) << ", " << str(fdy) << "\n  exact " << str(exact_x) << ", "
-            << str(exact_y));
+  INFO(name << " at X = " << str(x) << ", Y = " << str(y) << "\n  AD    " << str(gx) << ", " << str(gy) << "\n  FD    "
+            << str(fdx) << ", " << str(fdy) << "\n  exact " << str(exact_x) << ", " << str(exact_y));
   CHECK(max_rel_error(gx, fdx) < fd_tol);
   CHECK(max_rel_error(gy, fdy) < fd_tol);
   CHECK(max_rel_error(gx, exact_x) < exact_tol);
@@ -331,8 +330,8 @@ void check_transpose(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<R, C>(r);
     const auto w = random_matrix<C, R>(r);
-    check_exact_gradient("transpose", [&w](const auto& x) { return weighted(w, tl::transpose(x)); }, a,
-                   to_mat<R, C>(ld_t(to_ld(w))));
+    check_exact_gradient(
+        "transpose", [&w](const auto& x) { return weighted(w, tl::transpose(x)); }, a, to_mat<R, C>(ld_t(to_ld(w))));
   }
 }
 
@@ -341,7 +340,8 @@ void check_dot(std::uint64_t seed) {
   fd::rng r{seed};
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<N, 1>(r), b = random_matrix<N, 1>(r);
-    check_exact_gradient2("dot", [](const auto& x, const auto& y) { return tl::dot(x, y); }, a, b, b, a);
+    check_exact_gradient2(
+        "dot", [](const auto& x, const auto& y) { return tl::dot(x, y); }, a, b, b, a);
   }
 }
 
@@ -354,8 +354,9 @@ void check_outer(std::uint64_t seed) {
     const auto b = random_matrix<M, 1>(r);
     // d<W, a b^T>/da = W b, d/db = W^T a
     const ldmat lw = to_ld(w), la = to_ld(a), lb = to_ld(b);
-    check_exact_gradient2("outer", [&w](const auto& x, const auto& y) { return weighted(w, tl::outer(x, y)); }, a, b,
-                    to_mat<N, 1>(ld_mul(lw, lb)), to_mat<M, 1>(ld_mul(ld_t(lw), la)));
+    check_exact_gradient2(
+        "outer", [&w](const auto& x, const auto& y) { return weighted(w, tl::outer(x, y)); }, a, b,
+        to_mat<N, 1>(ld_mul(lw, lb)), to_mat<M, 1>(ld_mul(ld_t(lw), la)));
     const mat<N, M> z = tl::outer(a, b);
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = 0; j < M; ++j) CHECK(z(i, j) == a[i] * b[j]);
@@ -367,7 +368,8 @@ void check_trace(std::uint64_t seed) {
   fd::rng r{seed};
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<N, N>(r, -5, 5);
-    check_exact_gradient("trace", [](const auto& x) { return tl::trace(x); }, a, identity<N>());
+    check_exact_gradient(
+        "trace", [](const auto& x) { return tl::trace(x); }, a, identity<N>());
     CHECK(tl::grad([](const auto& x) { return tl::trace(x); })(a) == identity<N>());
   }
 }
@@ -378,7 +380,8 @@ void check_det(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_matrix<N, N>(r, -2, 2);  // any matrix: the gradient is a polynomial
     const ldmat la = to_ld(a);
-    check_exact_gradient("det", [](const auto& x) { return tl::det(x); }, a, to_mat<N, N>(ld_cofactors(la)));
+    check_exact_gradient(
+        "det", [](const auto& x) { return tl::det(x); }, a, to_mat<N, N>(ld_cofactors(la)));
     CHECK(fd::rel_error(tl::det(a), static_cast<double>(ld_det(la))) < value_tol);
   }
 }
@@ -391,7 +394,8 @@ void check_inverse(std::uint64_t seed) {
     const ldmat y = ld_inverse(to_ld(a));
     // d<W, A^-1>/dA = -A^-T W A^-T
     const ldmat exact = ld_scale(ld_mul(ld_mul(ld_t(y), to_ld(w)), ld_t(y)), -1.0L);
-    check_exact_gradient("inverse", [&w](const auto& x) { return weighted(w, tl::inverse(x)); }, a, to_mat<N, N>(exact));
+    check_exact_gradient(
+        "inverse", [&w](const auto& x) { return weighted(w, tl::inverse(x)); }, a, to_mat<N, N>(exact));
     CHECK(max_rel_error(tl::inverse(a), to_mat<N, N>(y)) < value_tol);
   }
 }
@@ -402,7 +406,8 @@ void check_log_det(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_spd<N>(r);
     const ldmat la = to_ld(a);
-    check_exact_gradient("log_det", [](const auto& x) { return tl::log_det(x); }, a, to_mat<N, N>(ld_inverse(la)));
+    check_exact_gradient(
+        "log_det", [](const auto& x) { return tl::log_det(x); }, a, to_mat<N, N>(ld_inverse(la)));
     CHECK(fd::rel_error(tl::log_det(a), static_cast<double>(std::log(ld_det(la)))) < value_tol);
   }
 }
@@ -415,8 +420,9 @@ void check_solve(std::uint64_t seed) {
     const auto b = random_matrix<N, K>(r, -2, 2), w = random_matrix<N, K>(r);
     // x = A^-1 b; d<W, x>/db = A^-T W, d/dA = -(A^-T W) x^T
     const ldmat ai = ld_inverse(to_ld(a)), x = ld_mul(ai, to_ld(b)), gb = ld_mul(ld_t(ai), to_ld(w));
-    check_exact_gradient2("solve", [&w](const auto& m, const auto& v) { return weighted(w, tl::solve(m, v)); }, a, b,
-                    to_mat<N, N>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)), to_mat<N, K>(gb));
+    check_exact_gradient2(
+        "solve", [&w](const auto& m, const auto& v) { return weighted(w, tl::solve(m, v)); }, a, b,
+        to_mat<N, N>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)), to_mat<N, K>(gb));
     CHECK(max_rel_error(tl::solve(a, b), to_mat<N, K>(x)) < value_tol);
   }
 }
@@ -446,8 +452,9 @@ void check_cholesky(std::uint64_t seed) {
   for (int p = 0; p < points; ++p) {
     const auto a = random_spd<N>(r), w = random_matrix<N, N>(r);
     const ldmat la = to_ld(a);
-    check_exact_gradient("cholesky", [&w](const auto& x) { return weighted(w, tl::cholesky(x)); }, a,
-                   to_mat<N, N>(ld_cholesky_gradient(la, to_ld(w))));
+    check_exact_gradient(
+        "cholesky", [&w](const auto& x) { return weighted(w, tl::cholesky(x)); }, a,
+        to_mat<N, N>(ld_cholesky_gradient(la, to_ld(w))));
     const mat<N> l = tl::cholesky(a);
     CHECK(max_rel_error(l, to_mat<N, N>(ld_cholesky(la))) < value_tol);
     CHECK(max_rel_error(tl::matmul(l, tl::transpose(l)), a) < value_tol);
@@ -607,14 +614,16 @@ void check_compositions(std::uint64_t seed) {
     }
     {  // sum(A^-1): gradient -A^-T 1 1^T A^-T
       const ldmat ones = ldmat(N, std::vector<ld>(N, 1.0L));
-      check_exact_gradient("sum(inverse(A))", [](const auto& x) { return tl::sum(tl::inverse(x)); }, a,
-                     to_mat<N, N>(ld_scale(ld_mul(ld_mul(ld_t(ai), ones), ld_t(ai)), -1.0L)));
+      check_exact_gradient(
+          "sum(inverse(A))", [](const auto& x) { return tl::sum(tl::inverse(x)); }, a,
+          to_mat<N, N>(ld_scale(ld_mul(ld_mul(ld_t(ai), ones), ld_t(ai)), -1.0L)));
     }
     {  // sum(A^-1 b): gb = A^-T 1, gA = -gb x^T
       const auto b = random_matrix<N, 1>(r, -2, 2);
       const ldmat x = ld_mul(ai, to_ld(b)), gb = ld_mul(ld_t(ai), ldmat(N, std::vector<ld>(1, 1.0L)));
-      check_exact_gradient2("sum(solve(A, b))", [](const auto& m, const auto& v) { return tl::sum(tl::solve(m, v)); }, a,
-                      b, to_mat<N, N>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)), to_mat<N, 1>(gb));
+      check_exact_gradient2(
+          "sum(solve(A, b))", [](const auto& m, const auto& v) { return tl::sum(tl::solve(m, v)); }, a, b,
+          to_mat<N, N>(ld_scale(ld_mul(gb, ld_t(x)), -1.0L)), to_mat<N, 1>(gb));
     }
     {  // solve agrees with inverse: sum(solve(A, b)) = sum(matmul(inverse(A), b)), value and gradient
       const auto b = random_matrix<N, 2>(r, -2, 2);
@@ -772,8 +781,8 @@ TEST_CASE("inverse and solve at singular matrices: NaN, never an infinity or a c
   CHECK(all_nan(tl::inverse(a)));
   CHECK(all_nan(tl::grad([](const auto& x) { return tl::sum(tl::inverse(x)); })(a)));
   CHECK(all_nan(tl::solve(a, vec<2>{1.0, 1.0})));
-  const auto [ga, gb] = tl::grad([](const auto& m, const auto& v) { return tl::sum(tl::solve(m, v)); })(
-      a, vec<2>{1.0, 1.0});
+  const auto [ga, gb] =
+      tl::grad([](const auto& m, const auto& v) { return tl::sum(tl::solve(m, v)); })(a, vec<2>{1.0, 1.0});
   CHECK(all_nan(ga));
   CHECK(all_nan(gb));
   CHECK(all_nan(tl::inverse(mat<3>{})));
@@ -915,6 +924,6 @@ TEST_CASE("dot of float vectors inside a double expression: the adjoint is broug
   using V = tl::vector<float, 2>;
   const auto [gs, gv] = tl::grad([](auto s, const auto& v) { return s * tl::dot(v, v); })(2.0, V{1.0f, 3.0f});
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(gv)>, V>);
-  CHECK(gs == 10.0);  // v . v
+  CHECK(gs == 10.0);            // v . v
   CHECK(gv == V{4.0f, 12.0f});  // 2 s v
 }

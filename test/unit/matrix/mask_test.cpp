@@ -74,7 +74,8 @@ TEST_CASE("if_else(mask, a, b): only the taken element receives adjoint") {
         tl::grad([](const auto& A, const auto& B) { return tl::sum(tl::if_else(A > B, A, B) * 3.0); })(x, y);
     CHECK(ga == V{0.0, 3.0, 0.0, 0.0});
     CHECK(gb == V{3.0, 0.0, 3.0, 3.0});
-    const auto v = tl::value_and_grad([](const auto& A, const auto& B) { return tl::sum(tl::if_else(A > B, A, B)); })(x, y);
+    const auto v =
+        tl::value_and_grad([](const auto& A, const auto& B) { return tl::sum(tl::if_else(A > B, A, B)); })(x, y);
     CHECK(v.first == 0.0 - 0.5 + 1.0 + 2.0);
   }
   SUBCASE("a scalar branch receives the sum over the elements that took it") {
@@ -82,7 +83,8 @@ TEST_CASE("if_else(mask, a, b): only the taken element receives adjoint") {
     const auto [gx, gs] = tl::grad(f)(x, 0.0);
     CHECK(gx == V{3.0, 3.0, 0.0, 0.0});
     CHECK(gs == 2.0);
-    const auto [gx2, gs2] = tl::grad([](const auto& X, const auto& S) { return tl::sum(tl::if_else(X > S, X, S)); })(x, 0.0);
+    const auto [gx2, gs2] =
+        tl::grad([](const auto& X, const auto& S) { return tl::sum(tl::if_else(X > S, X, S)); })(x, 0.0);
     CHECK(gx2 == V{0.0, 0.0, 1.0, 1.0});
     CHECK(gs2 == 2.0);
     mx::check_fd("if_else(X > S, S, 3 X)", f, fd_tol, x, 0.1);
@@ -109,7 +111,9 @@ TEST_CASE("if_else(mask, a, b): only the taken element receives adjoint") {
     CHECK(tl::grad(g)(x) == V{2.0, 2.0, 0.0, 0.0});
   }
   SUBCASE("the scalar if_else(bool, a, b) is unchanged, for numbers and whole matrices") {
-    const auto f = [](const auto& X) { return tl::if_else(X[0] > 0.0, X[0], -X[0]) + tl::sum(tl::if_else(X[3] > 0.0, X, -X)); };
+    const auto f = [](const auto& X) {
+      return tl::if_else(X[0] > 0.0, X[0], -X[0]) + tl::sum(tl::if_else(X[3] > 0.0, X, -X));
+    };
     CHECK(tl::grad(f)(x) == V{0.0, 1.0, 1.0, 1.0});
   }
   SUBCASE("matrix shapes: 2 x 3") {
@@ -119,4 +123,3 @@ TEST_CASE("if_else(mask, a, b): only the taken element receives adjoint") {
     CHECK(g == M{{1, -1, 1}, {-1, 1, -1}});
   }
 }
-

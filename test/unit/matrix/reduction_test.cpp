@@ -58,7 +58,8 @@ M softmax_reference(const M& x) {
   long double s = 0;
   for (const double e : x) s += std::exp(static_cast<long double>(e) - m);
   M y;
-  for (std::size_t i = 0; i < M::size(); ++i) y[i] = static_cast<double>(std::exp(static_cast<long double>(x[i]) - m) / s);
+  for (std::size_t i = 0; i < M::size(); ++i)
+    y[i] = static_cast<double>(std::exp(static_cast<long double>(x[i]) - m) / s);
   return y;
 }
 
@@ -321,7 +322,8 @@ TEST_CASE("reductions of float matrices, beside double scalars") {
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(ga)>, F>);
   for (std::size_t i = 0; i < 4; ++i) CHECK(fd::rel_error(ga[i], 2.0 + 2.0 * a[i] / std::sqrt(30.0)) < 1e-6);
   CHECK(fd::rel_error(gs, 10.0 + std::sqrt(30.0)) < 1e-6);
-  const F gm = tl::grad([](const auto& A) { return tl::log_sum_exp(A) + tl::max_element(A) + tl::mean(tl::softmax(A)); })(a);
+  const F gm =
+      tl::grad([](const auto& A) { return tl::log_sum_exp(A) + tl::max_element(A) + tl::mean(tl::softmax(A)); })(a);
   CHECK(gm[3] > 1.0f);
 }
 
@@ -341,7 +343,8 @@ TEST_CASE("the gradient of a vector argument is a vector of the same type") {
   tl::matrix<double, 3, 1> x{1.0, 2.0, 3.0};
   tl::matrix<double, 3, 1> g = tl::grad([](const auto& v) { return tl::sum(tl::pow(v, 2.0)); })(x);
   CHECK(g == tl::matrix<double, 3, 1>{{2}, {4}, {6}});
-  static_assert(std::is_same_v<decltype(tl::grad([](const auto& v) { return tl::norm(v); })(x)), tl::matrix<double, 3, 1>>);
+  static_assert(
+      std::is_same_v<decltype(tl::grad([](const auto& v) { return tl::norm(v); })(x)), tl::matrix<double, 3, 1>>);
 }
 
 namespace {

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace tl = tapeless;
@@ -176,7 +176,8 @@ TEST_CASE("division") {
   };
   SUBCASE("random points, every operand combination") {
     check_binary("/", op, dx, dy, away_from_zero, 41);
-    check_fan_out("/", op, dx, dy, [](fd::rng& r) { return r.uniform_away(-10, 10, {0.0}, 0.1); }, 42);
+    check_fan_out(
+        "/", op, dx, dy, [](fd::rng& r) { return r.uniform_away(-10, 10, {0.0}, 0.1); }, 42);
   }
 
   SUBCASE("x / x is 1 with gradient 0") {

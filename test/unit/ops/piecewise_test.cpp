@@ -82,7 +82,8 @@ void check_min_max(const std::string& name, Op op, First first, std::uint64_t se
 
 TEST_CASE("abs") {
   SUBCASE("random points away from 0") {
-    check_unary("abs", abs_, [](double x) { return std::abs(x); }, [](double x) { return x > 0 ? 1.0 : -1.0; }, 601);
+    check_unary(
+        "abs", abs_, [](double x) { return std::abs(x); }, [](double x) { return x > 0 ? 1.0 : -1.0; }, 601);
   }
   SUBCASE("the kink: abs'(0) = 0, for +0 and -0") {
     CHECK(at(abs_, 0.0) == std::pair{0.0, 0.0});
@@ -109,8 +110,8 @@ TEST_CASE("abs") {
 
 TEST_CASE("relu") {
   SUBCASE("random points away from 0") {
-    check_unary("relu", relu_, [](double x) { return x > 0 ? x : 0.0; }, [](double x) { return x > 0 ? 1.0 : 0.0; },
-                603);
+    check_unary(
+        "relu", relu_, [](double x) { return x > 0 ? x : 0.0; }, [](double x) { return x > 0 ? 1.0 : 0.0; }, 603);
   }
   SUBCASE("the kink: relu'(0) = 0") {
     CHECK(at(relu_, 0.0) == std::pair{0.0, 0.0});
@@ -131,7 +132,8 @@ TEST_CASE("relu") {
 
 TEST_CASE("min") {
   SUBCASE("random points: expression with expression, with a double, a double with an expression") {
-    check_min_max("min", min_, [](double x, double y) { return x < y; }, 605);
+    check_min_max(
+        "min", min_, [](double x, double y) { return x < y; }, 605);
   }
   SUBCASE("the same variable twice: min(x, x) = x") {
     fd::rng r{606};
@@ -158,7 +160,8 @@ TEST_CASE("min") {
 
 TEST_CASE("max") {
   SUBCASE("random points: expression with expression, with a double, a double with an expression") {
-    check_min_max("max", max_, [](double x, double y) { return x > y; }, 607);
+    check_min_max(
+        "max", max_, [](double x, double y) { return x > y; }, 607);
   }
   SUBCASE("the same variable twice: max(x, x) = x") {
     fd::rng r{608};
@@ -206,19 +209,29 @@ TEST_CASE("piecewise: NaN operands give NaN values and NaN derivatives, not a si
   }
   SUBCASE("a NaN from upstream reaches the gradient through the chosen operand") {
     // sqrt(-1) is NaN with a NaN derivative; min and max must choose it, whichever side it is on
-    check("min(sqrt(x), 1)", [](auto a) { return tl::min(tl::sqrt(a), 1.0); }, -1.0);
-    check("min(1, sqrt(x))", [](auto a) { return tl::min(1.0, tl::sqrt(a)); }, -1.0);
-    check("max(sqrt(x), 1)", [](auto a) { return tl::max(tl::sqrt(a), 1.0); }, -1.0);
-    check("max(1, sqrt(x))", [](auto a) { return tl::max(1.0, tl::sqrt(a)); }, -1.0);
-    check("relu(sqrt(x))", [](auto a) { return tl::relu(tl::sqrt(a)); }, -1.0);
-    check("abs(sqrt(x))", [](auto a) { return tl::abs(tl::sqrt(a)); }, -1.0);
+    check(
+        "min(sqrt(x), 1)", [](auto a) { return tl::min(tl::sqrt(a), 1.0); }, -1.0);
+    check(
+        "min(1, sqrt(x))", [](auto a) { return tl::min(1.0, tl::sqrt(a)); }, -1.0);
+    check(
+        "max(sqrt(x), 1)", [](auto a) { return tl::max(tl::sqrt(a), 1.0); }, -1.0);
+    check(
+        "max(1, sqrt(x))", [](auto a) { return tl::max(1.0, tl::sqrt(a)); }, -1.0);
+    check(
+        "relu(sqrt(x))", [](auto a) { return tl::relu(tl::sqrt(a)); }, -1.0);
+    check(
+        "abs(sqrt(x))", [](auto a) { return tl::abs(tl::sqrt(a)); }, -1.0);
   }
   SUBCASE("a NaN operand of min and max itself") {
     // README: "a NaN operand of min, max, abs or relu gives a NaN value and a NaN derivative"
-    check("min(x, 2)", [](auto a) { return tl::min(a, 2.0); }, qnan);
-    check("min(2, x)", [](auto a) { return tl::min(2.0, a); }, qnan);
-    check("max(x, 2)", [](auto a) { return tl::max(a, 2.0); }, qnan);
-    check("max(2, x)", [](auto a) { return tl::max(2.0, a); }, qnan);
+    check(
+        "min(x, 2)", [](auto a) { return tl::min(a, 2.0); }, qnan);
+    check(
+        "min(2, x)", [](auto a) { return tl::min(2.0, a); }, qnan);
+    check(
+        "max(x, 2)", [](auto a) { return tl::max(a, 2.0); }, qnan);
+    check(
+        "max(2, x)", [](auto a) { return tl::max(2.0, a); }, qnan);
   }
   SUBCASE("the NaN operand is the one chosen, and receives the adjoint") {
     const auto g1 = tl::value_and_grad(min_)(qnan, 2.0);

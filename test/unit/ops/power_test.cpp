@@ -107,34 +107,42 @@ std::pair<double, double> at(F f, double x) {
 TEST_CASE("pow by an integer: x^n") {
   const auto away = [](fd::rng& r) { return r.uniform_away(-3, 3, {0.0}, 0.2); };
   SUBCASE("n = -3") {
-    check_unary("pow(x, -3)", [](auto&& x) { return tl::pow(x, -3); }, [](double x) { return std::pow(x, -3.0); },
-                [](double x) { return -3.0 * std::pow(x, -4.0); }, away, 201);
+    check_unary(
+        "pow(x, -3)", [](auto&& x) { return tl::pow(x, -3); }, [](double x) { return std::pow(x, -3.0); },
+        [](double x) { return -3.0 * std::pow(x, -4.0); }, away, 201);
   }
   SUBCASE("n = -1") {
-    check_unary("pow(x, -1)", [](auto&& x) { return tl::pow(x, -1); }, [](double x) { return 1.0 / x; },
-                [](double x) { return -1.0 / (x * x); }, away, 202);
+    check_unary(
+        "pow(x, -1)", [](auto&& x) { return tl::pow(x, -1); }, [](double x) { return 1.0 / x; },
+        [](double x) { return -1.0 / (x * x); }, away, 202);
   }
   SUBCASE("n = 0") {
-    check_unary("pow(x, 0)", [](auto&& x) { return tl::pow(x, 0); }, [](double) { return 1.0; },
-                [](double) { return 0.0; }, away, 203);
+    check_unary(
+        "pow(x, 0)", [](auto&& x) { return tl::pow(x, 0); }, [](double) { return 1.0; }, [](double) { return 0.0; },
+        away, 203);
   }
   SUBCASE("n = 1") {
-    check_unary("pow(x, 1)", [](auto&& x) { return tl::pow(x, 1); }, [](double x) { return x; },
-                [](double) { return 1.0; }, away, 204);
+    check_unary(
+        "pow(x, 1)", [](auto&& x) { return tl::pow(x, 1); }, [](double x) { return x; }, [](double) { return 1.0; },
+        away, 204);
   }
   SUBCASE("n = 2") {
-    check_unary("pow(x, 2)", [](auto&& x) { return tl::pow(x, 2); }, [](double x) { return x * x; },
-                [](double x) { return 2.0 * x; }, away, 205);
+    check_unary(
+        "pow(x, 2)", [](auto&& x) { return tl::pow(x, 2); }, [](double x) { return x * x; },
+        [](double x) { return 2.0 * x; }, away, 205);
   }
   SUBCASE("n = 3") {
-    check_unary("pow(x, 3)", [](auto&& x) { return tl::pow(x, 3); }, [](double x) { return std::pow(x, 3.0); },
-                [](double x) { return 3.0 * x * x; }, away, 206);
+    check_unary(
+        "pow(x, 3)", [](auto&& x) { return tl::pow(x, 3); }, [](double x) { return std::pow(x, 3.0); },
+        [](double x) { return 3.0 * x * x; }, away, 206);
   }
   SUBCASE("n = 7, unsigned and long") {
-    check_unary("pow(x, 7u)", [](auto&& x) { return tl::pow(x, 7u); }, [](double x) { return std::pow(x, 7.0); },
-                [](double x) { return 7.0 * std::pow(x, 6.0); }, away, 207);
-    check_unary("pow(x, 4L)", [](auto&& x) { return tl::pow(x, 4L); }, [](double x) { return std::pow(x, 4.0); },
-                [](double x) { return 4.0 * std::pow(x, 3.0); }, away, 208);
+    check_unary(
+        "pow(x, 7u)", [](auto&& x) { return tl::pow(x, 7u); }, [](double x) { return std::pow(x, 7.0); },
+        [](double x) { return 7.0 * std::pow(x, 6.0); }, away, 207);
+    check_unary(
+        "pow(x, 4L)", [](auto&& x) { return tl::pow(x, 4L); }, [](double x) { return std::pow(x, 4.0); },
+        [](double x) { return 4.0 * std::pow(x, 3.0); }, away, 208);
   }
   SUBCASE("an integer exponent is exact: pow(x, 2) is x * x") {
     fd::rng r{209};
@@ -153,20 +161,24 @@ TEST_CASE("pow by a number: x^p") {
   SUBCASE("random points, p in {0.5, -1.5, 2, 3.7, -0.3, 1, 0}") {
     for (const double p : {0.5, -1.5, 2.0, 3.7, -0.3, 1.0, 0.0}) {
       CAPTURE(p);
-      check_unary("pow(x, p)", [p](auto&& x) { return tl::pow(x, p); }, [p](double x) { return std::pow(x, p); },
-                  [p](double x) { return p * std::pow(x, p - 1.0); }, positive, 210);
+      check_unary(
+          "pow(x, p)", [p](auto&& x) { return tl::pow(x, p); }, [p](double x) { return std::pow(x, p); },
+          [p](double x) { return p * std::pow(x, p - 1.0); }, positive, 210);
     }
   }
   SUBCASE("a negative base with an integral exponent") {
     const auto negative = [](fd::rng& r) { return r.uniform(-5, -0.1); };
-    check_unary("pow(x, 3.0)", [](auto&& x) { return tl::pow(x, 3.0); }, [](double x) { return std::pow(x, 3.0); },
-                [](double x) { return 3.0 * x * x; }, negative, 211);
-    check_unary("pow(x, -2.0)", [](auto&& x) { return tl::pow(x, -2.0); }, [](double x) { return std::pow(x, -2.0); },
-                [](double x) { return -2.0 * std::pow(x, -3.0); }, negative, 212);
+    check_unary(
+        "pow(x, 3.0)", [](auto&& x) { return tl::pow(x, 3.0); }, [](double x) { return std::pow(x, 3.0); },
+        [](double x) { return 3.0 * x * x; }, negative, 211);
+    check_unary(
+        "pow(x, -2.0)", [](auto&& x) { return tl::pow(x, -2.0); }, [](double x) { return std::pow(x, -2.0); },
+        [](double x) { return -2.0 * std::pow(x, -3.0); }, negative, 212);
   }
   SUBCASE("a float exponent beside a double base") {
-    check_unary("pow(x, 0.25f)", [](auto&& x) { return tl::pow(x, 0.25f); }, [](double x) { return std::pow(x, 0.25); },
-                [](double x) { return 0.25 * std::pow(x, -0.75); }, positive, 213);
+    check_unary(
+        "pow(x, 0.25f)", [](auto&& x) { return tl::pow(x, 0.25f); }, [](double x) { return std::pow(x, 0.25); },
+        [](double x) { return 0.25 * std::pow(x, -0.75); }, positive, 213);
   }
 }
 
@@ -175,13 +187,15 @@ TEST_CASE("pow of a number: c^y") {
   SUBCASE("random points, c in {0.5, 2, e, 10, 1}") {
     for (const double c : {0.5, 2.0, std::numbers::e, 10.0, 1.0}) {
       CAPTURE(c);
-      check_unary("pow(c, y)", [c](auto&& y) { return tl::pow(c, y); }, [c](double y) { return std::pow(c, y); },
-                  [c](double y) { return std::pow(c, y) * std::log(c); }, anywhere, 220);
+      check_unary(
+          "pow(c, y)", [c](auto&& y) { return tl::pow(c, y); }, [c](double y) { return std::pow(c, y); },
+          [c](double y) { return std::pow(c, y) * std::log(c); }, anywhere, 220);
     }
   }
   SUBCASE("an int base") {
-    check_unary("pow(3, y)", [](auto&& y) { return tl::pow(3, y); }, [](double y) { return std::pow(3.0, y); },
-                [](double y) { return std::pow(3.0, y) * std::log(3.0); }, anywhere, 221);
+    check_unary(
+        "pow(3, y)", [](auto&& y) { return tl::pow(3, y); }, [](double y) { return std::pow(3.0, y); },
+        [](double y) { return std::pow(3.0, y) * std::log(3.0); }, anywhere, 221);
   }
 }
 
@@ -191,11 +205,16 @@ TEST_CASE("pow of two expressions: x^y") {
   const auto dx = [](double x, double y) { return y * std::pow(x, y - 1.0); };
   const auto dy = [](double x, double y) { return std::pow(x, y) * std::log(x); };
   SUBCASE("random points, expression and number on either side") {
-    check_binary("pow", op, value, dx, dy, [](fd::rng& r) { return std::tuple{r.uniform(0.1, 5), r.uniform(-3, 3)}; },
-                 230);
+    check_binary(
+        "pow", op, value, dx, dy,
+        [](fd::rng& r) {
+          return std::tuple{r.uniform(0.1, 5), r.uniform(-3, 3)};
+        },
+        230);
   }
   SUBCASE("the same variable twice: x^x") {
-    check_fan_out("pow", op, dx, dy, [](fd::rng& r) { return r.uniform(0.1, 3); }, 231);
+    check_fan_out(
+        "pow", op, dx, dy, [](fd::rng& r) { return r.uniform(0.1, 3); }, 231);
   }
   SUBCASE("int constants on either side") {
     fd::rng r{232};
@@ -290,8 +309,9 @@ TEST_CASE("pow: the rules at 0 and for negative bases") {
 
 TEST_CASE("sqrt") {
   SUBCASE("random points") {
-    check_unary("sqrt", [](auto&& x) { return tl::sqrt(x); }, [](double x) { return std::sqrt(x); },
-                [](double x) { return 0.5 / std::sqrt(x); }, [](fd::rng& r) { return r.uniform(0.05, 50); }, 240);
+    check_unary(
+        "sqrt", [](auto&& x) { return tl::sqrt(x); }, [](double x) { return std::sqrt(x); },
+        [](double x) { return 0.5 / std::sqrt(x); }, [](fd::rng& r) { return r.uniform(0.05, 50); }, 240);
   }
   SUBCASE("sqrt(x) against pow(x, 0.5)") {
     fd::rng r{241};
@@ -313,9 +333,10 @@ TEST_CASE("sqrt") {
 
 TEST_CASE("cbrt") {
   SUBCASE("random points, both signs") {
-    check_unary("cbrt", [](auto&& x) { return tl::cbrt(x); }, [](double x) { return std::cbrt(x); },
-                [](double x) { return 1.0 / (3.0 * std::cbrt(x) * std::cbrt(x)); },
-                [](fd::rng& r) { return r.uniform_away(-50, 50, {0.0}, 0.05); }, 250);
+    check_unary(
+        "cbrt", [](auto&& x) { return tl::cbrt(x); }, [](double x) { return std::cbrt(x); },
+        [](double x) { return 1.0 / (3.0 * std::cbrt(x) * std::cbrt(x)); },
+        [](fd::rng& r) { return r.uniform_away(-50, 50, {0.0}, 0.05); }, 250);
   }
   SUBCASE("exact points, and +infinity at 0") {
     CHECK(at([](auto a) { return tl::cbrt(a); }, -8.0) == std::pair{-2.0, 1.0 / 12.0});
@@ -328,8 +349,9 @@ TEST_CASE("cbrt") {
 
 TEST_CASE("square") {
   SUBCASE("random points") {
-    check_unary("square", [](auto&& x) { return tl::square(x); }, [](double x) { return x * x; },
-                [](double x) { return 2.0 * x; }, [](fd::rng& r) { return r.uniform(-10, 10); }, 260);
+    check_unary(
+        "square", [](auto&& x) { return tl::square(x); }, [](double x) { return x * x; },
+        [](double x) { return 2.0 * x; }, [](fd::rng& r) { return r.uniform(-10, 10); }, 260);
   }
   SUBCASE("against x * x and pow(x, 2), exactly") {
     fd::rng r{261};
@@ -359,7 +381,8 @@ TEST_CASE("hypot") {
     check_binary("hypot", op, value, dx, dy, sample, 270);
   }
   SUBCASE("the same variable twice: hypot(x, x) = sqrt(2) |x|") {
-    check_fan_out("hypot", op, dx, dy, [](fd::rng& r) { return r.uniform_away(-10, 10, {0.0}, 0.05); }, 271);
+    check_fan_out(
+        "hypot", op, dx, dy, [](fd::rng& r) { return r.uniform_away(-10, 10, {0.0}, 0.05); }, 271);
     CHECK(fd::rel_error(tl::grad([](auto a) { return tl::hypot(a, a); })(-3.0), -std::numbers::sqrt2) < 1e-15);
   }
   SUBCASE("int constants on either side") {

@@ -43,13 +43,14 @@ double erf_derivative(double x) { return 2.0 / std::sqrt(std::numbers::pi) * std
 }  // namespace
 
 TEST_CASE("erf") {
-  check_unary("erf", erf_, [](double x) { return std::erf(x); }, erf_derivative, -4, 4, 501);
+  check_unary(
+      "erf", erf_, [](double x) { return std::erf(x); }, erf_derivative, -4, 4, 501);
 }
 
 TEST_CASE("erfc") {
   SUBCASE("random points") {
-    check_unary("erfc", erfc_, [](double x) { return std::erfc(x); }, [](double x) { return -erf_derivative(x); }, -4,
-                4, 502);
+    check_unary(
+        "erfc", erfc_, [](double x) { return std::erfc(x); }, [](double x) { return -erf_derivative(x); }, -4, 4, 502);
   }
   SUBCASE("erf + erfc = 1: their gradients cancel") {
     fd::rng r{503};
@@ -62,9 +63,7 @@ TEST_CASE("erfc") {
 }
 
 TEST_CASE("sigmoid") {
-  SUBCASE("random points") {
-    check_unary("sigmoid", sigmoid_, sigmoid_ref, sigmoid_derivative_ref, -30, 30, 504);
-  }
+  SUBCASE("random points") { check_unary("sigmoid", sigmoid_, sigmoid_ref, sigmoid_derivative_ref, -30, 30, 504); }
   SUBCASE("sigmoid(0) = 1/2 with slope 1/4; sigmoid(x) + sigmoid(-x) = 1") {
     CHECK(tl::value_and_grad(sigmoid_)(0.0) == std::pair{0.5, 0.25});
     fd::rng r{505};
@@ -79,9 +78,7 @@ TEST_CASE("sigmoid") {
 }
 
 TEST_CASE("softplus") {
-  SUBCASE("random points") {
-    check_unary("softplus", softplus_, softplus_ref, sigmoid_ref, -30, 30, 506);
-  }
+  SUBCASE("random points") { check_unary("softplus", softplus_, softplus_ref, sigmoid_ref, -30, 30, 506); }
   SUBCASE("softplus(x) - softplus(-x) = x") {
     fd::rng r{507};
     for (int i = 0; i < points; ++i) {

@@ -62,13 +62,13 @@ const auto in = [](double lo, double hi) { return [lo, hi](fd::rng& r) { return 
 }  // namespace
 
 TEST_CASE("sin") {
-  check_unary("sin", sin_, [](double x) { return std::sin(x); }, [](double x) { return std::cos(x); }, in(-10, 10),
-              301);
+  check_unary(
+      "sin", sin_, [](double x) { return std::sin(x); }, [](double x) { return std::cos(x); }, in(-10, 10), 301);
 }
 
 TEST_CASE("cos") {
-  check_unary("cos", cos_, [](double x) { return std::cos(x); }, [](double x) { return -std::sin(x); }, in(-10, 10),
-              302);
+  check_unary(
+      "cos", cos_, [](double x) { return std::cos(x); }, [](double x) { return -std::sin(x); }, in(-10, 10), 302);
 }
 
 TEST_CASE("tan") {
@@ -82,8 +82,9 @@ TEST_CASE("tan") {
 
 TEST_CASE("asin") {
   SUBCASE("random points") {
-    check_unary("asin", asin_, [](double x) { return std::asin(x); },
-                [](double x) { return 1.0 / std::sqrt(1.0 - x * x); }, in(-0.95, 0.95), 305);
+    check_unary(
+        "asin", asin_, [](double x) { return std::asin(x); }, [](double x) { return 1.0 / std::sqrt(1.0 - x * x); },
+        in(-0.95, 0.95), 305);
   }
   SUBCASE("at +-1 the derivative is +infinity") {
     CHECK(tl::value_and_grad(asin_)(1.0) == std::pair{std::numbers::pi / 2, infinity});
@@ -93,8 +94,9 @@ TEST_CASE("asin") {
 
 TEST_CASE("acos") {
   SUBCASE("random points") {
-    check_unary("acos", acos_, [](double x) { return std::acos(x); },
-                [](double x) { return -1.0 / std::sqrt(1.0 - x * x); }, in(-0.95, 0.95), 306);
+    check_unary(
+        "acos", acos_, [](double x) { return std::acos(x); }, [](double x) { return -1.0 / std::sqrt(1.0 - x * x); },
+        in(-0.95, 0.95), 306);
   }
   SUBCASE("asin + acos = pi / 2: their gradients cancel") {
     fd::rng r{307};
@@ -112,8 +114,9 @@ TEST_CASE("acos") {
 
 TEST_CASE("atan") {
   SUBCASE("random points") {
-    check_unary("atan", atan_, [](double x) { return std::atan(x); }, [](double x) { return 1.0 / (1.0 + x * x); },
-                in(-10, 10), 308);
+    check_unary(
+        "atan", atan_, [](double x) { return std::atan(x); }, [](double x) { return 1.0 / (1.0 + x * x); }, in(-10, 10),
+        308);
   }
   SUBCASE("far out") {
     for (const double x : {1e5, -1e5, 1e150}) {

@@ -19,7 +19,8 @@ using test_support::allocations_during;
 // Every operation in one function, so one call covers them all.
 constexpr auto everything = [](const auto& x, const auto& y) {
   auto a = tl::exp(x) + tl::exp2(y) + tl::expm1(x) + tl::log(y) + tl::log2(y) + tl::log10(y) + tl::log1p(x);
-  auto b = tl::sqrt(y) + tl::cbrt(x) + tl::square(x) + tl::pow(x, 2) + tl::pow(y, 0.5) + tl::pow(y, x) + tl::pow(2.0, x);
+  auto b =
+      tl::sqrt(y) + tl::cbrt(x) + tl::square(x) + tl::pow(x, 2) + tl::pow(y, 0.5) + tl::pow(y, x) + tl::pow(2.0, x);
   auto c = tl::sin(x) + tl::cos(y) + tl::tan(x) + tl::asin(x) + tl::acos(x) + tl::atan(y) + tl::atan2(y, x);
   auto d = tl::sinh(x) + tl::cosh(y) + tl::tanh(x) + tl::asinh(y) + tl::acosh(y) + tl::atanh(x) + tl::hypot(x, y);
   auto e = tl::abs(x) + tl::erf(x) + tl::erfc(y) + tl::sigmoid(x) + tl::softplus(y) + tl::relu(x) + tl::min(x, y);
@@ -134,10 +135,11 @@ constexpr auto reductions_and_shapes = [](const auto& A, const auto& v, const au
   const auto reductions = tl::sum(X) + tl::mean(X) + tl::prod(X) + tl::squared_norm(X) + tl::norm(X) +
                           tl::max_element(X) + tl::min_element(X) + tl::log_sum_exp(X) +
                           tl::sum(tl::softmax(X) * tl::log_softmax(X));
-  const auto parts = X(1, 2) + w[3] + tl::dot(tl::transpose(tl::row(X, 1)), tl::transpose(tl::row(X, 0))) + tl::sum(tl::col(X, 2)) +
-                     tl::sum(tl::slice<1, 2>(w)) + tl::sum(tl::slice<0, 2>(tl::row(X, 0))) +
-                     tl::sum(tl::matmul(tl::reshape<3, 2>(X), X)) + tl::sum(tl::concat(X, tl::row(X, 0), tl::row(X, 1))) +
-                     tl::sum(tl::concat(w, s, 1.0)) + tl::sum(tl::diag(w)) + tl::sum(tl::diag(tl::matmul(tl::transpose(X), X)));
+  const auto parts = X(1, 2) + w[3] + tl::dot(tl::transpose(tl::row(X, 1)), tl::transpose(tl::row(X, 0))) +
+                     tl::sum(tl::col(X, 2)) + tl::sum(tl::slice<1, 2>(w)) + tl::sum(tl::slice<0, 2>(tl::row(X, 0))) +
+                     tl::sum(tl::matmul(tl::reshape<3, 2>(X), X)) +
+                     tl::sum(tl::concat(X, tl::row(X, 0), tl::row(X, 1))) + tl::sum(tl::concat(w, s, 1.0)) +
+                     tl::sum(tl::diag(w)) + tl::sum(tl::diag(tl::matmul(tl::transpose(X), X)));
   const auto m = ((X > 0.0) & ~(X >= tl::ones_like(X) * 10.0)) | ((X < s) ^ tl::equal(X, tl::zeros_like(X)));
   const auto chosen = tl::if_else(m, X, X * 0.1) + tl::if_else(X <= s, s, X) + tl::if_else(tl::not_equal(X, X), X, 2.0);
   return reductions + parts + tl::sum(chosen * X);
@@ -204,7 +206,7 @@ TEST_CASE("the higher-order transforms allocate nothing: hessian, jacobian, jvp,
   CHECK(finite_nonzero(std::get<0>(std::get<0>(h))));
   auto hm = tl::hessian<0>(matrix_elementwise)(x23, y23, 0.9);
   CHECK(allocations_during([&] { hm = tl::hessian<0>(matrix_elementwise)(x23, y23, 0.9); }) == 0);
-  const auto layer = [](const auto& x) { return tl::tanh(tl::matmul(tl::cref(data23), x)) * x[0]; };  // 3 -> 2
+  const auto layer = [](const auto& x) { return tl::tanh(tl::matmul(tl::cref(data23), x)) * x[0]; };        // 3 -> 2
   const auto wide = [](const auto& x) { return tl::exp(tl::matmul(tl::transpose(tl::cref(data23)), x)); };  // 2 -> 3
   tl::matrix<double, 2, 3> jr{};
   tl::matrix<double, 3, 2> jf{};
@@ -218,6 +220,7 @@ TEST_CASE("the higher-order transforms allocate nothing: hessian, jacobian, jvp,
   CHECK(allocations_during([&] { w = tl::vjp(layer, b3).second(y); }) == 0);
   CHECK(finite_nonzero(w));
   double d3 = 0;
-  CHECK(allocations_during([&] { d3 = tl::grad(tl::grad(tl::grad([](auto t) { return tl::exp(t) * tl::sin(t); })))(0.7); }) == 0);
+  CHECK(allocations_during(
+            [&] { d3 = tl::grad(tl::grad(tl::grad([](auto t) { return tl::exp(t) * tl::sin(t); })))(0.7); }) == 0);
   CHECK(finite_nonzero(d3));
 }

@@ -12,8 +12,8 @@ namespace tl = tapeless;
 namespace {
 
 template <class E>
-constexpr bool plain_node = !std::is_polymorphic_v<E> && std::is_trivially_copyable_v<E> &&
-                            std::is_trivially_destructible_v<E>;
+constexpr bool plain_node =
+    !std::is_polymorphic_v<E> && std::is_trivially_copyable_v<E> && std::is_trivially_destructible_v<E>;
 
 constexpr auto f = [](auto x, auto y) {
   auto t = tl::let(x - y, [](auto d) { return d * d + tl::sin(d); });

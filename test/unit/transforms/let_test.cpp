@@ -201,8 +201,7 @@ TEST_CASE("let: a helper making lets with one body, used several times") {
     CHECK(fd::rel_error(std::get<1>(g2), -dh(x * y) * x) < same_tol);
     // a let of a let made by the same helper: h(h(x)), and three deep
     CHECK(fd::rel_error(tl::grad([h](auto a) { return h(h(a)); })(x), dh(hv(x)) * dh(x)) < same_tol);
-    CHECK(fd::rel_error(tl::grad([h](auto a) { return h(h(h(a))); })(x), dh(hv(hv(x))) * dh(hv(x)) * dh(x)) <
-          same_tol);
+    CHECK(fd::rel_error(tl::grad([h](auto a) { return h(h(h(a))); })(x), dh(hv(hv(x))) * dh(hv(x)) * dh(x)) < same_tol);
     // the helper's lets inside another let's body, on its name, as siblings
     const auto g3 = tl::grad([h](auto a) { return tl::let(a * 3.0, [h](auto t) { return h(t) * h(t) + h(t); }); })(x);
     CHECK(fd::rel_error(g3, (2 * hv(3 * x) + 1) * dh(3 * x) * 3) < 1e-13);
@@ -213,8 +212,8 @@ TEST_CASE("let: nested lets with the same body type keep their names apart") {
   const auto f = [](auto x, auto y) { return tl::let(x * 1.0f, twin_body<decltype(y)>{y}); };
   static_assert(std::is_same_v<decltype(tl::grad(f)(1.5f, 2.0)), std::tuple<float, double>>);
   const auto vg = tl::value_and_grad(f)(1.5f, 2.0);
-  CHECK(vg.first == 4.0 * 3.375);                       // y^2 x^3
-  CHECK(vg.second == std::tuple{27.0f, 13.5});           // (3 y^2 x^2, 2 y x^3)
+  CHECK(vg.first == 4.0 * 3.375);               // y^2 x^3
+  CHECK(vg.second == std::tuple{27.0f, 13.5});  // (3 y^2 x^2, 2 y x^3)
   fd::rng r{907};
   for (int i = 0; i < points; ++i) {
     const float x = static_cast<float>(r.uniform(-2, 2));

@@ -67,7 +67,7 @@ constexpr dd expm1_dd(double x) noexcept {
     const dd s = two_sum(ldexp(1.0, k) - 1.0, ldexp(hi, k));
     return fast_two_sum(s.hi, s.lo + ldexp(tail, k));
   }
-  dd y = two_sum(1.0, hi);  // e^r = 1 + hi + tail, normalized before scaling so that 2^k y.hi
+  dd y = two_sum(1.0, hi);              // e^r = 1 + hi + tail, normalized before scaling so that 2^k y.hi
   y = fast_two_sum(y.hi, y.lo + tail);  // overflows only if e^x itself rounds to infinity
   if (k < 0) return {-1.0, ldexp(y.hi, k)};
   return {ldexp(y.hi, k), ldexp(y.lo, k) - 1.0};
@@ -136,8 +136,7 @@ constexpr log_parts log_reduce(double x) noexcept {
   const double s_lo = (((a - sb.hi) - sb.lo) - s * b.lo) / b.hi;  // s + s_lo = a / (m + c)
   const double z = s * s;
   // 2 atanh(s) - 2s = s^3 (2/3 + 2/5 z + 2/7 z^2 + ...); truncation beyond z^4 is below 2^-84 relative.
-  const double tail =
-      s * z * (2.0 / 3.0 + z * (2.0 / 5.0 + z * (2.0 / 7.0 + z * (2.0 / 9.0 + z * (2.0 / 11.0)))));
+  const double tail = s * z * (2.0 / 3.0 + z * (2.0 / 5.0 + z * (2.0 / 7.0 + z * (2.0 / 9.0 + z * (2.0 / 11.0)))));
   dd f = two_sum(log_table[j].hi, 2.0 * s);
   f.lo += log_table[j].lo + (2.0 * s_lo + tail);
   return {k, fast_two_sum(f.hi, f.lo)};
@@ -186,7 +185,7 @@ constexpr double exp2(double x) noexcept {
 constexpr double expm1(double x) noexcept {
   if (detail::is_nan(x)) return x;
   if (x > detail::exp_overflow) return detail::inf;
-  if (x < -40.0) return -1.0;  // e^x < 2^-57: -1 + e^x rounds to -1
+  if (x < -40.0) return -1.0;               // e^x < 2^-57: -1 + e^x rounds to -1
   if (detail::fabs(x) < 0x1p-54) return x;  // also keeps the sign of zero
   const detail::dd r = detail::expm1_dd(x);
   return r.hi + r.lo;

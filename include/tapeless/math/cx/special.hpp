@@ -109,7 +109,7 @@ constexpr double erf(double x) noexcept {
   if (ax < 0.84375) {
     if (ax < 0x1p-28) {
       // erf x = (2/sqrt(pi)) x; scaled by 8 when x is tiny so the product does not lose bits to underflow.
-      constexpr double efx = 1.28379167095512586316e-01;  // 2/sqrt(pi) - 1
+      constexpr double efx = 1.28379167095512586316e-01;   // 2/sqrt(pi) - 1
       constexpr double efx8 = 1.02703333676410069053e+00;  // 8 * efx
       return ax < 0x1p-1000 ? 0.125 * (8.0 * x + efx8 * x) : x + efx * x;
     }
