@@ -43,18 +43,19 @@ constexpr decltype(auto) value_at(const Node& n, const evaluated<Node, Need>& e)
     return e.value();
 }
 
-/// What a forward pass keeps of one operation: the result of op_forward, or nothing.
+/// What a forward pass keeps of one operation: the result of op_forward, or nothing. The built_by tag keeps
+/// the maker's constructor from standing in for the copy constructor when a kept is copied.
 template <bool Computed, class Out>
 struct kept {
   Out out;
   template <class Make>
-  constexpr explicit kept(Make&& make) : out(make()) {}
+  constexpr explicit kept(built_by, Make&& make) : out(make()) {}
   [[nodiscard]] constexpr const Out& forward() const noexcept { return out; }
 };
 template <class Out>
 struct kept<false, Out> {
   template <class Make>
-  constexpr explicit kept(Make&&) noexcept {}
+  constexpr explicit kept(built_by, Make&&) noexcept {}
   [[nodiscard]] constexpr const auto& forward() const noexcept {
     return not_computed<std::remove_cvref_t<decltype(value_part(std::declval<const Out&>()))>>;
   }
@@ -70,7 +71,7 @@ struct evaluated<unary_node<Op, A>, Need> {
   [[no_unique_address]] kept<computes, out_type> kept_;
 
   constexpr explicit evaluated(const unary_node<Op, A>& n)
-      : arg(n.arg), kept_([&] { return op_forward(n.op, value_at(n.arg, arg)); }) {}
+      : arg(n.arg), kept_(built_by{}, [&] { return op_forward(n.op, value_at(n.arg, arg)); }) {}
   /// The forward result as the rule takes it (with its cache, if the operation keeps one).
   [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
   [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
@@ -90,7 +91,7 @@ struct evaluated<binary_node<Op, A, B>, Need> {
   constexpr explicit evaluated(const binary_node<Op, A, B>& n)
       : lhs(n.lhs),
         rhs(n.rhs),
-        kept_([&] { return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs)); }) {}
+        kept_(built_by{}, [&] { return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs)); }) {}
   [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
   [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
 };
@@ -105,7 +106,7 @@ struct evaluated<select_node<A, B>, Need> {
   [[no_unique_address]] kept<Need, value_type> kept_;
 
   constexpr explicit evaluated(const select_node<A, B>& n)
-      : if_true(n.if_true), if_false(n.if_false), kept_([&] {
+      : if_true(n.if_true), if_false(n.if_false), kept_(built_by{}, [&] {
           return n.cond ? value_type(value_at(n.if_true, if_true)) : value_type(value_at(n.if_false, if_false));
         }) {}
   [[nodiscard]] constexpr const value_type& value() const noexcept { return kept_.forward(); }

@@ -106,7 +106,7 @@ inline constexpr bool any_shape_error = (ShapeError<X> || ...);
 template <class Fits, bool Kind, class Op, class... X>
 constexpr auto checked_node(Op op, X&&... x) {
   if constexpr (any_shape_error<X...> || !Kind)
-    return shape_error{};
+    return shape_error{};  // NOLINT(bugprone-branch-clone): not merged with the next, so Fits waits for Kind
   else if constexpr (!Fits::ok)
     return shape_error{};
   else if constexpr (sizeof...(X) == 1)

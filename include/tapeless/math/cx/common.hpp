@@ -84,7 +84,7 @@ constexpr bool is_integer(double y) noexcept {
 constexpr bool is_odd_integer(double y) noexcept {
   const double a = fabs(y);
   if (a >= 0x1p53) return false;
-  const long long i = static_cast<long long>(a);
+  const auto i = static_cast<long long>(a);
   return static_cast<double>(i) == a && (i & 1) != 0;
 }
 

@@ -122,7 +122,8 @@ constexpr log_parts log_reduce(double x) noexcept {
   int e = 0;
   double m = frexp(x, e) * 2.0;  // [1, 2)
   int k = e - 1;
-  int j = static_cast<int>((m - 1.0) * 32.0 + 0.5);
+  // (m - 1) * 32 + 0.5 is exact and positive: the cast rounds to the nearest j, half up.
+  int j = static_cast<int>((m - 1.0) * 32.0 + 0.5);  // NOLINT(bugprone-incorrect-roundings)
   if (j == 32) {  // m just below 2: use m/2 near 1 instead, so x near 1 always gets k = 0
     m *= 0.5;
     ++k;
