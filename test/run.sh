@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
-# The whole test suite: a g++ build (library, tests, examples, benchmark smoke runs); the same with clang++
-# under AddressSanitizer + UndefinedBehaviorSanitizer, with 20000 inputs of the libFuzzer target; and
-# the threads test under ThreadSanitizer.
-# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [g++|clang++|tsan]...
+# The whole test suite: the lint first (clang-format and clang-tidy, test/lint.sh: about a minute on 2
+# cores, cheap beside the builds); a g++ build (library, tests, examples, benchmark smoke runs); the same
+# with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer, with 20000 inputs of the libFuzzer
+# target; and the threads test under ThreadSanitizer.
+# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [lint|g++|clang++|tsan]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost-dev doctest-dev libbenchmark-dev libadolc-dev
-          libtrilinos-sacado-dev libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev gnuplot-nox graphviz)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy libboost-dev doctest-dev libbenchmark-dev
+          libadolc-dev libtrilinos-sacado-dev libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev
+          gnuplot-nox graphviz)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -18,7 +20,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-parts=("$@"); ((${#parts[@]})) || parts=(g++ clang++ tsan)
+parts=("$@"); ((${#parts[@]})) || parts=(lint g++ clang++ tsan)
 jobs=$(nproc)
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
@@ -30,6 +32,10 @@ run_ctest() {  # build dir, extra ctest args...
 
 for part in "${parts[@]}"; do
   case $part in
+    lint)
+      echo "=== lint: clang-format and clang-tidy (test/lint.sh)"
+      bash test/lint.sh
+      ;;
     g++)
       dir=build/test-g++
       echo "=== g++: build and test in $dir"
@@ -65,7 +71,7 @@ for part in "${parts[@]}"; do
       cmake --build "$dir" -j"$jobs" --target unit_threads
       TSAN_OPTIONS=halt_on_error=1 run_ctest "$dir" -R "^unit_threads$"
       ;;
-    *) echo "unknown part '$part' (g++, clang++ or tsan)" >&2; exit 2 ;;
+    *) echo "unknown part '$part' (lint, g++, clang++ or tsan)" >&2; exit 2 ;;
   esac
 done
 
