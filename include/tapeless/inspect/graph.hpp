@@ -130,7 +130,7 @@ template <class = void>
 std::string number_text(long double x, int precision) {
   char buffer[64];  // 36 digits at most (a long double has 21 that matter), and the sign, point, exponent
   const int n = std::snprintf(buffer, sizeof buffer, "%.*Lg", precision < 36 ? precision : 36, x);
-  return std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+  return {buffer, n > 0 ? static_cast<std::size_t>(n) : 0};
 }
 
 /// A value to `precision` digits: a number; a matrix as its shape, with its elements (rows separated
@@ -418,12 +418,12 @@ struct basic_recorder_state {
     s.adjoint = to_shown(g_source);
     s.contribution = to_shown(c);
     s.total = s.contribution;  // a leaf's store replaces it with its sum (accumulated, below)
-    if (local.data) s.local = to_shown(local);
+    if (local.data != nullptr) s.local = to_shown(local);
     s.count = ++g.nodes[target].received;
     node& from = g.nodes[source];
     if (operand < from.inputs.size()) {
       from.swept[operand] = true;
-      if (local.data) from.local[operand] = s.local;
+      if (local.data != nullptr) from.local[operand] = s.local;
     }
     g.sweep.push_back(std::move(s));
   }

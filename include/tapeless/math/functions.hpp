@@ -83,25 +83,42 @@ constexpr bool isinf(T x) noexcept {
 // Declared first, so that each may use the others at any nesting (a dual of duals).
 #define TAPELESS_DUAL_DECLARE_1(name) \
   template <class T, class D>         \
-  constexpr dual<T, D> name(const dual<T, D>& x);
+  constexpr dual<T, D> name(const dual<T, D>& x)
 #define TAPELESS_DUAL_DECLARE_2(name) \
   template <class T, class D>         \
-  constexpr dual<T, D> name(const dual<T, D>& x, const dual<T, D>& y);
-TAPELESS_DUAL_DECLARE_1(exp)
-TAPELESS_DUAL_DECLARE_1(exp2) TAPELESS_DUAL_DECLARE_1(expm1) TAPELESS_DUAL_DECLARE_1(log) TAPELESS_DUAL_DECLARE_1(log2)
-    TAPELESS_DUAL_DECLARE_1(log10) TAPELESS_DUAL_DECLARE_1(log1p) TAPELESS_DUAL_DECLARE_1(sqrt)
-        TAPELESS_DUAL_DECLARE_1(cbrt) TAPELESS_DUAL_DECLARE_1(sin) TAPELESS_DUAL_DECLARE_1(cos)
-            TAPELESS_DUAL_DECLARE_1(tan) TAPELESS_DUAL_DECLARE_1(asin) TAPELESS_DUAL_DECLARE_1(acos)
-                TAPELESS_DUAL_DECLARE_1(atan) TAPELESS_DUAL_DECLARE_1(sinh) TAPELESS_DUAL_DECLARE_1(cosh)
-                    TAPELESS_DUAL_DECLARE_1(tanh) TAPELESS_DUAL_DECLARE_1(asinh) TAPELESS_DUAL_DECLARE_1(acosh)
-                        TAPELESS_DUAL_DECLARE_1(atanh) TAPELESS_DUAL_DECLARE_1(erf) TAPELESS_DUAL_DECLARE_1(erfc)
-                            TAPELESS_DUAL_DECLARE_1(abs) TAPELESS_DUAL_DECLARE_2(pow) TAPELESS_DUAL_DECLARE_2(atan2)
-                                TAPELESS_DUAL_DECLARE_2(hypot)
+  constexpr dual<T, D> name(const dual<T, D>& x, const dual<T, D>& y)
+TAPELESS_DUAL_DECLARE_1(exp);
+TAPELESS_DUAL_DECLARE_1(exp2);
+TAPELESS_DUAL_DECLARE_1(expm1);
+TAPELESS_DUAL_DECLARE_1(log);
+TAPELESS_DUAL_DECLARE_1(log2);
+TAPELESS_DUAL_DECLARE_1(log10);
+TAPELESS_DUAL_DECLARE_1(log1p);
+TAPELESS_DUAL_DECLARE_1(sqrt);
+TAPELESS_DUAL_DECLARE_1(cbrt);
+TAPELESS_DUAL_DECLARE_1(sin);
+TAPELESS_DUAL_DECLARE_1(cos);
+TAPELESS_DUAL_DECLARE_1(tan);
+TAPELESS_DUAL_DECLARE_1(asin);
+TAPELESS_DUAL_DECLARE_1(acos);
+TAPELESS_DUAL_DECLARE_1(atan);
+TAPELESS_DUAL_DECLARE_1(sinh);
+TAPELESS_DUAL_DECLARE_1(cosh);
+TAPELESS_DUAL_DECLARE_1(tanh);
+TAPELESS_DUAL_DECLARE_1(asinh);
+TAPELESS_DUAL_DECLARE_1(acosh);
+TAPELESS_DUAL_DECLARE_1(atanh);
+TAPELESS_DUAL_DECLARE_1(erf);
+TAPELESS_DUAL_DECLARE_1(erfc);
+TAPELESS_DUAL_DECLARE_1(abs);
+TAPELESS_DUAL_DECLARE_2(pow);
+TAPELESS_DUAL_DECLARE_2(atan2);
+TAPELESS_DUAL_DECLARE_2(hypot);
 #undef TAPELESS_DUAL_DECLARE_1
 #undef TAPELESS_DUAL_DECLARE_2
 
-                                    template <class T, class D>
-                                    constexpr bool isnan(const dual<T, D>& x) noexcept {
+template <class T, class D>
+constexpr bool isnan(const dual<T, D>& x) noexcept {
   return isnan(x.value);
 }
 template <class T, class D>
