@@ -43,17 +43,7 @@ needed=(libboost-dev doctest-dev libbenchmark-dev cmake ninja-build g++ clang li
         libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev)
 if ((callgrind)); then needed+=(valgrind); fi
 if ((report)); then needed+=(python3 gnuplot-nox); fi
-missing=()
-for p in "${needed[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "run.sh: installing ${missing[*]}" >&2
-  sudo=""
-  if [[ "$(id -u)" != 0 ]]; then sudo="sudo"; fi
-  $sudo apt-get update
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-fi
+bash "$root/cmake/ensure_packages.sh" "${needed[@]}"
 
 # --- build --------------------------------------------------------------------------------------
 # valgrind 3.19 cannot decode AVX-512: the callgrind build is -march=native without it, in its own folder.

@@ -9,14 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libboost-dev graphviz)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if ((${#missing[@]})); then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
+bash cmake/ensure_packages.sh "${packages[@]}"
 
 dir=${1:-build/doc}
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTAPELESS_BUILD_TESTS=OFF -DTAPELESS_BUILD_BENCHMARKS=OFF \

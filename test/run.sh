@@ -11,14 +11,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy libboost-dev doctest-dev libbenchmark-dev
           libadolc-dev libtrilinos-sacado-dev libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev
           gnuplot-nox graphviz)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if ((${#missing[@]})); then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
+bash cmake/ensure_packages.sh "${packages[@]}"
 
 parts=("$@"); ((${#parts[@]})) || parts=(lint g++ clang++ tsan)
 jobs=$(nproc)

@@ -12,8 +12,9 @@
 // NaN), and for numbers the gradient equals the one tl::var's backward() accumulates. Mapped inputs
 // also: each component of the gradient against central differences (fd::derivative_and_error). They
 // cannot decide where their error estimate reaches the tolerance (a kink of abs, min, max or
-// max_element within the step; f's rounding divided by the step) or where the slopes just left and
-// right of x differ (a kink at x: a tie); such a component is skipped,
+// max_element within the step; f's rounding divided by the step) or where the one-sided slopes near x
+// do not shrink in step with the step (a kink at or very near x: a tie or near-tie); such a component
+// is skipped,
 // and counted: at exit the target prints how many components were compared and skipped, and aborts if
 // fewer than half were compared.
 #include <tapeless/tapeless.hpp>
@@ -186,12 +187,20 @@ void compare_component(const F& flat, const choices& c, const std::array<double,
   };
   const fd::estimate d = fd::derivative_and_error(along, x[i]);
   const double scale = std::max({1.0, std::abs(ad), std::abs(d.value)});
-  // A kink at x itself (a tie of min, max or max_element; abs at 0), where central differences of a
-  // piecewise linear f agree at every step: the slopes just left and right of x differ.
-  const double k = 1e-6 * std::max(1.0, std::abs(x[i]));
+  // A kink near x (a tie or near-tie of min, max or max_element; abs near 0) that every step of the
+  // differences crosses, so that they agree with each other and not with the derivative at x. For a
+  // smooth f the right slope minus the left one at step k is f''(x) k + O(k^3): it shrinks tenfold
+  // with k. A kink within k adds its jump in slope at both steps, so ten times the difference at k / 10
+  // no longer matches the one at k. Compared at k = 1e-4 and 1e-5 (relative to x) against 1e-5 and
+  // 1e-6, beyond f's rounding amplified by the smaller step.
   const double f0 = flat(x);
-  const double left = (f0 - along(x[i] - k)) / k, right = (along(x[i] + k) - f0) / k;
-  const bool kink = std::abs(right - left) > 1e-4 * std::max({1.0, std::abs(left), std::abs(right)});
+  const auto spread = [&](double k) { return (along(x[i] + k) - f0) / k - (f0 - along(x[i] - k)) / k; };
+  bool kink = false;
+  for (const double k : {1e-4, 1e-5}) {
+    const double step = k * std::max(1.0, std::abs(x[i]));
+    const double rounding = 10 * 64 * std::numeric_limits<double>::epsilon() * std::abs(f0) / (step / 10);
+    kink = kink || std::abs(spread(step) - 10 * spread(step / 10)) > 1e-7 * scale + rounding;
+  }
   if (!std::isfinite(ad) || !std::isfinite(d.value) || d.error > 1e-7 * scale || kink) {
     ++stats.skipped;
     return;
