@@ -6,6 +6,7 @@
 // implementations, because clang does not evaluate std::sin and friends at compile time.
 #pragma once
 
+#include <tapeless/math/batch.hpp>  // the same functions of SIMD batches, declared first for the ops
 #include <tapeless/math/constexpr_math.hpp>
 #include <tapeless/math/dual.hpp>
 

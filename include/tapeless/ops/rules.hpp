@@ -14,6 +14,8 @@
 // Each of these is the one place its rule is written; the other forms are derived here.
 #pragma once
 
+#include <tapeless/math/batch.hpp>
+
 #include <limits>
 #include <utility>
 
@@ -157,9 +159,10 @@ constexpr auto matrix_binary_vjp(const Op& op, const G& g, const X& x, const Y& 
 
 /// A rule's result inside its operation's domain, NaN outside it (and for a NaN operand, which fails
 /// every comparison the domain test makes): a NaN value always comes with a NaN gradient.
-template <class T>
-constexpr T inside_domain(bool inside, T r) noexcept {
-  return inside ? r : std::numeric_limits<T>::quiet_NaN();
+template <class C, class T>
+constexpr T inside_domain(const C& inside, T r) noexcept {
+  return math::choose(
+      inside, [&] { return r; }, [] { return math::quiet_nan<T>(); });
 }
 
 /// dy/dx of a unary operation at (x, y): the local derivative the trace prints on an edge.

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/math/batch.hpp: the elementary functions of math/functions.hpp on SIMD batches, and the one
+// branch that serves numbers and batches alike.
+//
+// An operation whose value and rule are written with these (its flag `batched`, simd/batch.hpp) runs
+// its matrix loops a batch at a time: the same source as for one number. The functions are xsimd's;
+// each agrees with the standard library's within 2 ulp over its domain, and on NaN, infinities and
+// the domain rules (test/unit/simd/batch_math_test.cpp sweeps them): only those that do are here.
+#pragma once
+
+#include <tapeless/simd/batch.hpp>
+
+#include <array>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+namespace tapeless::math {
+
+/// `condition ? if_true() : if_false()` for a number; for a batch, whose condition is a mask, the side
+/// every lane takes, or both blended lane by lane. Lazy: a side no element takes is not computed.
+template <class C, class A, class B>
+constexpr auto choose(const C& condition, const A& if_true, const B& if_false) {
+  if constexpr (std::convertible_to<C, bool>) {
+    return condition ? if_true() : if_false();
+  } else {
+#if TAPELESS_SIMD
+    if (xsimd::all(condition)) return if_true();
+    if (xsimd::none(condition)) return if_false();
+    return xsimd::select(condition, if_true(), if_false());
+#endif
+  }
+}
+
+/// NaN as a number (or dual number) or a batch.
+template <class T>
+constexpr T quiet_nan() {
+  if constexpr (requires { typename T::arch_type; })  // an xsimd batch
+    return T(std::numeric_limits<typename T::value_type>::quiet_NaN());
+  else
+    return std::numeric_limits<T>::quiet_NaN();
+}
+
+#if TAPELESS_SIMD
+namespace detail {
+/// f's batch form, with the standard library's in the lanes where the batch form is not trusted (a
+/// range where xsimd's result is off, measured by test/unit/simd/batch_math_test.cpp): exact there, and
+/// a branch not taken elsewhere.
+template <class T, class A, class Batch, class Scalar>
+xsimd::batch<T, A> guarded(const xsimd::batch<T, A>& x, const xsimd::batch_bool<T, A>& untrusted, Batch batch_form,
+                           Scalar scalar_form) {
+  xsimd::batch<T, A> y = batch_form(x);
+  if (xsimd::none(untrusted)) return y;
+  constexpr std::size_t n = xsimd::batch<T, A>::size;
+  alignas(A::alignment()) std::array<T, n> xs, ys;
+  std::array<bool, n> bad;
+  x.store_aligned(xs.data());
+  y.store_aligned(ys.data());
+  untrusted.store_unaligned(bad.data());
+  for (std::size_t k = 0; k < n; ++k)
+    if (bad[k]) ys[k] = scalar_form(xs[k]);
+  return xsimd::batch<T, A>::load_aligned(ys.data());
+}
+}  // namespace detail
+
+// Exact as they are: sqrt (correctly rounded), and within 2 ulp of std over the whole domain: log1p,
+// sin, cos (to |x| = 1e308), tanh, abs.
+#define TAPELESS_BATCH_1(name)                                            \
+  template <class A>                                                      \
+  inline xsimd::batch<double, A> name(const xsimd::batch<double, A>& x) { \
+    return xsimd::name(x);                                                \
+  }
+TAPELESS_BATCH_1(log1p)
+TAPELESS_BATCH_1(sqrt)
+TAPELESS_BATCH_1(sin)
+TAPELESS_BATCH_1(cos)
+TAPELESS_BATCH_1(tanh)
+TAPELESS_BATCH_1(abs)
+#undef TAPELESS_BATCH_1
+
+// xsimd's exp flushes results below the smallest normal number (x < -708.39) to 0, and overflows from
+// x = 709.44 on, short of 709.78; its expm1 overflows early too; its log is off for subnormal x.
+template <class A>
+inline xsimd::batch<double, A> exp(const xsimd::batch<double, A>& x) {
+  using B = xsimd::batch<double, A>;
+  const auto untrusted = x <= B(-708.39) || x >= B(709.43);  // infinities too: rare, and exact in std
+  return detail::guarded(
+      x, untrusted, [](const B& v) { return xsimd::exp(v); }, [](double v) { return std::exp(v); });
+}
+template <class A>
+inline xsimd::batch<double, A> expm1(const xsimd::batch<double, A>& x) {
+  using B = xsimd::batch<double, A>;
+  const auto untrusted = x >= B(709.0);
+  return detail::guarded(
+      x, untrusted, [](const B& v) { return xsimd::expm1(v); }, [](double v) { return std::expm1(v); });
+}
+template <class A>
+inline xsimd::batch<double, A> log(const xsimd::batch<double, A>& x) {
+  using B = xsimd::batch<double, A>;
+  const auto untrusted = x > B(0) && x < B(std::numeric_limits<double>::min());
+  return detail::guarded(
+      x, untrusted, [](const B& v) { return xsimd::log(v); }, [](double v) { return std::log(v); });
+}
+#endif
+
+}  // namespace tapeless::math

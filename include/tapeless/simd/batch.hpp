@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/simd/batch.hpp: the SIMD loops of the elementwise nodes and reductions, over xsimd batches.
+//
+// A matrix node's loop at run time runs a batch of elements at a time (4 doubles with AVX2, 2 with
+// SSE2: whatever the build's -m flags enable, up to AVX2), calling the operation's own value and
+// rule with xsimd::batch<T> in place of T; the last, partial batch is padded, so every element goes
+// through the same code. In a constant expression, and for a T without batches (long double), the
+// loops stay scalar. xsimd (Debian's libxsimd-dev) is found by __has_include: without it, or with
+// TAPELESS_NO_SIMD defined, TAPELESS_SIMD is 0 and every loop is scalar.
+#pragma once
+
+#if !defined(TAPELESS_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)
+#define TAPELESS_SIMD 1
+#include <xsimd/xsimd.hpp>
+#else
+#define TAPELESS_SIMD 0
+#endif
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+namespace tapeless::detail::simd {
+
+#if TAPELESS_SIMD
+/// The instruction set: the build's best up to AVX2 with FMA (4 doubles). Not AVX-512: valgrind 3.19
+/// cannot run it (the callgrind counts of bench/), g++ 12 warns falsely inside its intrinsics
+/// (-Wmaybe-uninitialized, GCC bug 105593), and the hand-written adjoints it is measured against use 4.
+#if XSIMD_WITH_FMA3_AVX2
+using arch = xsimd::fma3<xsimd::avx2>;
+#elif XSIMD_WITH_AVX2
+using arch = xsimd::avx2;
+#else
+using arch = xsimd::default_arch;
+#endif
+
+/// Whether the loops over elements of T run in batches: double's (the functions of math/batch.hpp
+/// are measured for double only; float and long double loops stay scalar).
+template <class T>
+inline constexpr bool available = std::same_as<T, double>;
+template <class T>
+using batch = xsimd::batch<T, arch>;
+template <class T>
+inline constexpr std::size_t width = batch<T>::size;
+#else
+template <class T>
+inline constexpr bool available = false;
+#endif
+
+/// Whether an operation's value and rule are written for batches as well as numbers (its flag
+/// `batched`): every branch on its operands a math::choose, every function one of math/batch.hpp.
+template <class Op>
+inline constexpr bool batched_op = requires {
+  requires Op::batched;
+};
+
+/// Whether op's loops over elements of T run in batches at run time.
+template <class Op, class T>
+concept vectorised = available<T> && batched_op<Op>;
+
+#if TAPELESS_SIMD
+/// An operand of a loop: a pointer to the elements, or one number used for every element.
+template <class T, class In>
+batch<T> load(const In& in, std::size_t i) {
+  if constexpr (std::is_pointer_v<In>)
+    return batch<T>::load_unaligned(in + i);
+  else
+    return batch<T>(static_cast<T>(in));
+}
+
+/// The elements i, ..., i + n - 1 (n < width) of an operand, in a batch padded with its element i.
+template <class T, class In>
+batch<T> load_partial(const In& in, std::size_t i, std::size_t n) {
+  if constexpr (std::is_pointer_v<In>) {
+    alignas(batch<T>::arch_type::alignment()) std::array<T, width<T>> lanes;
+    for (std::size_t k = 0; k < width<T>; ++k) lanes[k] = in[i + (k < n ? k : 0)];
+    return batch<T>::load_aligned(lanes.data());
+  } else {
+    return batch<T>(static_cast<T>(in));
+  }
+}
+
+/// out[i] = f(in[i]...) for i < N, a batch of elements at a time; returns the sum of the out[i], added
+/// per lane and the lanes at the end (an order that differs from a scalar loop's by a few roundings).
+template <std::size_t N, class T, class F, class... In>
+T transform_sum(T* out, const F& f, const In&... in) {
+  constexpr std::size_t w = width<T>;
+  batch<T> s(T(0));
+  std::size_t i = 0;
+  for (; i + w <= N; i += w) {
+    const batch<T> y = f(load<T>(in, i)...);
+    y.store_unaligned(out + i);
+    s += y;
+  }
+  T total = xsimd::hadd(s);
+  if constexpr (N % w != 0) {
+    alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
+    f(load_partial<T>(in, i, N - i)...).store_aligned(lanes.data());
+    for (std::size_t k = 0; i + k < N; ++k) {
+      out[i + k] = lanes[k];
+      total += lanes[k];
+    }
+  }
+  return total;
+}
+
+/// out[i] = f(in[i]...) for i < N, a batch of elements at a time.
+template <std::size_t N, class T, class F, class... In>
+void transform(T* out, const F& f, const In&... in) {
+  (void)transform_sum<N>(out, f, in...);  // the unused sum is dropped once inlined
+}
+
+/// The sum over i < N of f(in[i]...), a batch of elements at a time, added as transform_sum adds.
+template <std::size_t N, class T, class F, class... In>
+T sum(const F& f, const In&... in) {
+  constexpr std::size_t w = width<T>;
+  batch<T> s(T(0));
+  std::size_t i = 0;
+  for (; i + w <= N; i += w) s += f(load<T>(in, i)...);
+  T total = xsimd::hadd(s);
+  if constexpr (N % w != 0) {
+    alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
+    f(load_partial<T>(in, i, N - i)...).store_aligned(lanes.data());
+    for (std::size_t k = 0; i + k < N; ++k) total += lanes[k];
+  }
+  return total;
+}
+
+/// The largest of p[0], ..., p[N - 1]; NaN if one is NaN.
+template <std::size_t N, class T>
+T max(const T* p) {
+  constexpr std::size_t w = width<T>;
+  batch<T> m = load_partial<T>(p, 0, N < w ? N : w);
+  auto nan = m != m;
+  for (std::size_t i = w; i < N; i += w) {
+    const batch<T> v = i + w <= N ? load<T>(p, i) : load_partial<T>(p, i, N - i);
+    nan = nan || v != v;
+    m = xsimd::max(m, v);
+  }
+  if (xsimd::any(nan)) return std::numeric_limits<T>::quiet_NaN();
+  alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
+  m.store_aligned(lanes.data());
+  T largest = lanes[0];
+  for (std::size_t k = 1; k < w; ++k) largest = lanes[k] > largest ? lanes[k] : largest;
+  return largest;
+}
+#endif
+
+}  // namespace tapeless::detail::simd
