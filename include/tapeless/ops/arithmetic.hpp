@@ -14,6 +14,7 @@ namespace ops {
 
 struct negate {
   static constexpr std::string_view name = "neg";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T>
   static constexpr T value(T x) {
@@ -27,6 +28,7 @@ struct negate {
 
 struct add {
   static constexpr std::string_view name = "+";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T>
   static constexpr T value(T x, T y) {
@@ -40,6 +42,7 @@ struct add {
 
 struct subtract {
   static constexpr std::string_view name = "-";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T>
   static constexpr T value(T x, T y) {
@@ -53,6 +56,7 @@ struct subtract {
 
 struct multiply {
   static constexpr std::string_view name = "*";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g y
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};  // g x
   template <class T>
@@ -67,6 +71,7 @@ struct multiply {
 
 struct divide {
   static constexpr std::string_view name = "/";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g / y
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = false, .rhs = true, .value = true};   // -g z / y
   template <class T>

@@ -5,13 +5,18 @@
 // two wrappers, with the scalar's own value and derivative rules per element. In a binary operation a
 // number (or scalar expression) beside a matrix is used for every element, and its adjoint is the sum
 // of the adjoints of all those uses.
+//
+// At run time, an operation written for SIMD batches too (its flag `batched`) runs these loops a batch
+// of elements at a time (simd/batch.hpp); in a constant expression, and for the others, one at a time.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/ops/rules.hpp>
+#include <tapeless/simd/batch.hpp>
 
 #include <cstddef>
+#include <tuple>  // std::get
 #include <type_traits>
 #include <utility>
 
@@ -28,6 +33,15 @@ constexpr auto broadcast_element(const V& v, std::size_t i) {
     return v;
 }
 
+/// What a SIMD loop reads of an operand: a matrix's elements, or the number used for every element.
+template <class T, class V>
+constexpr auto simd_operand(const V& v) {
+  if constexpr (Matrix<V>)
+    return v.data();
+  else
+    return static_cast<T>(v);
+}
+
 template <class Op>
 struct elementwise_unary : matrix_operation {
   static constexpr reads vjp_reads = tapeless::detail::vjp_reads<Op, 0>();
@@ -37,12 +51,30 @@ struct elementwise_unary : matrix_operation {
   template <class M>
   constexpr M value(const M& x) const {
     M y(uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (simd::vectorised<Op, typename M::value_type>) {
+      if (!std::is_constant_evaluated()) {
+        simd::transform<M::size()>(
+            y.data(), [this](const auto& xi) { return op.value(xi); }, x.data());
+        return y;
+      }
+    }
+#endif
     for (std::size_t i = 0; i < M::size(); ++i) y[i] = op.value(x[i]);
     return y;
   }
   template <class M>
   constexpr M vjp(const M& g, const M& x, const M& y) const {
     M gx(uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (simd::vectorised<Op, typename M::value_type>) {
+      if (!std::is_constant_evaluated()) {
+        const auto rule = [this](const auto& gi, const auto& xi, const auto& yi) { return unary_vjp(op, gi, xi, yi); };
+        simd::transform<M::size()>(gx.data(), rule, g.data(), x.data(), y.data());
+        return gx;
+      }
+    }
+#endif
     for (std::size_t i = 0; i < M::size(); ++i) gx[i] = unary_vjp(op, g[i], x[i], y[i]);
     return gx;
   }
@@ -60,6 +92,15 @@ struct elementwise_binary : matrix_operation {
     using M = std::conditional_t<Matrix<A>, A, B>;  // shapes were checked in make_binary
     using T = typename M::value_type;
     M z(uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (simd::vectorised<Op, T>) {
+      if (!std::is_constant_evaluated()) {
+        const auto value = [this](const auto& ai, const auto& bi) { return op.value(ai, bi); };
+        simd::transform<M::size()>(z.data(), value, simd_operand<T>(a), simd_operand<T>(b));
+        return z;
+      }
+    }
+#endif
     for (std::size_t i = 0; i < M::size(); ++i) z[i] = op.value(T(broadcast_element(a, i)), T(broadcast_element(b, i)));
     return z;
   }
@@ -77,6 +118,24 @@ struct elementwise_binary : matrix_operation {
   template <int Side, class S, class M, class A, class B>
   constexpr S side(const M& g, const A& a, const B& b, const M& z) const {
     using T = typename M::value_type;
+#if TAPELESS_SIMD
+    if constexpr (simd::vectorised<Op, T>) {
+      if (!std::is_constant_evaluated()) {
+        const auto partial = [this](const auto& gi, const auto& ai, const auto& bi, const auto& zi) {
+          return std::get<Side>(op.vjp(gi, ai, bi, zi));
+        };
+        const auto a_in = simd_operand<T>(a);
+        const auto b_in = simd_operand<T>(b);
+        if constexpr (Matrix<S>) {
+          S s(uninitialized);
+          simd::transform<M::size()>(s.data(), partial, g.data(), a_in, b_in, z.data());
+          return s;
+        } else {
+          return static_cast<S>(simd::sum<M::size(), T>(partial, g.data(), a_in, b_in, z.data()));
+        }
+      }
+    }
+#endif
     S s = [] {
       if constexpr (Matrix<S>)
         return S(uninitialized);  // every element is written below

@@ -15,6 +15,7 @@ namespace ops {
 
 struct exp {
   static constexpr std::string_view name = "exp";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T>
   static constexpr T value(T x) {
@@ -44,6 +45,7 @@ struct exp2 {
 /// to x = -708): e^x is computed there. The rule reads x and y.
 struct expm1 {
   static constexpr std::string_view name = "expm1";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads{true, false, true};
   template <class T>
   static constexpr T value(T x) {
@@ -51,7 +53,8 @@ struct expm1 {
   }
   template <class T>
   static constexpr T derivative(T x, T y) {
-    return x < T(-1) ? math::exp(x) : y + T(1);
+    return math::choose(
+        x < T(-1), [&] { return math::exp(x); }, [&] { return y + T(1); });
   }
 };
 
@@ -62,6 +65,7 @@ struct expm1 {
 // y = -infinity) keeps its infinite slope.
 struct log {
   static constexpr std::string_view name = "log";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -101,6 +105,7 @@ struct log10 {
 
 struct log1p {
   static constexpr std::string_view name = "log1p";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {

@@ -40,6 +40,7 @@ struct cosh {
 
 struct tanh {
   static constexpr std::string_view name = "tanh";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T>
   static constexpr T value(T x) {

@@ -97,6 +97,7 @@ struct pow {
 
 struct sqrt {
   static constexpr std::string_view name = "sqrt";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T>
   static constexpr T value(T x) {
@@ -127,6 +128,7 @@ struct cbrt {
 /// 0 * inf = NaN). In forward mode value(x) = x * x of a dual carries its own product-rule tangent.
 struct square {
   static constexpr std::string_view name = "square";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {

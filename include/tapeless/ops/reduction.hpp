@@ -19,10 +19,12 @@
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/ops/rules.hpp>
+#include <tapeless/simd/batch.hpp>
 
 #include <cstddef>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless {
@@ -51,6 +53,18 @@ constexpr T shifted(T x, T m) {
 /// The sum is at least 1 (the largest element contributes exp(0)), unless a NaN made it NaN.
 template <class M, class T = typename M::value_type>
 constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
+#if TAPELESS_SIMD
+  if constexpr (::tapeless::detail::simd::available<T>) {
+    if (!std::is_constant_evaluated()) {
+      namespace simd = ::tapeless::detail::simd;
+      const T m = simd::max<M::size()>(x.data());
+      const auto exp_shifted = [b = simd::batch<T>(m)](const simd::batch<T>& xi) {
+        return math::exp(xsimd::select(xi == b, simd::batch<T>(T(0)), xi - b));  // shifted(), both sides cheap
+      };
+      return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
+    }
+  }
+#endif
   const T m = x[extreme_index<true>(x)];
   T s(0);
   for (std::size_t i = 0; i < M::size(); ++i) {
@@ -67,7 +81,14 @@ struct sum : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class M>
   static constexpr auto value(const M& x) {
-    typename M::value_type s(0);
+    using T = typename M::value_type;
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::available<T>) {
+      if (!std::is_constant_evaluated())
+        return ::tapeless::detail::simd::sum<M::size(), T>([](const auto& e) { return e; }, x.data());
+    }
+#endif
+    T s(0);
     for (const auto& e : x) s += e;
     return s;
   }
@@ -214,9 +235,11 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
-    M e(::tapeless::detail::uninitialized);
-    const auto [m, s] = detail::exp_shifted(x, e);
-    return ::tapeless::detail::with_cache<S, M>{m + math::log(s), e * (S(1) / s)};
+    ::tapeless::detail::with_cache<S, M> out{S(0), M(::tapeless::detail::uninitialized)};
+    const auto [m, s] = detail::exp_shifted(x, out.cache);  // the exps, scaled in place into softmax
+    out.cache *= S(1) / s;
+    out.value = m + math::log(s);
+    return out;
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M&, T, const M& softmax) {
@@ -238,9 +261,23 @@ struct softmax : ::tapeless::detail::matrix_operation {
   }
   template <class M>
   static constexpr M vjp(const M& g, const M&, const M& y) {
+    M gx(::tapeless::detail::uninitialized);
+#if TAPELESS_SIMD
+    using T = typename M::value_type;
+    if constexpr (::tapeless::detail::simd::available<T>) {
+      if (!std::is_constant_evaluated()) {
+        namespace simd = ::tapeless::detail::simd;
+        const T gy =
+            simd::sum<M::size(), T>([](const auto& gi, const auto& yi) { return gi * yi; }, g.data(), y.data());
+        simd::transform<M::size()>(
+            gx.data(), [](const auto& gi, const auto& yi, const auto& c) { return yi * (gi - c); }, g.data(), y.data(),
+            gy);
+        return gx;
+      }
+    }
+#endif
     typename M::value_type gy(0);
     for (std::size_t i = 0; i < M::size(); ++i) gy += g[i] * y[i];
-    M gx(::tapeless::detail::uninitialized);
     for (std::size_t i = 0; i < M::size(); ++i) gx[i] = y[i] * (g[i] - gy);
     return gx;
   }

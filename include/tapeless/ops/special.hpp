@@ -44,17 +44,19 @@ struct erfc {
 /// there, so dy/dx = e^-x y^2, accurate to a few ulps for every x (and exactly 1/4 at 0).
 struct sigmoid {
   static constexpr std::string_view name = "sigmoid";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   template <class T>
   static constexpr T value(T x) {
-    if (x >= T(0)) return T(1) / (T(1) + math::exp(-x));
-    const T e = math::exp(x);
-    return e / (T(1) + e);
+    const T e = math::exp(-math::abs(x));  // e^-x above 0, e^x below: never overflows
+    return math::choose(
+        x >= T(0), [&] { return T(1) / (T(1) + e); }, [&] { return e / (T(1) + e); });
   }
   // y (1 - y) below x = 1: there y <= 0.73, and for y >= 1/2 the subtraction 1 - y is exact (Sterbenz),
   // so the product is within a few ulp, at no exp. Above, 1 - y cancels: e^-x y^2, accurate in the tail.
   template <class T>
   static constexpr T derivative(T x, T y) {
-    return x < T(1) ? y * (T(1) - y) : math::exp(-x) * y * y;
+    return math::choose(
+        x < T(1), [&] { return y * (T(1) - y); }, [&] { return math::exp(-x) * y * y; });
   }
 };
 
@@ -63,10 +65,12 @@ struct sigmoid {
 /// digits on both sides, however small (sigmoid(-700) ~ 1e-304) or close to 1.
 struct softplus {
   static constexpr std::string_view name = "softplus";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
-    const T m = x > T(0) ? x : T(0);
+    const T m = math::choose(
+        x > T(0), [&] { return x; }, [] { return T(0); });
     return m + math::log1p(math::exp(-math::abs(x)));
   }
   template <class T>

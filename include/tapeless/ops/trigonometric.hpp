@@ -13,6 +13,7 @@ namespace ops {
 
 struct sin {
   static constexpr std::string_view name = "sin";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -26,6 +27,7 @@ struct sin {
 
 struct cos {
   static constexpr std::string_view name = "cos";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
