@@ -6,6 +6,7 @@
 //   fd::gradient(f, x1, ..., xN) the N partial derivatives of a scalar function of N doubles
 //   fd::rel_error(a, b)         |a - b| / max(1, |a|, |b|): relative for large values, absolute below 1
 //   fd::strict_rel_error(a, b)  |a - b| / max(|a|, |b|): purely relative, for the tails of functions
+//   fd::ulp_distance(a, b)      how many doubles apart a and b are (0 for both NaN), for SIMD against std
 //   fd::rng{seed}               std::mt19937_64 with a fixed seed; uniform(lo, hi), uniform_away(...)
 //   fd::str(x)                  a double printed with all 17 significant digits, for failure messages
 //
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <random>
@@ -51,6 +53,21 @@ inline double strict_rel_error(double a, double b) {
   if (a == b) return 0.0;
   if (std::isinf(a) || std::isinf(b) || std::isnan(a) || std::isnan(b)) return unequal_non_finite(a, b);
   return std::abs(a - b) / std::max({std::abs(a), std::abs(b), std::numeric_limits<double>::min()});
+}
+
+/// The number of doubles between a and b: 0 when they are equal (0 and -0 too) or both NaN, the largest
+/// double for a NaN against a number.
+inline double ulp_distance(double a, double b) {
+  if (a == b || (std::isnan(a) && std::isnan(b))) return 0;
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::max();
+  const auto ordered = [](double x) {  // the bit patterns, in the order of the doubles
+    std::int64_t i = 0;
+    std::memcpy(&i, &x, sizeof x);
+    return i < 0 ? std::numeric_limits<std::int64_t>::min() - i : i;
+  };
+  const std::int64_t i = ordered(a), j = ordered(b);  // subtracted as unsigned: no overflow, no rounding
+  return static_cast<double>(i > j ? static_cast<std::uint64_t>(i) - static_cast<std::uint64_t>(j)
+                                   : static_cast<std::uint64_t>(j) - static_cast<std::uint64_t>(i));
 }
 
 /// The default step at x: 1e-3 * max(1, |x|).
