@@ -14,7 +14,8 @@ namespace ops {
 
 struct negate {
   static constexpr std::string_view name = "neg";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T>
   static constexpr T value(T x) {
@@ -28,7 +29,8 @@ struct negate {
 
 struct add {
   static constexpr std::string_view name = "+";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T>
   static constexpr T value(T x, T y) {
@@ -42,7 +44,8 @@ struct add {
 
 struct subtract {
   static constexpr std::string_view name = "-";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
   template <class T>
   static constexpr T value(T x, T y) {
@@ -56,7 +59,8 @@ struct subtract {
 
 struct multiply {
   static constexpr std::string_view name = "*";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g y
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};  // g x
   template <class T>
@@ -71,7 +75,8 @@ struct multiply {
 
 struct divide {
   static constexpr std::string_view name = "/";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
   static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g / y
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = false, .rhs = true, .value = true};   // -g z / y
   template <class T>

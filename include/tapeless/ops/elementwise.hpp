@@ -52,7 +52,7 @@ struct elementwise_unary : matrix_operation {
   constexpr M value(const M& x) const {
     M y(uninitialized);
 #if TAPELESS_SIMD
-    if constexpr (simd::vectorised<Op, typename M::value_type>) {
+    if constexpr (simd::vectorised_map<Op, typename M::value_type>) {
       if (!std::is_constant_evaluated()) {
         simd::transform<M::size()>(
             y.data(), [this](const auto& xi) { return op.value(xi); }, x.data());
@@ -67,7 +67,7 @@ struct elementwise_unary : matrix_operation {
   constexpr M vjp(const M& g, const M& x, const M& y) const {
     M gx(uninitialized);
 #if TAPELESS_SIMD
-    if constexpr (simd::vectorised<Op, typename M::value_type>) {
+    if constexpr (simd::vectorised_map<Op, typename M::value_type>) {
       if (!std::is_constant_evaluated()) {
         const auto rule = [this](const auto& gi, const auto& xi, const auto& yi) { return unary_vjp(op, gi, xi, yi); };
         simd::transform<M::size()>(gx.data(), rule, g.data(), x.data(), y.data());
@@ -93,7 +93,7 @@ struct elementwise_binary : matrix_operation {
     using T = typename M::value_type;
     M z(uninitialized);
 #if TAPELESS_SIMD
-    if constexpr (simd::vectorised<Op, T>) {
+    if constexpr (simd::vectorised_map<Op, T>) {
       if (!std::is_constant_evaluated()) {
         const auto value = [this](const auto& ai, const auto& bi) { return op.value(ai, bi); };
         simd::transform<M::size()>(z.data(), value, simd_operand<T>(a), simd_operand<T>(b));
@@ -119,7 +119,7 @@ struct elementwise_binary : matrix_operation {
   constexpr S side(const M& g, const A& a, const B& b, const M& z) const {
     using T = typename M::value_type;
 #if TAPELESS_SIMD
-    if constexpr (simd::vectorised<Op, T>) {
+    if constexpr (Matrix<S> ? simd::vectorised_map<Op, T> : simd::vectorised<Op, T>) {
       if (!std::is_constant_evaluated()) {
         const auto partial = [this](const auto& gi, const auto& ai, const auto& bi, const auto& zi) {
           return std::get<Side>(op.vjp(gi, ai, bi, zi));

@@ -128,7 +128,8 @@ struct cbrt {
 /// 0 * inf = NaN). In forward mode value(x) = x * x of a dual carries its own product-rule tangent.
 struct square {
   static constexpr std::string_view name = "square";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
