@@ -72,21 +72,24 @@ tl::matrix<double, M, N> fd_jacobian(const G& g, const tl::vector<double, N>& x)
   return J;
 }
 
-template <class A, class B>
-double max_rel_error(const A& a, const B& b) {
+/// The largest distance(a_i, b_i) over the elements of a and b.
+template <class A, class B, class Distance>
+double worst_element(const A& a, const B& b, Distance distance) {
   double worst = 0;
   for (std::size_t i = 0; i < tl::detail::size_of<A>; ++i)
-    worst = std::max(worst, fd::rel_error(tl::detail::element_at(a, i), tl::detail::element_at(b, i)));
+    worst = std::max(worst, distance(tl::detail::element_at(a, i), tl::detail::element_at(b, i)));
   return worst;
+}
+
+template <class A, class B>
+double max_rel_error(const A& a, const B& b) {
+  return worst_element(a, b, fd::rel_error);
 }
 
 /// The largest distance in ulp between the elements of a and b.
 template <class A, class B>
 double max_ulps(const A& a, const B& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < tl::detail::size_of<A>; ++i)
-    worst = std::max(worst, fd::ulp_distance(tl::detail::element_at(a, i), tl::detail::element_at(b, i)));
-  return worst;
+  return worst_element(a, b, fd::ulp_distance);
 }
 
 template <std::size_t N>
