@@ -95,16 +95,18 @@ batch<T> load_partial(const In& in, std::size_t i, std::size_t n) {
   }
 }
 
-/// out[i] = f(in[i]...) for i < N, a batch of elements at a time; returns the sum of the out[i], added
-/// per lane and the lanes at the end (an order that differs from a scalar loop's by a few roundings).
-template <std::size_t N, class T, class F, class... In>
-T transform_sum(T* out, const F& f, const In&... in) {
+/// The sum over i < N of f(in[i]...), a batch of elements at a time, added per lane and the lanes at
+/// the end (an order that differs from a scalar loop's by a few roundings); with an `out` pointer, each
+/// f(in[i]...) is also stored to out[i]. The one loop of transform and sum.
+template <std::size_t N, class T, class Out, class F, class... In>
+T sum_storing(Out out, const F& f, const In&... in) {
+  constexpr bool stores = !std::is_null_pointer_v<Out>;
   constexpr std::size_t w = width<T>;
   batch<T> s(T(0));
   std::size_t i = 0;
   for (; i + w <= N; i += w) {
     const batch<T> y = f(load<T>(in, i)...);
-    y.store_unaligned(out + i);
+    if constexpr (stores) y.store_unaligned(out + i);
     s += y;
   }
   T total = xsimd::hadd(s);
@@ -112,33 +114,29 @@ T transform_sum(T* out, const F& f, const In&... in) {
     alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
     f(load_partial<T>(in, i, N - i)...).store_aligned(lanes.data());
     for (std::size_t k = 0; i + k < N; ++k) {
-      out[i + k] = lanes[k];
+      if constexpr (stores) out[i + k] = lanes[k];
       total += lanes[k];
     }
   }
   return total;
 }
 
+/// out[i] = f(in[i]...) for i < N; returns the sum of the out[i].
+template <std::size_t N, class T, class F, class... In>
+T transform_sum(T* out, const F& f, const In&... in) {
+  return sum_storing<N, T>(out, f, in...);
+}
+
 /// out[i] = f(in[i]...) for i < N, a batch of elements at a time.
 template <std::size_t N, class T, class F, class... In>
 void transform(T* out, const F& f, const In&... in) {
-  (void)transform_sum<N>(out, f, in...);  // the unused sum is dropped once inlined
+  (void)sum_storing<N, T>(out, f, in...);  // the unused sum is dropped once inlined
 }
 
-/// The sum over i < N of f(in[i]...), a batch of elements at a time, added as transform_sum adds.
+/// The sum over i < N of f(in[i]...).
 template <std::size_t N, class T, class F, class... In>
 T sum(const F& f, const In&... in) {
-  constexpr std::size_t w = width<T>;
-  batch<T> s(T(0));
-  std::size_t i = 0;
-  for (; i + w <= N; i += w) s += f(load<T>(in, i)...);
-  T total = xsimd::hadd(s);
-  if constexpr (N % w != 0) {
-    alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
-    f(load_partial<T>(in, i, N - i)...).store_aligned(lanes.data());
-    for (std::size_t k = 0; i + k < N; ++k) total += lanes[k];
-  }
-  return total;
+  return sum_storing<N, T>(nullptr, f, in...);
 }
 
 /// The largest of p[0], ..., p[N - 1]; NaN if one is NaN.
