@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSL-1.0
-# cmake -DCXX=... -DSOURCE=... -DINCLUDES=a;b -P check.cmake
+# cmake -DCXX=... -DSOURCE=... -DINCLUDES=a;b [-DPCH_FLAGS=a;b] -P check.cmake
 # Passes when SOURCE compiles with -DTAPELESS_COMPILE_FAIL_OK and fails without it, printing
 # a diagnostic that matches the file's `// expect: <regex>` lines and none of its `// reject: <regex>` lines.
 file(STRINGS ${SOURCE} expect_lines REGEX "^// expect: ")
 if(NOT expect_lines)
   message(FATAL_ERROR "${SOURCE} has no '// expect: <regex>' line")
 endif()
-set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic)
+# PCH_FLAGS (optional): how to read the precompiled tapeless.hpp of CMakeLists.txt, built with these flags.
+set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic ${PCH_FLAGS})
 foreach(dir IN LISTS INCLUDES)
   list(APPEND flags -isystem ${dir})
 endforeach()

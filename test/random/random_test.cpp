@@ -8,6 +8,7 @@
 #include "reference.hpp"
 
 #include <finite_difference.hpp>
+#include <sanitizers.hpp>
 
 #include <algorithm>
 #include <array>
@@ -29,8 +30,8 @@ namespace {
 
 namespace tl = tapeless;
 
-constexpr int scalar_points = 1000;
-constexpr int matrix_points = 400;
+constexpr int scalar_points = test_support::points_to_run(1000);  // a tenth under ASan
+constexpr int matrix_points = test_support::points_to_run(400);
 constexpr double value_tol = 1e-12;  // tapeless's value against the reference, relative (absolute below 1)
 constexpr double fd_rtol = 1e-6;     // the gradient against finite differences, relative,
 constexpr double fd_atol = 1e-12;    // and absolute, for components that are 0

@@ -7,6 +7,7 @@
 #include <tapeless/math/functions.hpp>
 
 #include <finite_difference.hpp>
+#include <sanitizers.hpp>
 
 #include <algorithm>
 #include <array>
@@ -30,21 +31,7 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double dbl_min = std::numeric_limits<double>::min();
 constexpr double denorm = std::numeric_limits<double>::denorm_min();
 
-// Under the sanitizers (test/run.sh's clang++ part) a tenth of the points: that build looks for memory
-// errors and undefined behaviour on every path, which a tenth reaches as well; the accuracy sweep runs
-// in full in the unsanitized build, where 100000 points cost a second rather than ten.
-#ifdef __SANITIZE_ADDRESS__  // g++
-#define TAPELESS_TEST_ASAN 1
-#elif defined(__has_feature)  // clang
-#if __has_feature(address_sanitizer)
-#define TAPELESS_TEST_ASAN 1
-#endif
-#endif
-#ifdef TAPELESS_TEST_ASAN
-constexpr std::size_t sweep_points = 10000;
-#else
-constexpr std::size_t sweep_points = 100000;
-#endif
+constexpr std::size_t sweep_points = test_support::points_to_run(100000);  // a tenth under ASan
 
 /// Seeded points: uniform in [lo, hi], or with a uniform logarithm in [lo, hi] (lo > 0) and a random sign.
 std::vector<double> points(std::uint64_t seed, double lo, double hi, bool log_scale, std::size_t n = sweep_points) {
