@@ -57,12 +57,14 @@ constexpr void backward_sweep(const element_input<K, T, Active>& leaf,
 
 // An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp).
 template <class Op, class A, class G, class Store>
+  requires fused_region<unary_node<elementwise_unary<Op>, A>>
 constexpr void backward_sweep(const unary_node<elementwise_unary<Op>, A>& n,
                               const evaluated<unary_node<elementwise_unary<Op>, A>, false>& v, const G& g,
                               Store& store) {
   sweep_region(n, v, g, store);
 }
 template <class Op, class A, class B, class G, class Store>
+  requires fused_region<binary_node<elementwise_binary<Op>, A, B>>
 constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n,
                               const evaluated<binary_node<elementwise_binary<Op>, A, B>, false>& v, const G& g,
                               Store& store) {
