@@ -93,19 +93,6 @@ struct var_ref : expression<var_ref<T>> {
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
-/// Input K of one element of a fused elementwise region (sweep/fused.hpp): the element of the K-th
-/// operand that is not itself elementwise, or that operand when it is a number. Built per element (or
-/// per batch of elements) for a sweep, never by users; an active one sends its adjoint to slot K.
-template <std::size_t K, class T, bool Active>
-struct element_input : expression<element_input<K, T, Active>> {
-  using value_type = T;
-  static constexpr std::size_t slot = K;
-  static constexpr bool is_active = Active;
-  T value_;
-  constexpr explicit element_input(T v) noexcept : value_(v) {}
-  [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
-};
-
 namespace detail {
 /// Leaves: nodes without operands, which hold their value (or a pointer to it) themselves.
 template <class N>
@@ -120,8 +107,6 @@ template <class Tag, class T>
 inline constexpr bool is_leaf<bound<Tag, T>> = true;
 template <class T>
 inline constexpr bool is_leaf<var_ref<T>> = true;
-template <std::size_t K, class T, bool Active>
-inline constexpr bool is_leaf<element_input<K, T, Active>> = true;
 
 /// Leaves whose type names one number (an argument slot, a let name): two of the same type are equal.
 template <class Leaf>

@@ -49,12 +49,6 @@ constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>
   *leaf.grad_ += g;
 }
 
-template <std::size_t K, class T, bool Active, bool Need, class G, class Store>
-constexpr void backward_sweep(const element_input<K, T, Active>& leaf,
-                              const evaluated<element_input<K, T, Active>, Need>&, const G& g, Store& store) {
-  if constexpr (Active) store.accumulate(leaf, g);
-}
-
 // An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp).
 template <class Op, class A, class G, class Store>
   requires fused_region<unary_node<elementwise_unary<Op>, A>>

@@ -11,11 +11,13 @@
 // reverse sweep needs only its adjoint) is a region. Its operands that are not elementwise (leaves,
 // matmul, a number) are its inputs, evaluated once in the forward pass as usual; the region itself
 // computes nothing forward. Its reverse sweep is one loop: for each element, the region's scalar tree
-// (the same operations on element_input leaves, expr/leaf.hpp) is evaluated and swept by the scalar
+// (the same operations on scalar leaves: argument K for input K, whose adjoint the sweep gathers in
+// slot K, or a constant for an input without adjoint) is evaluated and swept by the scalar
 // engine, whose adjoints land in one slot per input; a matrix input receives a matrix of them, a
 // number their sum. Then each input's own subtree is swept with its adjoint. At run time, for double,
-// when every operation of the region is written for SIMD batches (simd/batch.hpp), the element is a
-// batch of elements: the same scalar tree, on xsimd::batch<double>.
+// when every operation of the region is written for SIMD batches (simd/batch.hpp) and batches pay
+// (region_in_batches), the element is a batch of elements: the same scalar tree, on xsimd::batch.
+// Small regions of plain arithmetic stay node by node (fused_region).
 //
 // A region's value computed only to be read (value_and_grad's root, a matmul operand) stays node by
 // node: a fused loop would compute its elements twice, forward and again in the reverse sweep.
@@ -69,11 +71,13 @@ template <class N>
 inline constexpr std::size_t region_size = std::tuple_size_v<region_inputs_t<N>>;
 
 /// The region's scalar tree for one element of number (or batch) type T: its operations, on
-/// element_input leaves K, K + 1, ... holding in[K], in[K + 1], ...
+/// leaves holding in[K], in[K + 1], ...: argument<K> (its adjoint is slot K's), or a constant.
 template <std::size_t K, class T, class N, std::size_t I>
 constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
-  if constexpr (!is_elementwise_node<N>) {
-    return element_input<K, T, N::is_active>(in[K]);
+  if constexpr (!is_elementwise_node<N> && N::is_active) {
+    return argument<K, T>(in[K]);
+  } else if constexpr (!is_elementwise_node<N>) {
+    return constant<T>(in[K]);
   } else if constexpr (requires { n.arg; }) {
     using A = decltype(element_tree<K>(n.arg, in));
     return unary_node<scalar_op_t<N>, A>(n.op.op, built_by{}, [&] { return element_tree<K>(n.arg, in); });
@@ -90,11 +94,12 @@ template <class T, class N>
 using element_tree_t =
     decltype(element_tree<0>(std::declval<const N&>(), std::declval<const std::array<T, region_size<N>>&>()));
 
-/// Whether the reverse sweep of a scalar tree, evaluated as E, reads the value of its input K.
+/// Whether the reverse sweep of a scalar tree, evaluated as E, reads the value of its input K (an
+/// argument leaf; an input without adjoint, a constant leaf, is taken as read).
 template <std::size_t K, class E>
 inline constexpr bool reads_input = false;
-template <std::size_t K, class T, bool Active>
-inline constexpr bool reads_input<K, evaluated<element_input<K, T, Active>, true>> = true;
+template <std::size_t K, class T>
+inline constexpr bool reads_input<K, evaluated<argument<K, T>, true>> = true;
 template <std::size_t K, class Op, class A, bool Need>
 inline constexpr bool reads_input<K, evaluated<unary_node<Op, A>, Need>> =
     reads_input<K, decltype(evaluated<unary_node<Op, A>, Need>::arg)>;
@@ -106,6 +111,7 @@ inline constexpr bool reads_input<K, evaluated<binary_node<Op, A, B>, Need>> =
 /// Whether the region's sweep reads the value of input K: else that input's value is not computed.
 template <class Root, std::size_t K>
 inline constexpr bool region_reads =
+    !std::remove_pointer_t<std::tuple_element_t<K, region_inputs_t<Root>>>::is_active ||
     reads_input<K, evaluated<element_tree_t<typename Root::value_type::value_type, Root>, false>>;
 
 /// Whether every operation of the region runs on SIMD batches of T.
