@@ -18,6 +18,7 @@
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/fused.hpp>
 
 namespace tapeless::detail {
 
@@ -46,6 +47,22 @@ constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<T
 template <class T, bool Need, class G, class Store>
 constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>, Need>&, const G& g, Store&) {
   *leaf.grad_ += g;
+}
+
+// An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp).
+template <class Op, class A, class G, class Store>
+  requires fused_region<unary_node<elementwise_unary<Op>, A>>
+constexpr void backward_sweep(const unary_node<elementwise_unary<Op>, A>& n,
+                              const evaluated<unary_node<elementwise_unary<Op>, A>, false>& v, const G& g,
+                              Store& store) {
+  sweep_region(n, v, g, store);
+}
+template <class Op, class A, class B, class G, class Store>
+  requires fused_region<binary_node<elementwise_binary<Op>, A, B>>
+constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n,
+                              const evaluated<binary_node<elementwise_binary<Op>, A, B>, false>& v, const G& g,
+                              Store& store) {
+  sweep_region(n, v, g, store);
 }
 
 template <class Op, class A, bool Need, class G, class Store>

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/fused.hpp: elementwise regions swept as one loop over the elements.
+//
+// exp(A) * B + c, (y - mu) / sigma: a tree of elementwise nodes (ops/elementwise.hpp) computes each
+// element of its result from the same element of its operands, through the scalar operations only.
+// Swept node by node, each node writes a matrix of values in the forward pass and a matrix of adjoints
+// in the reverse one, and the next node reads it back: a round trip through memory per node, where a
+// hand-written adjoint runs one loop that keeps everything in registers.
+//
+// Here the largest such tree whose value nothing reads (under sum or mean, a loss, a let's body: the
+// reverse sweep needs only its adjoint) is a region. Its operands that are not elementwise (leaves,
+// matmul, a number) are its inputs, evaluated once in the forward pass as usual; the region itself
+// computes nothing forward. Its reverse sweep is one loop: for each element, the region's scalar tree
+// (the same operations on scalar leaves: argument K for input K, whose adjoint the sweep gathers in
+// slot K, or a constant for an input without adjoint) is evaluated and swept by the scalar
+// engine, whose adjoints land in one slot per input; a matrix input receives a matrix of them, a
+// number their sum. Then each input's own subtree is swept with its adjoint. At run time, for double,
+// when every operation of the region is written for SIMD batches (simd/batch.hpp) and batches pay
+// (region_in_batches), the element is a batch of elements: the same scalar tree, on xsimd::batch.
+// Small regions of plain arithmetic stay node by node (fused_region).
+//
+// A region's value computed only to be read (value_and_grad's root, a matmul operand) stays node by
+// node: a fused loop would compute its elements twice, forward and again in the reverse sweep.
+#pragma once
+
+#include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/evaluated.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/make.hpp>
+#include <tapeless/expr/unary.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/ops/elementwise.hpp>
+#include <tapeless/ops/rules.hpp>
+#include <tapeless/simd/batch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// Elementwise nodes: a scalar operation applied to every element of a matrix operand.
+template <class N>
+inline constexpr bool is_elementwise_node = false;
+template <class Op, class A>
+inline constexpr bool is_elementwise_node<unary_node<elementwise_unary<Op>, A>> = true;
+template <class Op, class A, class B>
+inline constexpr bool is_elementwise_node<binary_node<elementwise_binary<Op>, A, B>> = true;
+
+/// The scalar operation of an elementwise node.
+template <class N>
+using scalar_op_t = std::remove_cvref_t<decltype(std::declval<const N&>().op.op)>;
+
+/// The inputs of the region rooted at n, left to right: pointers to its operands that are not elementwise.
+template <class N>
+constexpr auto region_inputs(const N& n) noexcept {
+  if constexpr (!is_elementwise_node<N>)
+    return std::tuple<const N*>(&n);
+  else if constexpr (requires { n.arg; })
+    return region_inputs(n.arg);
+  else
+    return std::tuple_cat(region_inputs(n.lhs), region_inputs(n.rhs));
+}
+
+template <class N>
+using region_inputs_t = decltype(region_inputs(std::declval<const N&>()));
+
+template <class N>
+inline constexpr std::size_t region_size = std::tuple_size_v<region_inputs_t<N>>;
+
+/// The region's scalar tree for one element of number (or batch) type T: its operations, on
+/// leaves holding in[K], in[K + 1], ...: argument<K> (its adjoint is slot K's), or a constant.
+template <std::size_t K, class T, class N, std::size_t I>
+constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
+  if constexpr (!is_elementwise_node<N> && N::is_active) {
+    return argument<K, T>(in[K]);
+  } else if constexpr (!is_elementwise_node<N>) {
+    return constant<T>(in[K]);
+  } else if constexpr (requires { n.arg; }) {
+    using A = decltype(element_tree<K>(n.arg, in));
+    return unary_node<scalar_op_t<N>, A>(n.op.op, built_by{}, [&] { return element_tree<K>(n.arg, in); });
+  } else {
+    constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
+    using A = decltype(element_tree<K>(n.lhs, in));
+    using B = decltype(element_tree<KB>(n.rhs, in));
+    return binary_node<scalar_op_t<N>, A, B>(
+        n.op.op, built_by{}, [&] { return element_tree<K>(n.lhs, in); }, [&] { return element_tree<KB>(n.rhs, in); });
+  }
+}
+
+template <class T, class N>
+using element_tree_t =
+    decltype(element_tree<0>(std::declval<const N&>(), std::declval<const std::array<T, region_size<N>>&>()));
+
+/// Whether the reverse sweep of a scalar tree, evaluated as E, reads the value of its input K (an
+/// argument leaf; an input without adjoint, a constant leaf, is taken as read).
+template <std::size_t K, class E>
+inline constexpr bool reads_input = false;
+template <std::size_t K, class T>
+inline constexpr bool reads_input<K, evaluated<argument<K, T>, true>> = true;
+template <std::size_t K, class Op, class A, bool Need>
+inline constexpr bool reads_input<K, evaluated<unary_node<Op, A>, Need>> =
+    reads_input<K, decltype(evaluated<unary_node<Op, A>, Need>::arg)>;
+template <std::size_t K, class Op, class A, class B, bool Need>
+inline constexpr bool reads_input<K, evaluated<binary_node<Op, A, B>, Need>> =
+    reads_input<K, decltype(evaluated<binary_node<Op, A, B>, Need>::lhs)> ||
+    reads_input<K, decltype(evaluated<binary_node<Op, A, B>, Need>::rhs)>;
+
+/// Whether the region's sweep reads the value of input K: else that input's value is not computed.
+template <class Root, std::size_t K>
+inline constexpr bool region_reads =
+    !std::remove_pointer_t<std::tuple_element_t<K, region_inputs_t<Root>>>::is_active ||
+    reads_input<K, evaluated<element_tree_t<typename Root::value_type::value_type, Root>, false>>;
+
+/// Whether every operation of the region runs on SIMD batches of T.
+template <class N, class T>
+constexpr bool region_vectorised() {
+  if constexpr (!is_elementwise_node<N>)
+    return true;
+  else if constexpr (requires(const N& n) { n.arg; })
+    return simd::vectorised<scalar_op_t<N>, T> && region_vectorised<decltype(N::arg), T>();
+  else
+    return simd::vectorised<scalar_op_t<N>, T> && region_vectorised<decltype(N::lhs), T>() &&
+           region_vectorised<decltype(N::rhs), T>();
+}
+
+/// Whether every operation of the region is plain arithmetic (simd::plain_arithmetic).
+template <class N>
+constexpr bool region_plain() {
+  if constexpr (!is_elementwise_node<N>)
+    return true;
+  else if constexpr (requires(const N& n) { n.arg; })
+    return simd::plain_arithmetic<scalar_op_t<N>> && region_plain<decltype(N::arg)>();
+  else
+    return simd::plain_arithmetic<scalar_op_t<N>> && region_plain<decltype(N::lhs)>() &&
+           region_plain<decltype(N::rhs)>();
+}
+
+/// Whether a number among the region's inputs receives an adjoint: the sum over the elements.
+template <class Inputs>
+inline constexpr bool sums_a_number = false;
+template <class... In>
+inline constexpr bool sums_a_number<std::tuple<const In*...>> = ((In::is_active && !Matrix<typename In::value_type>) ||
+                                                                 ...);
+
+/// Whether the region's loop runs in SIMD batches of T: when all its operations have batch forms, and
+/// some are more than plain arithmetic or it sums an adjoint. A loop of plain arithmetic into matrices
+/// is left scalar, for the compiler to vectorise and unroll itself (as the maps of ops/elementwise.hpp
+/// are); a sum it would not reorder into lanes.
+template <class Root, class T>
+inline constexpr bool region_in_batches = region_vectorised<Root, T>() &&
+                                          (!region_plain<Root>() || sums_a_number<region_inputs_t<Root>>);
+
+/// A region whose value nothing reads: its inputs' evaluations, and no value of its own.
+template <class Root, class Is>
+struct region_evaluated;
+template <class Root, std::size_t... K>
+struct region_evaluated<Root, std::index_sequence<K...>> {
+  using inputs = region_inputs_t<Root>;
+  std::tuple<evaluated<std::remove_cvref_t<decltype(*std::get<K>(std::declval<inputs>()))>, region_reads<Root, K>>...>
+      input_values;
+
+  constexpr explicit region_evaluated(const Root& n) : region_evaluated(region_inputs(n)) {}
+  constexpr explicit region_evaluated(const inputs& in) : input_values(*std::get<K>(in)...) {}
+  [[nodiscard]] constexpr const auto& value() const noexcept { return not_computed<typename Root::value_type>; }
+};
+
+/// Regions smaller than this that are plain arithmetic into matrices stay node by node: the compiler
+/// unrolls such small loops completely and fuses them across nodes itself (Rosenbrock, n = 16: 17 ns
+/// node by node, 30 ns as one loop; n = 256: 2.7 us node by node, 1.3 us as one loop).
+inline constexpr std::size_t fuse_min_elements = 32;
+
+/// The elementwise trees that are swept as a region when nothing reads their value.
+template <class N>
+concept fused_region = is_elementwise_node<N> &&
+    (!region_plain<N>() || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements);
+
+template <class N>
+using region_evaluation = region_evaluated<N, std::make_index_sequence<region_size<N>>>;
+
+template <class Op, class A>
+  requires fused_region<unary_node<elementwise_unary<Op>, A>>
+struct evaluated<unary_node<elementwise_unary<Op>, A>, false>
+    : region_evaluation<unary_node<elementwise_unary<Op>, A>> {
+  constexpr explicit evaluated(const unary_node<elementwise_unary<Op>, A>& n)
+      : region_evaluation<unary_node<elementwise_unary<Op>, A>>(n) {}
+};
+template <class Op, class A, class B>
+  requires fused_region<binary_node<elementwise_binary<Op>, A, B>>
+struct evaluated<binary_node<elementwise_binary<Op>, A, B>, false>
+    : region_evaluation<binary_node<elementwise_binary<Op>, A, B>> {
+  constexpr explicit evaluated(const binary_node<elementwise_binary<Op>, A, B>& n)
+      : region_evaluation<binary_node<elementwise_binary<Op>, A, B>>(n) {}
+};
+
+/// The adjoints a scalar tree's sweep gives its inputs, one slot each, starting at -0 (the identity of
+/// IEEE addition: the compiler may drop the first addition).
+template <class T, std::size_t I>
+struct element_adjoints {
+  std::array<T, I> slot;
+  constexpr element_adjoints() { slot.fill(T(-0.0)); }
+  template <class Leaf, class G>
+  constexpr void accumulate(const Leaf&, const G& g) {
+    slot[Leaf::slot] += g;
+  }
+};
+
+/// What the region's loop gathers for input In: a matrix of adjoints for a matrix, the sum of them for
+/// a number; nothing for an input without adjoint.
+template <class In, bool Active = In::is_active>
+struct gathered_adjoint {
+  using V = typename In::value_type;
+  static constexpr bool active = true, of_matrix = Matrix<V>;
+  V sum;
+  // User-provided, so that the tuple of them is not zeroed first (value-initialization would).
+  constexpr gathered_adjoint() : sum(start()) {}
+
+ private:
+  static constexpr V start() {
+    if constexpr (of_matrix)
+      return V(uninitialized);  // every element is written by the loop
+    else
+      return V(-0.0);
+  }
+
+ public:
+  /// The adjoint a of element i.
+  template <class T>
+  constexpr void put(std::size_t i, const T& a) {
+    if constexpr (of_matrix)
+      sum[i] = a;
+    else
+      sum += a;
+  }
+};
+template <class In>
+struct gathered_adjoint<In, false> {
+  static constexpr bool active = false, of_matrix = false;
+  template <class T>
+  constexpr void put(std::size_t, const T&) {}
+};
+
+/// Element i of an operand of the loop (a matrix's element, or the number itself), as T.
+template <class T, class V>
+constexpr T element_at(const V& v, std::size_t i) {
+  if constexpr (Matrix<V>)
+    return T(v[i]);
+  else
+    return T(v);
+}
+
+/// Element i of an adjoint, which may be uniform (every element the same: under sum or mean).
+template <class T, class G>
+constexpr T adjoint_at(const G& g, std::size_t i) {
+  if constexpr (is_uniform<G>)
+    return T(g.value);
+  else
+    return T(g[i]);
+}
+
+/// An input's own sweep, with the adjoint the region's loop gathered for it.
+template <class In, class E, class Store>
+constexpr void sweep_input(const In& input, const E& values, const gathered_adjoint<In>& gathered, Store& store) {
+  if constexpr (In::is_active) backward_sweep(input, values, gathered.sum, store);
+}
+
+#if TAPELESS_SIMD
+/// The region's loop a batch of elements at a time: element_sweep(x, g) takes the batches of the
+/// inputs and of the adjoint, and returns a batch of adjoints per input. The last, partial batch is
+/// padded with its first element (as in simd/batch.hpp), and only its real lanes are kept.
+template <std::size_t N, class T, class Sweep, class G, class Values, class Gathered, std::size_t... K>
+void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& values, Gathered& gathered,
+                          std::index_sequence<K...>) {
+  using B = simd::batch<T>;
+  constexpr std::size_t w = simd::width<T>, inputs = sizeof...(K);
+  const auto adjoint = [&g] {
+    if constexpr (is_uniform<G>)
+      return static_cast<T>(g.value);
+    else
+      return g.data();
+  }();
+  const auto operands = std::tuple{simd_operand<T>(std::get<K>(values))...};
+  std::array<B, inputs> sums;  // per lane, the adjoints of the numbers among the inputs
+  sums.fill(B(T(-0.0)));
+  std::size_t i = 0;
+  for (; i + w <= N; i += w) {
+    const auto a =
+        element_sweep(std::array<B, inputs>{simd::load<T>(std::get<K>(operands), i)...}, simd::load<T>(adjoint, i));
+    (
+        [&]<class Out>(Out& out) {
+          if constexpr (Out::of_matrix)
+            a[K].store_unaligned(out.sum.data() + i);
+          else if constexpr (Out::active)
+            sums[K] += a[K];
+        }(std::get<K>(gathered)),
+        ...);
+  }
+  if constexpr (N % w != 0) {
+    const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(std::get<K>(operands), i, N - i)...},
+                                 simd::load_partial<T>(adjoint, i, N - i));
+    alignas(B::arch_type::alignment()) std::array<T, w> lanes;
+    (
+        [&] {
+          a[K].store_aligned(lanes.data());
+          for (std::size_t k = 0; i + k < N; ++k) std::get<K>(gathered).put(i + k, lanes[k]);
+        }(),
+        ...);
+  }
+  (
+      [&]<class Out>(Out& out) {
+        if constexpr (Out::active && !Out::of_matrix) out.sum += xsimd::hadd(sums[K]);
+      }(std::get<K>(gathered)),
+      ...);
+}
+#endif
+
+/// The reverse sweep of a region, its loop over the elements, then the sweep of each input with the
+/// adjoint the loop gathered for it.
+template <class Root, class G, class Store, std::size_t... K>
+constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::index_sequence<K...>>& v, const G& g,
+                            Store& store) {
+  using M = typename Root::value_type;
+  using T = typename M::value_type;
+  constexpr std::size_t inputs = sizeof...(K);
+  const auto in = region_inputs(n);
+  const auto values = std::tie(value_at(*std::get<K>(in), std::get<K>(v.input_values))...);
+  std::tuple<gathered_adjoint<std::remove_cvref_t<decltype(*std::get<K>(in))>>...> gathered;
+
+  // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi.
+  const auto element_sweep = [&n](const auto& x, const auto& gi) {
+    const auto tree = element_tree<0>(n, x);
+    const evaluated<std::remove_cvref_t<decltype(tree)>, false> tree_values(tree);
+    element_adjoints<std::remove_cvref_t<decltype(gi)>, inputs> adjoints;
+    backward_sweep(tree, tree_values, gi, adjoints);
+    return adjoints.slot;
+  };
+
+#if TAPELESS_SIMD
+  if constexpr (region_in_batches<Root, T>) {
+    if (!std::is_constant_evaluated()) {
+      sweep_region_batches<M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
+      (sweep_input(*std::get<K>(in), std::get<K>(v.input_values), std::get<K>(gathered), store), ...);
+      return;
+    }
+  }
+#endif
+  for (std::size_t i = 0; i < M::size(); ++i) {
+    const auto a = element_sweep(std::array<T, inputs>{element_at<T>(std::get<K>(values), i)...}, adjoint_at<T>(g, i));
+    (std::get<K>(gathered).put(i, a[K]), ...);
+  }
+  (sweep_input(*std::get<K>(in), std::get<K>(v.input_values), std::get<K>(gathered), store), ...);
+}
+
+}  // namespace tapeless::detail

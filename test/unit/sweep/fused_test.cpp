@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: BSL-1.0
+// Fused elementwise regions (sweep/fused.hpp): grad sweeps a tree of elementwise nodes whose value
+// nothing reads as one loop over the elements. value_and_grad reads the root's value, so it sweeps
+// the same tree node by node: the two must agree, element by element, within a few ulp (the sums of
+// a broadcast number's adjoints add in a different order), and both with finite differences. At
+// sizes 1, 7, 8 and 23 (no full batch, partial last batches, none), with numbers and matrices among
+// the inputs, inputs that are not elementwise (matmul), inside a let, with operations that have no
+// batch form (scalar loop), in float, in dual numbers (hessian), from a dense cotangent (vjp), and
+// in a constant expression. (tl::check_gradient runs f on plain values, which tl::cref and let
+// expressions are not: those cases are checked against the node-by-node sweep, which the matrix
+// tests check against finite differences.)
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <finite_difference.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+namespace tl = tapeless;
+
+namespace {
+
+template <std::size_t N, class T = double>
+tl::vector<T, N> seeded(std::uint64_t seed, double lo, double hi) {
+  fd::rng r{seed};
+  tl::vector<T, N> x;
+  for (auto& e : x) e = T(r.uniform(lo, hi));
+  return x;
+}
+
+/// Two gradients element by element: within `ulps` (two NaNs agree).
+template <class M>
+void check_same(const std::string& what, const M& fused, const M& node_by_node, int ulps) {
+  for (std::size_t i = 0; i < M::size(); ++i) {
+    INFO(what << ", element " << i << ": fused " << fd::str(fused[i]) << ", node by node " << fd::str(node_by_node[i]));
+    CHECK(fd::ulp_distance(fused[i], node_by_node[i]) <= ulps);
+  }
+}
+inline void check_same(const std::string& what, double fused, double node_by_node, int ulps) {
+  INFO(what << ": fused " << fd::str(fused) << ", node by node " << fd::str(node_by_node));
+  CHECK(fd::ulp_distance(fused, node_by_node) <= ulps);
+}
+
+/// grad(f) (fused) against value_and_grad(f) (node by node) and finite differences, at x of size N.
+template <std::size_t N, class F>
+void check_vector_function(const std::string& name, const F& f, double lo, double hi) {
+  const auto x = seeded<N>(N, lo, hi);
+  const auto fused = tl::grad(f)(x);
+  const auto node_by_node = tl::value_and_grad(f)(x).second;
+  check_same(name + ", N = " + std::to_string(N), fused, node_by_node, 4);
+  CHECK(tl::check_gradient(f, x));
+}
+
+template <class F>
+void check_vector_function(const std::string& name, const F& f, double lo, double hi) {
+  check_vector_function<1>(name, f, lo, hi);
+  check_vector_function<7>(name, f, lo, hi);
+  check_vector_function<8>(name, f, lo, hi);
+  check_vector_function<23>(name, f, lo, hi);
+}
+
+}  // namespace
+
+TEST_CASE("a region of one matrix input agrees with the node-by-node sweep") {
+  check_vector_function(
+      "exp(x) x + 2 x", [](const auto& x) { return tl::sum(tl::exp(x) * x + 2.0 * x); }, -2, 2);
+  check_vector_function(
+      "tanh sigmoid", [](const auto& x) { return tl::mean(tl::tanh(x) * tl::sigmoid(x) - x / 3.0); }, -3, 3);
+  check_vector_function(
+      "log1p sqrt", [](const auto& x) { return tl::sum(tl::log1p(x) * tl::sqrt(x) + tl::square(tl::log(x))); }, 0.1, 4);
+  check_vector_function(
+      "sin cos softplus",
+      [](const auto& x) { return tl::sum(tl::sin(x) * tl::cos(2.0 * x) - tl::softplus(-x) + tl::expm1(x / 4.0)); }, -3,
+      3);
+  // erf and pow have no batch form: the region's loop runs one element at a time.
+  check_vector_function(
+      "erf pow", [](const auto& x) { return tl::sum(tl::erf(x) * tl::pow(x, 2.5) + x); }, 0.1, 2);
+}
+
+TEST_CASE("numbers beside the matrix receive the sum of their adjoints") {
+  // normal log-density (benchmark case S5): mu and sigma are used by every element.
+  const auto y = seeded<23>(5, -2, 2);
+  const auto f = [&y](const auto& mu, const auto& sigma) {
+    const auto z = (y - mu) / sigma;
+    return tl::sum(-0.5 * tl::square(z) - tl::log(sigma) - 0.9189385332046727);
+  };
+  const auto [gmu, gsigma] = tl::grad(f)(0.3, 1.7);
+  const auto [node_mu, node_sigma] = tl::value_and_grad(f)(0.3, 1.7).second;
+  check_same("d/dmu", gmu, node_mu, 4);
+  check_same("d/dsigma", gsigma, node_sigma, 4);
+  double exact_mu = 0, exact_sigma = 0;
+  for (const double v : y) {
+    const double z = (v - 0.3) / 1.7;
+    exact_mu += z / 1.7;
+    exact_sigma += z * z / 1.7 - 1 / 1.7;
+  }
+  CHECK(gmu == doctest::Approx(exact_mu).epsilon(1e-14));
+  CHECK(gsigma == doctest::Approx(exact_sigma).epsilon(1e-14));
+  CHECK(tl::check_gradient(f, 0.3, 1.7));
+}
+
+TEST_CASE("a region whose inputs are matrix operations, inside a let") {
+  const tl::matrix<double, 7, 3> X = [] {
+    tl::matrix<double, 7, 3> m;
+    fd::rng r{11};
+    for (auto& e : m) e = r.uniform(-1, 1);
+    return m;
+  }();
+  const auto y = seeded<7>(12, 0, 1);
+  // logistic regression (benchmark case S6): the loss is a region whose input p is a let's name.
+  const auto loss = [&X, &y](const auto& beta) {
+    return tl::let(tl::sigmoid(tl::matmul(tl::cref(X), beta)), [&y](const auto& p) {
+      return -tl::mean(tl::cref(y) * tl::log(p) + (1.0 - tl::cref(y)) * tl::log(1.0 - p));
+    });
+  };
+  const auto beta = seeded<3>(13, -1, 1);
+  check_same("logistic regression", tl::grad(loss)(beta), tl::value_and_grad(loss)(beta).second, 4);
+
+  // A region over a matmul and the argument itself, both differentiated.
+  const auto layer = [&X](const auto& w, const auto& b) {
+    return tl::sum(tl::tanh(tl::matmul(tl::cref(X), w) + b) * tl::matmul(tl::cref(X), w));
+  };
+  const auto b = 0.25;
+  const auto [gw, gb] = tl::grad(layer)(beta, b);
+  const auto [node_w, node_b] = tl::value_and_grad(layer)(beta, b).second;
+  check_same("layer, w", gw, node_w, 4);
+  check_same("layer, b", gb, node_b, 4);
+}
+
+TEST_CASE("two matrix arguments, elementwise binary operations between them") {
+  const auto f = [](const auto& a, const auto& b) { return tl::sum(tl::exp(a - b) * b / (1.0 + a * a)); };
+  const auto a = seeded<23>(21, -1, 1), b = seeded<23>(22, -1, 1);
+  const auto [ga, gb] = tl::grad(f)(a, b);
+  const auto [node_a, node_b] = tl::value_and_grad(f)(a, b).second;
+  check_same("d/da", ga, node_a, 4);
+  check_same("d/db", gb, node_b, 4);
+}
+
+TEST_CASE("float regions run one element at a time and agree") {
+  const auto f = [](const auto& x) { return tl::sum(tl::exp(x) * x - 2.0f * x); };
+  const auto x = seeded<7, float>(31, -1, 1);
+  check_same("float", tl::grad(f)(x), tl::value_and_grad(f)(x).second, 4);
+}
+
+TEST_CASE("hessian through a region: the loop in dual numbers") {
+  // f = sum(exp(x) x): the Hessian is diagonal, exp(x) (x + 2).
+  const auto f = [](const auto& x) { return tl::sum(tl::exp(x) * x); };
+  const auto x = seeded<7>(41, -1, 1);
+  const auto h = tl::hessian(f)(x);
+  for (std::size_t i = 0; i < 7; ++i)
+    for (std::size_t j = 0; j < 7; ++j) {
+      const double exact = i == j ? std::exp(x[i]) * (x[i] + 2) : 0.0;
+      INFO("H(" << i << ", " << j << ") = " << fd::str(h(i, j)) << ", exact " << fd::str(exact));
+      CHECK(h(i, j) == doctest::Approx(exact).epsilon(1e-14));
+    }
+}
+
+TEST_CASE("a region at the root, swept from a dense cotangent") {
+  // vjp of a matrix-valued f: the root is a region, its adjoint the cotangent u, element by element.
+  const auto f = [](const auto& x) { return tl::exp(x) * x + tl::sin(x); };
+  const auto x = seeded<23>(51, -2, 2), u = seeded<23>(52, -1, 1);
+  const auto [value, pullback] = tl::vjp(f, x);
+  const auto pulled = pullback(u);
+  for (std::size_t i = 0; i < 23; ++i) {
+    const double exact = u[i] * (std::exp(x[i]) * (x[i] + 1) + std::cos(x[i]));
+    INFO("element " << i << ": " << fd::str(pulled[i]) << ", exact " << fd::str(exact));
+    CHECK(pulled[i] == doctest::Approx(exact).epsilon(1e-14));
+    CHECK(value[i] == doctest::Approx(std::exp(x[i]) * x[i] + std::sin(x[i])).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("a region in a constant expression") {
+  // The region's loop is the scalar one there: d/dx sum(3 x^2 + x y - 2 y) = 6 x + y, d/dy = x - 2.
+  constexpr tl::vector<double, 3> x{1.0, -2.0, 0.5};
+  constexpr tl::vector<double, 3> y{4.0, 1.0, -3.0};
+  constexpr auto g =
+      tl::grad([](const auto& a, const auto& b) { return tl::sum(3.0 * a * a + a * b - 2.0 * b); })(x, y);
+  static_assert(std::get<0>(g)[0] == 10.0 && std::get<0>(g)[1] == -11.0 && std::get<0>(g)[2] == 0.0);
+  static_assert(std::get<1>(g)[0] == -1.0 && std::get<1>(g)[1] == -4.0 && std::get<1>(g)[2] == -1.5);
+  CHECK(std::get<0>(g)[1] == -11.0);
+}
+
+TEST_CASE("which trees are regions, and which inputs' values they read") {
+  using V = tl::vector<double, 4>;
+  using M = tl::matrix<double, 4, 4>;
+  const V v{1.0, 2.0, 3.0, 4.0};
+  const M m = M::filled(0.5);
+  const tl::argument<0, V> x(v);
+  const tl::argument<1, M> a(m);
+  namespace d = tl::detail;
+
+  // exp(x) * x + 2: a region where nothing reads its value, node by node where something does.
+  using E = decltype(tl::exp(x) * x + 2.0);
+  static_assert(d::is_elementwise_node<E> && d::region_size<E> == 3);  // inputs x, x, 2
+  static_assert(std::is_base_of_v<d::region_evaluated<E, std::make_index_sequence<3>>, d::evaluated<E, false>>);
+  static_assert(!std::is_base_of_v<d::region_evaluated<E, std::make_index_sequence<3>>, d::evaluated<E, true>>);
+  // exp's rule reads its operand x (through its value), *'s rule the other side; an input without
+  // adjoint (the 2) is taken as read.
+  static_assert(d::region_reads<E, 0> && d::region_reads<E, 1> && d::region_reads<E, 2>);
+
+  // matmul(a, x) + x: + reads neither operand, so the region does not have matmul computed.
+  using S = decltype(tl::matmul(a, x) + x);
+  static_assert(d::region_size<S> == 2 && !d::region_reads<S, 0> && !d::region_reads<S, 1>);
+  const auto g = tl::grad([](const auto& a, const auto& x) { return tl::sum(tl::matmul(a, x) + x); })(m, v);
+  CHECK(std::get<0>(g)(2, 3) == 4.0);  // d/da(i, j) sum(a x) = x(j)
+  CHECK(std::get<1>(g)[1] == 3.0);     // d/dx(j) = sum_i a(i, j) + 1
+}
