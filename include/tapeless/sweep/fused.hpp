@@ -21,7 +21,14 @@
 //
 // A region's value computed only to be read (value_and_grad's root, a matmul operand) stays node by
 // node: a fused loop would compute its elements twice, forward and again in the reverse sweep.
+//
+// Opt-in, with TAPELESS_FUSE=1 (CMake option TAPELESS_FUSE), the same in every translation unit of a
+// program: the regions cost compile time (see fuse_max_operations) that not every build should pay.
 #pragma once
+
+#ifndef TAPELESS_FUSE
+#define TAPELESS_FUSE 0
+#endif
 
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/evaluated.hpp>
@@ -70,49 +77,84 @@ using region_inputs_t = decltype(region_inputs(std::declval<const N&>()));
 template <class N>
 inline constexpr std::size_t region_size = std::tuple_size_v<region_inputs_t<N>>;
 
+/// The slot of input K of a region whose inputs are Inputs: that of the first input of the same type
+/// when its type names one value (an argument, a let's name: x used five times is one input, with one
+/// adjoint and one sweep), else K.
+template <class Inputs, std::size_t K>
+inline constexpr std::size_t input_slot = [] {
+  using In = std::remove_cv_t<std::remove_pointer_t<std::tuple_element_t<K, Inputs>>>;
+  std::size_t first = K;
+  if constexpr (names_one_value<In>) {
+    [&first]<std::size_t... J>(std::index_sequence<J...>) {
+      ((first =
+            std::is_same_v<std::remove_cv_t<std::remove_pointer_t<std::tuple_element_t<J, Inputs>>>, In> && J < first
+                ? J
+                : first),
+       ...);
+    }
+    (std::make_index_sequence<K>{});
+  }
+  return first;
+}();
+
 /// The region's scalar tree for one element of number (or batch) type T: its operations, on
 /// leaves holding in[K], in[K + 1], ...: argument<K> (its adjoint is slot K's), or a constant.
-template <std::size_t K, class T, class N, std::size_t I>
+template <class Inputs, std::size_t K, class T, class N, std::size_t I>
 constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
   if constexpr (!is_elementwise_node<N> && N::is_active) {
-    return argument<K, T>(in[K]);
+    return argument<input_slot<Inputs, K>, T>(in[K]);
   } else if constexpr (!is_elementwise_node<N>) {
     return constant<T>(in[K]);
   } else if constexpr (requires { n.arg; }) {
-    using A = decltype(element_tree<K>(n.arg, in));
-    return unary_node<scalar_op_t<N>, A>(n.op.op, built_by{}, [&] { return element_tree<K>(n.arg, in); });
+    using A = decltype(element_tree<Inputs, K>(n.arg, in));
+    return unary_node<scalar_op_t<N>, A>(n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.arg, in); });
   } else {
     constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
-    using A = decltype(element_tree<K>(n.lhs, in));
-    using B = decltype(element_tree<KB>(n.rhs, in));
+    using A = decltype(element_tree<Inputs, K>(n.lhs, in));
+    using B = decltype(element_tree<Inputs, KB>(n.rhs, in));
     return binary_node<scalar_op_t<N>, A, B>(
-        n.op.op, built_by{}, [&] { return element_tree<K>(n.lhs, in); }, [&] { return element_tree<KB>(n.rhs, in); });
+        n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
+        [&] { return element_tree<Inputs, KB>(n.rhs, in); });
   }
 }
 
 template <class T, class N>
-using element_tree_t =
-    decltype(element_tree<0>(std::declval<const N&>(), std::declval<const std::array<T, region_size<N>>&>()));
+using element_tree_t = decltype(element_tree<region_inputs_t<N>, 0>(
+    std::declval<const N&>(), std::declval<const std::array<T, region_size<N>>&>()));
 
-/// Whether the reverse sweep of a scalar tree, evaluated as E, reads the value of its input K (an
-/// argument leaf; an input without adjoint, a constant leaf, is taken as read).
-template <std::size_t K, class E>
-inline constexpr bool reads_input = false;
-template <std::size_t K, class T>
-inline constexpr bool reads_input<K, evaluated<argument<K, T>, true>> = true;
-template <std::size_t K, class Op, class A, bool Need>
-inline constexpr bool reads_input<K, evaluated<unary_node<Op, A>, Need>> =
-    reads_input<K, decltype(evaluated<unary_node<Op, A>, Need>::arg)>;
-template <std::size_t K, class Op, class A, class B, bool Need>
-inline constexpr bool reads_input<K, evaluated<binary_node<Op, A, B>, Need>> =
-    reads_input<K, decltype(evaluated<binary_node<Op, A, B>, Need>::lhs)> ||
-    reads_input<K, decltype(evaluated<binary_node<Op, A, B>, Need>::rhs)>;
+/// Marks in `reads` the inputs whose value the reverse sweep of a scalar tree, evaluated as E, reads:
+/// its argument leaves K computed (Need true). One walk of the tree for all inputs.
+template <class E, std::size_t I>
+constexpr void mark_reads(std::type_identity<E>, std::array<bool, I>&) {}  // constants
+template <std::size_t K, class T, std::size_t I>
+constexpr void mark_reads(std::type_identity<evaluated<argument<K, T>, true>>, std::array<bool, I>& reads) {
+  reads[K] = true;
+}
+template <class Op, class A, bool Need, std::size_t I>
+constexpr void mark_reads(std::type_identity<evaluated<unary_node<Op, A>, Need>>, std::array<bool, I>& reads) {
+  mark_reads(std::type_identity<decltype(evaluated<unary_node<Op, A>, Need>::arg)>{}, reads);
+}
+template <class Op, class A, class B, bool Need, std::size_t I>
+constexpr void mark_reads(std::type_identity<evaluated<binary_node<Op, A, B>, Need>>, std::array<bool, I>& reads) {
+  mark_reads(std::type_identity<decltype(evaluated<binary_node<Op, A, B>, Need>::lhs)>{}, reads);
+  mark_reads(std::type_identity<decltype(evaluated<binary_node<Op, A, B>, Need>::rhs)>{}, reads);
+}
+
+/// Which inputs' values the region's sweep reads; an input without adjoint (a constant leaf in the
+/// scalar tree) is taken as read.
+template <class Root>
+inline constexpr auto region_read_mask = [] {
+  using tree = evaluated<element_tree_t<typename Root::value_type::value_type, Root>, false>;
+  std::array<bool, region_size<Root>> reads{};
+  mark_reads(std::type_identity<tree>{}, reads);
+  return reads;
+}();
 
 /// Whether the region's sweep reads the value of input K: else that input's value is not computed.
 template <class Root, std::size_t K>
 inline constexpr bool region_reads =
     !std::remove_pointer_t<std::tuple_element_t<K, region_inputs_t<Root>>>::is_active ||
-    reads_input<K, evaluated<element_tree_t<typename Root::value_type::value_type, Root>, false>>;
+    region_read_mask<Root>[input_slot<region_inputs_t<Root>, K>];
 
 /// Whether every operation of the region runs on SIMD batches of T.
 template <class N, class T>
@@ -172,9 +214,30 @@ struct region_evaluated<Root, std::index_sequence<K...>> {
 /// node by node, 30 ns as one loop; n = 256: 2.7 us node by node, 1.3 us as one loop).
 inline constexpr std::size_t fuse_min_elements = 32;
 
+/// The number of elementwise operations in the region rooted at N.
+template <class N>
+constexpr std::size_t region_operations() {
+  if constexpr (!is_elementwise_node<N>)
+    return 0;
+  else if constexpr (requires(const N& n) { n.arg; })
+    return 1 + region_operations<decltype(N::arg)>();
+  else
+    return 1 + region_operations<decltype(N::lhs)>() + region_operations<decltype(N::rhs)>();
+}
+
+/// Regions of more operations than this stay node by node: the compiler's time grows with the region.
+/// test/unit/sweep/no_allocation_test.cpp (every operation, in expressions of up to 45), g++ -O1: 45 s
+/// and 0.9 GB node by node; 135 s and 4.4 GB fused without a limit, 89 s with 16, 73 s with 8. Losses
+/// are a handful of operations (the benchmark cases, 4 to 6).
+inline constexpr std::size_t fuse_max_operations = 16;
+
+inline constexpr bool fusion_enabled = TAPELESS_FUSE != 0;
+template <class N>
+inline constexpr bool region_within_limit = region_operations<N>() <= fuse_max_operations;
+
 /// The elementwise trees that are swept as a region when nothing reads their value.
 template <class N>
-concept fused_region = is_elementwise_node<N> &&
+concept fused_region = fusion_enabled && is_elementwise_node<N> && region_within_limit<N> &&
     (!region_plain<N>() || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements);
 
 template <class N>
@@ -261,9 +324,10 @@ constexpr T adjoint_at(const G& g, std::size_t i) {
 }
 
 /// An input's own sweep, with the adjoint the region's loop gathered for it.
-template <class In, class E, class Store>
-constexpr void sweep_input(const In& input, const E& values, const gathered_adjoint<In>& gathered, Store& store) {
-  if constexpr (In::is_active) backward_sweep(input, values, gathered.sum, store);
+template <class In, bool Active, class E, class Store>
+constexpr void sweep_input(const In& input, const E& values, const gathered_adjoint<In, Active>& gathered,
+                           Store& store) {
+  if constexpr (Active) backward_sweep(input, values, gathered.sum, store);
 }
 
 #if TAPELESS_SIMD
@@ -326,11 +390,16 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   constexpr std::size_t inputs = sizeof...(K);
   const auto in = region_inputs(n);
   const auto values = std::tie(value_at(*std::get<K>(in), std::get<K>(v.input_values))...);
-  std::tuple<gathered_adjoint<std::remove_cvref_t<decltype(*std::get<K>(in))>>...> gathered;
+  using inputs_t = region_inputs_t<Root>;
+  // An adjoint gathered per input that owns its slot (the first use of x, not the others).
+  std::tuple<gathered_adjoint<std::remove_cvref_t<decltype(*std::get<K>(in))>,
+                              std::remove_pointer_t<std::tuple_element_t<K, inputs_t>>::is_active &&
+                                  input_slot<inputs_t, K> == K>...>
+      gathered;
 
   // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi.
   const auto element_sweep = [&n](const auto& x, const auto& gi) {
-    const auto tree = element_tree<0>(n, x);
+    const auto tree = element_tree<region_inputs_t<Root>, 0>(n, x);
     const evaluated<std::remove_cvref_t<decltype(tree)>, false> tree_values(tree);
     element_adjoints<std::remove_cvref_t<decltype(gi)>, inputs> adjoints;
     backward_sweep(tree, tree_values, gi, adjoints);
