@@ -156,29 +156,33 @@ inline constexpr bool region_reads =
     !std::remove_pointer_t<std::tuple_element_t<K, region_inputs_t<Root>>>::is_active ||
     region_read_mask<Root>[input_slot<region_inputs_t<Root>, K>];
 
+/// How many of the region's operations Op satisfy test(std::type_identity<Op>{}).
+template <class N, class Test>
+constexpr std::size_t count_operations(Test test) {
+  if constexpr (!is_elementwise_node<N>)
+    return 0;
+  else if constexpr (requires(const N& n) { n.arg; })
+    return std::size_t{test(std::type_identity<scalar_op_t<N>>{})} + count_operations<decltype(N::arg)>(test);
+  else
+    return std::size_t{test(std::type_identity<scalar_op_t<N>>{})} + count_operations<decltype(N::lhs)>(test) +
+           count_operations<decltype(N::rhs)>(test);
+}
+
+/// The number of elementwise operations in the region rooted at N.
+template <class N>
+inline constexpr std::size_t region_operations = count_operations<N>([](auto) { return true; });
+
 /// Whether every operation of the region runs on SIMD batches of T.
 template <class N, class T>
-constexpr bool region_vectorised() {
-  if constexpr (!is_elementwise_node<N>)
-    return true;
-  else if constexpr (requires(const N& n) { n.arg; })
-    return simd::vectorised<scalar_op_t<N>, T> && region_vectorised<decltype(N::arg), T>();
-  else
-    return simd::vectorised<scalar_op_t<N>, T> && region_vectorised<decltype(N::lhs), T>() &&
-           region_vectorised<decltype(N::rhs), T>();
-}
+inline constexpr bool region_vectorised = count_operations<N>([]<class Op>(std::type_identity<Op>) {
+                                            return simd::vectorised<Op, T>;
+                                          }) == region_operations<N>;
 
 /// Whether every operation of the region is plain arithmetic (simd::plain_arithmetic).
 template <class N>
-constexpr bool region_plain() {
-  if constexpr (!is_elementwise_node<N>)
-    return true;
-  else if constexpr (requires(const N& n) { n.arg; })
-    return simd::plain_arithmetic<scalar_op_t<N>> && region_plain<decltype(N::arg)>();
-  else
-    return simd::plain_arithmetic<scalar_op_t<N>> && region_plain<decltype(N::lhs)>() &&
-           region_plain<decltype(N::rhs)>();
-}
+inline constexpr bool region_plain = count_operations<N>([]<class Op>(std::type_identity<Op>) {
+                                       return simd::plain_arithmetic<Op>;
+                                     }) == region_operations<N>;
 
 /// Whether a number among the region's inputs receives an adjoint: the sum over the elements.
 template <class Inputs>
@@ -192,8 +196,8 @@ inline constexpr bool sums_a_number<std::tuple<const In*...>> = ((In::is_active 
 /// is left scalar, for the compiler to vectorise and unroll itself (as the maps of ops/elementwise.hpp
 /// are); a sum it would not reorder into lanes.
 template <class Root, class T>
-inline constexpr bool region_in_batches = region_vectorised<Root, T>() &&
-                                          (!region_plain<Root>() || sums_a_number<region_inputs_t<Root>>);
+inline constexpr bool region_in_batches = region_vectorised<Root, T> &&
+                                          (!region_plain<Root> || sums_a_number<region_inputs_t<Root>>);
 
 /// A region whose value nothing reads: its inputs' evaluations, and no value of its own.
 template <class Root, class Is>
@@ -214,17 +218,6 @@ struct region_evaluated<Root, std::index_sequence<K...>> {
 /// node by node, 30 ns as one loop; n = 256: 2.7 us node by node, 1.3 us as one loop).
 inline constexpr std::size_t fuse_min_elements = 32;
 
-/// The number of elementwise operations in the region rooted at N.
-template <class N>
-constexpr std::size_t region_operations() {
-  if constexpr (!is_elementwise_node<N>)
-    return 0;
-  else if constexpr (requires(const N& n) { n.arg; })
-    return 1 + region_operations<decltype(N::arg)>();
-  else
-    return 1 + region_operations<decltype(N::lhs)>() + region_operations<decltype(N::rhs)>();
-}
-
 /// Regions of more operations than this stay node by node: the compiler's time grows with the region.
 /// test/unit/sweep/no_allocation_test.cpp (every operation, in expressions of up to 45), g++ -O1: 45 s
 /// and 0.9 GB node by node; 135 s and 4.4 GB fused without a limit, 89 s with 16, 73 s with 8. Losses
@@ -233,12 +226,12 @@ inline constexpr std::size_t fuse_max_operations = 16;
 
 inline constexpr bool fusion_enabled = TAPELESS_FUSE != 0;
 template <class N>
-inline constexpr bool region_within_limit = region_operations<N>() <= fuse_max_operations;
+inline constexpr bool region_within_limit = region_operations<N> <= fuse_max_operations;
 
 /// The elementwise trees that are swept as a region when nothing reads their value.
 template <class N>
 concept fused_region = fusion_enabled && is_elementwise_node<N> && region_within_limit<N> &&
-    (!region_plain<N>() || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements);
+    (!region_plain<N> || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements);
 
 template <class N>
 using region_evaluation = region_evaluated<N, std::make_index_sequence<region_size<N>>>;
@@ -308,10 +301,7 @@ struct gathered_adjoint<In, false> {
 /// Element i of an operand of the loop (a matrix's element, or the number itself), as T.
 template <class T, class V>
 constexpr T element_at(const V& v, std::size_t i) {
-  if constexpr (Matrix<V>)
-    return T(v[i]);
-  else
-    return T(v);
+  return T(broadcast_element(v, i));
 }
 
 /// Element i of an adjoint, which may be uniform (every element the same: under sum or mean).
