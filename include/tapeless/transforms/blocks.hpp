@@ -10,6 +10,7 @@
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/math/dual.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/selected.hpp>
 #include <tapeless/transforms/tangent.hpp>
 
 #include <algorithm>
@@ -33,15 +34,6 @@ struct scalar_or_self<M> {
 template <class Y, class X>
 using block_t = std::conditional_t<!Matrix<Y> && !Matrix<X>, typename scalar_or_self<Y>::type,
                                    matrix<typename scalar_or_self<Y>::type, size_of<Y>, size_of<X>>>;
-
-/// The positions a transform differentiates: those named (I...), or all N arguments.
-template <std::size_t N, std::size_t... I>
-constexpr auto selected_sequence() {
-  if constexpr (sizeof...(I) == 0)
-    return std::make_index_sequence<N>{};
-  else
-    return std::index_sequence<I...>{};
-}
 
 /// A gradient as a tuple: one selected argument's gradient alone, several already a tuple.
 template <std::size_t Selected, class G>

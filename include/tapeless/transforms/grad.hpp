@@ -4,6 +4,7 @@
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/shape.hpp>
+#include <tapeless/meta/selected.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/transforms/nested_grad.hpp>
@@ -161,7 +162,7 @@ struct gradient_transform {
       if constexpr (pair) {
         const auto& result = loss_part(out);
         using R = std::remove_cvref_t<decltype(result)>;
-        using selected = decltype(hana::unpack(positions, [](auto... s) { return std::index_sequence<s...>{}; }));
+        using selected = selected_sequence<sizeof...(Args), I...>;
         using ArgTypes = std::type_identity<std::tuple<Args...>>;
         static_assert(Operand<R>,
                       "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");

@@ -42,7 +42,7 @@ struct hessian_transform {
                   "tl::hessian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
                   "tl::matrix of them");
     if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)))
-      return columns(selected_sequence<sizeof...(Args), I...>(), args...);
+      return columns(selected_sequence<sizeof...(Args), I...>{}, args...);
     else
       return failed_call{};
   }

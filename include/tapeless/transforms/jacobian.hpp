@@ -38,7 +38,7 @@ struct jacobian_transform {
       using Y = value_type_of_t<decltype(std::invoke(f, args...))>;
       static_assert(Data<Y>, "tl::jacobian(f): f must return a number or a tl::matrix");
       if constexpr (Data<Y>)
-        return blocks<Y>(selected_sequence<sizeof...(Args), I...>(), args...);
+        return blocks<Y>(selected_sequence<sizeof...(Args), I...>{}, args...);
       else
         return failed_call{};
     } else {
