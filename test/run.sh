@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
-# The whole test suite: the lint first (clang-format and clang-tidy, test/lint.sh: about a minute on 2
-# cores, cheap beside the builds); a g++ build (library, tests, examples, benchmark smoke runs); the same
-# with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer, with 20000 inputs of the libFuzzer
+# The whole test suite: the lint first (clang-format and clang-tidy, test/lint.sh: about half a minute on
+# 2 cores, cheap beside the builds); a g++ build (library, tests, examples, benchmark smoke runs); the same
+# with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer, with 5000 inputs of the libFuzzer
 # target; and the threads test under ThreadSanitizer.
 # Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [lint|g++|clang++|tsan]...
 set -euo pipefail
