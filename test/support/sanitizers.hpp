@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // test/support/sanitizers.hpp: whether this test is built under AddressSanitizer (test/run.sh's
 // clang++ part). The tests that sweep many points (the SIMD accuracy sweep, the randomized
-// compositions) run a tenth of them there: that build looks for memory errors and undefined
+// compositions, the linear-algebra tests' random matrices, the threads test's calls) run a tenth of
+// them there: that build looks for memory errors and undefined
 // behaviour, which every path shows at a tenth of the points as well; the g++ part runs them all.
 #pragma once
 

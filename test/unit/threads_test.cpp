@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <sanitizers.hpp>
+
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -18,7 +20,9 @@ namespace tl = tapeless;
 namespace {
 
 constexpr std::size_t threads = 8;
-constexpr std::size_t calls = 100000;  // in all, over every thread and transform
+// In all, over every thread and transform; a tenth under AddressSanitizer, whose build looks for memory
+// errors, not races (the ThreadSanitizer build makes every call).
+constexpr std::size_t calls = test_support::points_to_run(100000);
 constexpr std::size_t points = 64;
 
 const tl::matrix<double, 3, 3> data{{1.0, 0.5, -0.25}, {0.1, -1.0, 2.0}, {0.3, 0.2, 0.7}};

@@ -12,6 +12,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <sanitizers.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -28,10 +29,10 @@ namespace tl = tapeless;
 
 namespace {
 
-constexpr int points = 25;           // random inputs per operation and shape
-constexpr double fd_tol = 1e-6;      // AD against central differences
-constexpr double exact_tol = 1e-10;  // AD against the closed form in long double
-constexpr double value_tol = 1e-12;  // values against the long double references
+constexpr int points = test_support::points_to_run(25);  // random inputs per operation and shape (2 under ASan)
+constexpr double fd_tol = 1e-6;                          // AD against central differences
+constexpr double exact_tol = 1e-10;                      // AD against the closed form in long double
+constexpr double value_tol = 1e-12;                      // values against the long double references
 
 template <std::size_t R, std::size_t C = R>
 using mat = tl::matrix<double, R, C>;
