@@ -9,9 +9,12 @@
 #   CXX=clang++ bash bench/run.sh             # clang++, in build/bench-clang++
 #   REPETITIONS=40 bash bench/run.sh --benchmark_filter=S1   # extra arguments go to the benchmark
 #   bash bench/run.sh --callgrind             # instructions per gradient under callgrind (ICOUNT=1000 each)
+#   bash bench/run.sh --compile-time          # compile time and memory by expression size, g++ and clang++
 #
 # --report writes bench/results/: REPORT.md (medians, ratios, targets, machine, compiler, flags, date),
 # ratios.png (gnuplot), and scalar.json, vector.json and matrix.json (Google Benchmark's JSON output).
+# --compile-time writes bench/results/COMPILE_TIME.md (bench/compile_time.py; its options follow it,
+# e.g. --sizes 10,100): generated gradients of 10 to 3000 operations and of matrices of growing size.
 # REPORT_NOTE="..." adds a sentence on the conditions of the run to the report.
 # --callgrind counts handwritten, handwritten_simd, tapeless and adolc_tape unless a --benchmark_filter
 # of yours says otherwise: the other peers take minutes under valgrind.
@@ -23,6 +26,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cxx="${CXX:-g++}"
 repetitions="${REPETITIONS:-20}"
 icount="${ICOUNT:-1000}"
+
+if [[ "${1:-}" == --compile-time ]]; then
+  shift
+  bash "$root/cmake/ensure_packages.sh" g++ clang libboost-dev python3 time
+  exec python3 "$root/bench/compile_time.py" "$@"
+fi
 
 callgrind=0
 report=0

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSL-1.0
+"""bench/compile_time.py: what a gradient costs to compile, by expression size and compiler.
+
+Generates one program per shape and size, each computing tl::grad of one function and printing it,
+compiles it with every compiler given under /usr/bin/time -v, and writes a Markdown table of processor
+seconds and peak compiler memory, with the growth between sizes (bench/results/COMPILE_TIME.md by default).
+
+Shapes:
+  sum       a long sum of products of four arguments, a*b + b*c + c*d + d*a + ...: a left-deep tree
+            of N operations (N/2 products, N/2 sums)
+  balanced  the same products summed as a balanced tree, (a*b + b*c) + (c*d + d*a) ...: depth log2 N
+  chain     a deep nested chain: sin(e) * y + x, then again on the result, and so on: depth N
+  matrix    a fixed-shape matrix function, sum(tanh(W x) * x) + log_sum_exp(W x) + squared_norm(W),
+            with W an n x n matrix and x an n-vector: its size is n, not its number of operations
+
+Usage: python3 bench/compile_time.py [--cxx g++,clang++] [--flags "-O2"] [--sizes 10,100,1000,3000]
+       [--matrix-sizes 2,4,8,16,32] [--out FILE] [--timeout 600]
+bench/run.sh --compile-time runs it with these defaults after installing what it needs.
+"""
+import argparse
+import datetime
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+PROGRAM = """#include <tapeless/tapeless.hpp>
+
+#include <cstdio>
+#include <tuple>
+
+namespace tl = tapeless;
+
+int main(int argc, char**) {{
+  const auto f = {function};
+  const double s = 0.1 * argc;  // known at run time only: nothing folds to a constant
+  const auto g = tl::grad(f)({arguments});
+  std::printf("%g\\n", std::get<0>(g){element});
+}}
+"""
+
+
+def sum_of_products(n):
+    """N operations: N/2 products of neighbouring arguments, summed left to right."""
+    names = "abcd"
+    terms = [f"{names[k % 4]} * {names[(k + 1) % 4]}" for k in range(max(1, n // 2))]
+    body = " + ".join(terms)
+    function = f"[](const auto& a, const auto& b, const auto& c, const auto& d) {{ return {body}; }}"
+    return function, "s, 2 * s, 3 * s, 4 * s", ""
+
+
+def balanced_sum(n):
+    """The same N/2 products, summed as a balanced tree: depth log2 N instead of N/2."""
+    names = "abcd"
+    terms = [f"{names[k % 4]} * {names[(k + 1) % 4]}" for k in range(max(1, n // 2))]
+    while len(terms) > 1:
+        terms = [f"({terms[k]} + {terms[k + 1]})" if k + 1 < len(terms) else terms[k] for k in range(0, len(terms), 2)]
+    function = f"[](const auto& a, const auto& b, const auto& c, const auto& d) {{ return {terms[0]}; }}"
+    return function, "s, 2 * s, 3 * s, 4 * s", ""
+
+
+def chain(n):
+    """Depth N: each step is sin(e) * y + x (three operations), the last one cut to fit N. One
+    statement a step (nodes hold their operands by value): nested in one expression, 1000 steps would
+    pass clang's limit of 256 nested brackets."""
+    steps = ["tl::sin({})", "{} * y", "{} + x"]
+    lines = [f"const auto e{k + 1} = {steps[k % 3].format(f'e{k}' if k else 'x')};" for k in range(n)]
+    body = " ".join(lines) + f" return e{n};"
+    function = f"[](const auto& x, const auto& y) {{ {body} }}"
+    return function, "s, 2 * s", ""
+
+
+def matrix(n):
+    function = ("[](const auto& W, const auto& x) { const auto z = tl::matmul(W, x); "
+                "return tl::sum(tl::tanh(z) * x) + tl::log_sum_exp(z) + tl::squared_norm(W); }")
+    arguments = f"tl::matrix<double, {n}, {n}>::filled(s), tl::vector<double, {n}>::filled(s)"
+    return function, arguments, "(0, 0)"
+
+
+SHAPES = {"sum": sum_of_products, "balanced": balanced_sum, "chain": chain, "matrix": matrix}
+
+
+def compile_one(cxx, flags, source, timeout):
+    """(seconds, peak MiB, None) or (seconds, peak MiB, the compiler's first error line)."""
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "f.cpp")
+        with open(path, "w") as out:
+            out.write(source)
+        command = ["/usr/bin/time", "-v", cxx, "-std=c++20", *flags, "-I", os.path.join(ROOT, "include"),
+                   path, "-o", os.path.join(work, "f")]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return timeout, float("nan"), f"over {timeout} s"
+        report = done.stderr
+        # Processor time (user + system), steadier than wall-clock time on a shared machine.
+        seconds = sum(float(re.search(rf"{kind} time \(seconds\): (\S+)", report).group(1))
+                      for kind in ("User", "System"))
+        peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1)) / 1024
+        error = None
+        if done.returncode != 0:
+            lines = [l for l in report.splitlines() if re.search(r"^\S+:\d+:\d+: (fatal )?error: ", l)]
+            if "stack nearly exhausted" in report:
+                error = "the compiler crashed: its stack ran out (warning: stack nearly exhausted)"
+            elif lines:
+                error = re.sub(r"^\S*/include/", "include/", lines[0].strip())[:160]
+            elif "PLEASE submit a bug report" in report:
+                error = "the compiler crashed"
+            else:
+                error = f"failed (exit status {done.returncode})"
+        elif subprocess.run([os.path.join(work, "f")], capture_output=True).returncode != 0:
+            error = "the program failed"
+        return seconds, peak, error
+
+
+def growth(rows):
+    """The exponent k of time ~ size^k between consecutive sizes that compiled, above the smallest
+    size's time (what the headers cost whatever the size)."""
+    ok = [(size, seconds) for size, seconds, _, error in rows if error is None]
+    if len(ok) < 2:
+        return []
+    if all(seconds - ok[0][1] <= 0.5 for _, seconds in ok):
+        return ["none: every size within 0.5 s of the smallest"]
+    base = ok[0][1]
+    out = []
+    for (s0, t0), (s1, t1) in zip(ok[1:], ok[2:]):
+        if t0 - base > 0.05 and t1 - base > 0:
+            out.append(f"{s0}→{s1}: {math.log((t1 - base) / (t0 - base)) / math.log(s1 / s0):.2f}")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cxx", default="g++,clang++")
+    parser.add_argument("--flags", default="-O2")
+    parser.add_argument("--sizes", default="10,100,1000,3000")
+    parser.add_argument("--matrix-sizes", default="2,4,8,16,32")
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "COMPILE_TIME.md"))
+    parser.add_argument("--timeout", type=int, default=600)
+    args = parser.parse_args()
+    compilers = args.cxx.split(",")
+    flags = args.flags.split()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    matrix_sizes = [int(s) for s in args.matrix_sizes.split(",")]
+
+    table = []
+    growths = []
+    for shape, generate in SHAPES.items():
+        for cxx in compilers:
+            rows = []
+            for size in (matrix_sizes if shape == "matrix" else sizes):
+                function, arguments, element = generate(size)
+                source = PROGRAM.format(function=function, arguments=arguments, element=element)
+                seconds, peak, error = compile_one(cxx, flags, source, args.timeout)
+                rows.append((size, seconds, peak, error))
+                label = f"{shape} {size:5d} {cxx:8s}"
+                print(f"{label} {seconds:7.2f} s {peak:7.0f} MiB" + (f"  FAILED: {error}" if error else ""),
+                      flush=True)
+            table += [(shape, cxx, *row) for row in rows]
+            growths.append((shape, cxx, growth(rows)))
+
+    version = {cxx: subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+               for cxx in compilers}
+    with open(args.out, "w") as out:
+        out.write("# Compile time of a gradient\n\n")
+        out.write(f"Measured {datetime.date.today().isoformat()} on {platform.node() or 'this machine'} "
+                  f"({os.cpu_count()} cores), one compile at a time, by `bench/run.sh --compile-time` "
+                  f"(`bench/compile_time.py`). Flags: `-std=c++20 {' '.join(flags)}`; compilers: "
+                  + "; ".join(f"`{v}`" for v in version.values()) + ".\n\n")
+        out.write("Each program computes `tl::grad` of one function and prints it (compile and link); "
+                  "seconds are the compiler's and linker's processor time (user + system), memory the compiler's peak resident set (`/usr/bin/time -v`). "
+                  "`sum`: a sum of N/2 products of four arguments (N operations), left to right; `balanced`: the same "
+                  "sum as a balanced tree; `chain`: sin(e) * y + x "
+                  "nested to depth N; `matrix`: sum(tanh(W x) * x) + log_sum_exp(W x) + squared_norm(W) "
+                  "with W n x n.\n\n")
+        out.write("| shape | size | compiler | seconds | peak MiB | result |\n|---|---:|---|---:|---:|---|\n")
+        for shape, cxx, size, seconds, peak, error in table:
+            result = "ok" if error is None else error.replace("|", "\\|")
+            out.write(f"| {shape} | {size} | {cxx} | {seconds:.2f} | {peak:.0f} | {result} |\n")
+        out.write("\nGrowth: the exponent k in time ∝ size^k between consecutive sizes, on the time above the "
+                  "smallest size's (1 is linear):\n\n")
+        for shape, cxx, g in growths:
+            out.write(f"- {shape}, {cxx}: {', '.join(g) if g else 'too few sizes compiled'}\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
