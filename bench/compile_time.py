@@ -46,23 +46,28 @@ int main(int argc, char**) {{
 """
 
 
+def products(n):
+    """N/2 products of neighbouring arguments among a, b, c, d."""
+    names = "abcd"
+    return [f"{names[k % 4]} * {names[(k + 1) % 4]}" for k in range(max(1, n // 2))]
+
+
+def of_four_arguments(body):
+    return f"[](const auto& a, const auto& b, const auto& c, const auto& d) {{ return {body}; }}", \
+        "s, 2 * s, 3 * s, 4 * s", ""
+
+
 def sum_of_products(n):
     """N operations: N/2 products of neighbouring arguments, summed left to right."""
-    names = "abcd"
-    terms = [f"{names[k % 4]} * {names[(k + 1) % 4]}" for k in range(max(1, n // 2))]
-    body = " + ".join(terms)
-    function = f"[](const auto& a, const auto& b, const auto& c, const auto& d) {{ return {body}; }}"
-    return function, "s, 2 * s, 3 * s, 4 * s", ""
+    return of_four_arguments(" + ".join(products(n)))
 
 
 def balanced_sum(n):
     """The same N/2 products, summed as a balanced tree: depth log2 N instead of N/2."""
-    names = "abcd"
-    terms = [f"{names[k % 4]} * {names[(k + 1) % 4]}" for k in range(max(1, n // 2))]
+    terms = products(n)
     while len(terms) > 1:
         terms = [f"({terms[k]} + {terms[k + 1]})" if k + 1 < len(terms) else terms[k] for k in range(0, len(terms), 2)]
-    function = f"[](const auto& a, const auto& b, const auto& c, const auto& d) {{ return {terms[0]}; }}"
-    return function, "s, 2 * s, 3 * s, 4 * s", ""
+    return of_four_arguments(terms[0])
 
 
 def chain(n):

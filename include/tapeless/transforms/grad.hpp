@@ -30,13 +30,11 @@ namespace detail {
 namespace hana = boost::hana;
 
 /// The positions of the arguments differentiated, in the order their gradients are returned:
-/// those named in grad<I...>, or all N when none are named.
+/// selected_sequence as a hana tuple of integral constants.
 template <std::size_t N, std::size_t... I>
 constexpr auto selected_positions() {
-  if constexpr (sizeof...(I) == 0)
-    return hana::to_tuple(hana::make_range(hana::size_c<0>, hana::size_c<N>));
-  else
-    return hana::tuple_c<std::size_t, I...>;
+  return []<std::size_t... S>(std::index_sequence<S...>) { return hana::tuple_c<std::size_t, S...>; }
+  (selected_sequence<N, I...>{});
 }
 
 /// The slot of argument position P in the gradient, as a hana::optional: nothing when P is a constant.
