@@ -13,6 +13,7 @@
 #include <tapeless/matrix/shape.hpp>
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
@@ -36,6 +37,7 @@
 
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
 
 #include <tapeless/transforms/grad.hpp>

@@ -108,6 +108,17 @@ inline constexpr bool is_leaf<bound<Tag, T>> = true;
 template <class T>
 inline constexpr bool is_leaf<var_ref<T>> = true;
 
+/// A name bound by the let of Tag.
+template <class Leaf, class Tag>
+inline constexpr bool is_bound_to = false;
+template <class Tag, class T>
+inline constexpr bool is_bound_to<bound<Tag, T>, Tag> = true;
+
+template <class Leaf>
+inline constexpr bool is_var_ref = false;
+template <class T>
+inline constexpr bool is_var_ref<var_ref<T>> = true;
+
 /// Leaves whose type names one number (an argument slot, a let name): two of the same type are equal.
 template <class Leaf>
 inline constexpr bool names_one_value = false;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/shape.hpp>
@@ -123,8 +124,14 @@ constexpr auto make_unary(Op op, X&& x) {
     return make_unary(elementwise_unary<Op>{op}, std::forward<X>(x));
   } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
-    return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, built_by{},
-                                                                    [&] { return as_node<T>(std::forward<X>(x)); });
+    auto make = [&] {
+      return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, built_by{},
+                                                                      [&] { return as_node<T>(std::forward<X>(x)); });
+    };
+    if constexpr (to_be_cut<decltype(make())>)
+      return cut(make());
+    else
+      return make();
   } else if constexpr (Matrix<X>) {
     return op_value(op, x);
   } else {
@@ -150,8 +157,15 @@ constexpr auto make_binary(Op op, X&& x, Y&& y) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     using B = decltype(as_node<T>(std::forward<Y>(y)));
-    return binary_node<Op, A, B>(
-        op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); }, [&] { return as_node<T>(std::forward<Y>(y)); });
+    auto make = [&] {
+      return binary_node<Op, A, B>(
+          op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); },
+          [&] { return as_node<T>(std::forward<Y>(y)); });
+    };
+    if constexpr (to_be_cut<binary_node<Op, A, B>>)
+      return cut(make());
+    else
+      return make();
   } else if constexpr (Matrix<X> || Matrix<Y>) {
     using T = std::common_type_t<scalar_type_of_t<X>, scalar_type_of_t<Y>>;
     if constexpr (lifts_to<T, scalar_type_of_t<X>> || lifts_to<T, scalar_type_of_t<Y>>)

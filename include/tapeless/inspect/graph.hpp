@@ -20,6 +20,7 @@
 
 #include <tapeless/concepts/expression.hpp>
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
@@ -34,6 +35,7 @@
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/ops/shape.hpp>
 #include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/cut.hpp>
 
 #include <charconv>
 #include <cstddef>
@@ -349,12 +351,17 @@ struct basic_recorder_state {
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
   std::size_t operation(key k, bool root, bool active, std::string_view op, std::string expression,
                         const value_view& value, std::size_t a, std::size_t b = none) {
+    std::vector<std::size_t> inputs{a};
+    if (b != none) inputs.push_back(b);
+    return operation(k, root, active, op, std::move(expression), value, std::move(inputs));
+  }
+  std::size_t operation(key k, bool root, bool active, std::string_view op, std::string expression,
+                        const value_view& value, std::vector<std::size_t> inputs) {
     node r;
     r.name = root ? "y" : "t" + std::to_string(++operations);
     r.op = std::string(op);
     r.expression = std::move(expression);
-    r.inputs.push_back(a);
-    if (b != none) r.inputs.push_back(b);
+    r.inputs = std::move(inputs);
     r.local.resize(r.inputs.size());
     r.swept.resize(r.inputs.size());
     r.value = to_shown(value);
@@ -550,6 +557,22 @@ std::size_t forward(const let_node<Tag, Bound, Body>& n,
   return rec.remember(key_of(n), forward(n.body, v.body, rec, root));
 }
 
+/// A cut (expr/cut.hpp): one node, `cut(x1, x2)` (op "cut"), whose inputs are the leaves its subtree
+/// reads; the operations inside were swept when the tree was built, and are not shown.
+template <class T, class... L, bool Need>
+std::size_t forward(const cut_node<T, L...>& n, const ::tapeless::detail::evaluated<cut_node<T, L...>, Need>&,
+                    recorder_state& rec, bool root) {
+  std::vector<std::size_t> inputs;
+  std::string names;
+  auto read = [&]<class Leaf>(const std::optional<Leaf>& leaf) {
+    if (!leaf) return;
+    inputs.push_back(forward(*leaf, ::tapeless::detail::evaluated<Leaf>(*leaf), rec, false));
+    names += (names.empty() ? "" : ", ") + rec.name(inputs.back());
+  };
+  std::apply([&](const auto&... leaf) { (read(leaf), ...); }, n.leaves);
+  return rec.operation(key_of(n), root, true, "cut", "cut(" + names + ")", view(n.value()), std::move(inputs));
+}
+
 // ---- backward: the engine's sweep, step by step ---------------------------------------------------
 
 template <std::size_t S, class T, bool Need, class G, class Store, class Arguments>
@@ -649,6 +672,26 @@ void backward(const select_node<A, B>& n, const ::tapeless::detail::evaluated<se
       backward(n.if_false, v.if_false, g, store, rec);
     }
   }
+}
+
+/// As the engine (sweep/cut.hpp): g times each partial, to each leaf the cut's sweep reached.
+template <class T, class... L, bool Need, class G, class Store, class Arguments>
+void backward(const cut_node<T, L...>& n, const ::tapeless::detail::evaluated<cut_node<T, L...>, Need>&, const G& g,
+              Store& store, recorder<Arguments>& rec) {
+  const std::size_t self = rec.id(key_of(n));
+  rec.reached(self, view(g));
+  std::size_t operand = 0;
+  auto send = [&]<class Leaf, class P>(const std::optional<Leaf>& leaf, const P& partial) {
+    if (!leaf) return;
+    const auto c = partial * T(g);
+    if constexpr (Real<P>)
+      rec.contribute(step_kind::chain, rec.id(key_of(*leaf)), self, operand++, view(g), view(c), view(partial));
+    else
+      rec.contribute(step_kind::vjp, rec.id(key_of(*leaf)), self, operand++, view(g), view(c), {}, "cut", "");
+    backward(*leaf, ::tapeless::detail::evaluated<Leaf>(*leaf), c, store, rec);
+  };
+  [&]<std::size_t... K>(std::index_sequence<K...>) { (send(std::get<K>(n.leaves), std::get<K>(n.partials)), ...); }
+  (std::index_sequence_for<L...>{});
 }
 
 /// As the engine: the body first, its uses of the name summed from -0 in a let_scope; then the sum,

@@ -20,11 +20,6 @@ inline constexpr bool is_argument = false;
 template <std::size_t S, class T>
 inline constexpr bool is_argument<argument<S, T>> = true;
 
-template <class Leaf, class Tag>
-inline constexpr bool is_bound_to = false;
-template <class Tag, class T>
-inline constexpr bool is_bound_to<bound<Tag, T>, Tag> = true;
-
 template <class>
 inline constexpr bool always_false = false;
 

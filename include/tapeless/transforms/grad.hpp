@@ -7,6 +7,7 @@
 #include <tapeless/meta/selected.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/cut.hpp>
 #include <tapeless/transforms/nested_grad.hpp>
 
 #include <boost/hana/equal.hpp>

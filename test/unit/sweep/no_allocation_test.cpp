@@ -8,7 +8,9 @@
 #include <allocation_counter.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <tuple>
+#include <utility>
 
 namespace tl = tapeless;
 
@@ -54,6 +56,18 @@ TEST_CASE("let allocates nothing") {
   double g = 0;
   CHECK(allocations_during([&] { g = tl::grad(f)(0.3); }) == 0);
   CHECK(g != 0.0);
+}
+
+TEST_CASE("a deep tree, cut as it is built (expr/cut.hpp), allocates nothing") {
+  // A sum of 60 products, left to right: 60 levels, cut three times.
+  auto f = [](const auto& x, const auto& y) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) { return (... + (x * y * double(K))); }
+    (std::make_index_sequence<60>{});
+  };
+  double gx = 0, gy = 0;
+  CHECK(allocations_during([&] { std::tie(gx, gy) = tl::grad(f)(0.5, 2.0); }) == 0);
+  CHECK(gx == 1770.0 * 2.0);  // the sum of K is 1770
+  CHECK(gy == 1770.0 * 0.5);
 }
 
 TEST_CASE("backward allocates nothing") {
