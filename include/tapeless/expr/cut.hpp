@@ -48,7 +48,6 @@ struct cut_node : expression<cut_node<T, Leaves...>> {
   T value_;
   std::tuple<std::optional<Leaves>...> leaves;
   std::tuple<typename Leaves::value_type...> partials;
-  std::size_t operations;  ///< in the subtree cut, for the trace
 
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
@@ -74,18 +73,6 @@ template <class A, class B>
 inline constexpr std::size_t depth_of<select_node<A, B>> = 1 + std::max(depth_of<A>, depth_of<B>);
 template <class Tag, class Bound, class Body>
 inline constexpr std::size_t depth_of<let_node<Tag, Bound, Body>> = 1 + std::max(depth_of<Bound>, depth_of<Body>);
-
-/// Operations in a tree, counted for the trace of a cut.
-template <class N>
-inline constexpr std::size_t operations_in = 0;
-template <class Op, class A>
-inline constexpr std::size_t operations_in<unary_node<Op, A>> = 1 + operations_in<A>;
-template <class Op, class A, class B>
-inline constexpr std::size_t operations_in<binary_node<Op, A, B>> = 1 + operations_in<A> + operations_in<B>;
-template <class A, class B>
-inline constexpr std::size_t operations_in<select_node<A, B>> = 1 + operations_in<A> + operations_in<B>;
-template <class Tag, class Bound, class Body>
-inline constexpr std::size_t operations_in<let_node<Tag, Bound, Body>> = operations_in<Bound> + operations_in<Body>;
 
 template <class... Leaves>
 struct leaf_list {};

@@ -124,11 +124,9 @@ constexpr auto make_unary(Op op, X&& x) {
     return make_unary(elementwise_unary<Op>{op}, std::forward<X>(x));
   } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
-    auto make = [&] {
-      return unary_node<Op, decltype(as_node<T>(std::forward<X>(x)))>(op, built_by{},
-                                                                      [&] { return as_node<T>(std::forward<X>(x)); });
-    };
-    if constexpr (to_be_cut<decltype(make())>)
+    using A = decltype(as_node<T>(std::forward<X>(x)));
+    auto make = [&] { return unary_node<Op, A>(op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); }); };
+    if constexpr (to_be_cut<unary_node<Op, A>>)
       return cut(make());
     else
       return make();

@@ -48,8 +48,7 @@ struct leaf_partials {
   }
 };
 
-/// Out of line at run time: a long sum or chain calls the cut of the same subtree type again and again,
-/// and inlined, each call would be one more copy of the subtree's sweep for the optimiser to work on.
+/// The cut_node of the subtree n: its value, and its sweep with seed 1.
 template <class N>
 constexpr auto cut(const N& n) {
   using T = typename N::value_type;
@@ -57,8 +56,7 @@ constexpr auto cut(const N& n) {
     const evaluated<N, true> values(n);
     leaf_partials<L...> store;
     backward_sweep(n, values, T(1), store);
-    return cut_node<T, L...>{
-        {}, T(value_at(n, values)), std::move(store.leaves), std::move(store.partials), operations_in<N>};
+    return cut_node<T, L...>{{}, T(value_at(n, values)), std::move(store.leaves), std::move(store.partials)};
   }(typename free_leaves<N>::type{});
 }
 
