@@ -59,7 +59,7 @@ inline constexpr bool is_leaf<cut_node<T, Leaves...>> = true;
 
 /// Deeper than this, a number-valued tree is cut. No function of the benchmark suite is cut even at 8;
 /// at 16 a left-deep sum of 1000 operations compiles in 6 s (g++ 12) and 8.5 s (clang++ 14) at -O2,
-/// against 9 and 14 s at 32 (the copies of deep subtrees into their parents cost the optimiser more).
+/// against 9 and 11 s at 32 (the copies of deep subtrees into their parents cost the optimiser more).
 inline constexpr std::size_t cut_depth = 16;
 
 /// Levels of operations above the leaves. Each node's is computed once, when its type is made.
