@@ -2,8 +2,8 @@
 // Deep trees are cut (expr/cut.hpp): a number-valued tree deeper than cut_depth is swept when built
 // and stands in the tree as one node. The gradients of deep sums and chains agree with their exact
 // forms (recurrences in doubles) and with finite differences at seeded random points, through let,
-// if_else (a leaf only in the branch not taken), a matrix argument, second derivatives, value_and_grad,
-// the trace and constant expressions; and the types stay shallow.
+// if_else (a leaf only in the branch not taken), a matrix argument, float, second derivatives,
+// value_and_grad, the trace and constant expressions; and the types stay shallow.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -115,6 +115,16 @@ TEST_CASE("a deep chain: value and gradient against the recurrence, and finite d
     CHECK(std::get<1>(g) == doctest::Approx(exact.dy).epsilon(1e-12));
     CHECK(tl::check_gradient(chain<40>, x, y));
   }
+}
+
+TEST_CASE("a deep chain in float: the cut keeps the arguments' type") {
+  const auto [value, g] = tl::value_and_grad(chain<40>)(0.5f, 0.7f);
+  static_assert(std::is_same_v<decltype(value), const float>);
+  static_assert(std::is_same_v<decltype(g), const std::tuple<float, float>>);
+  const auto exact = chain_by_hand(40, 0.5, 0.7);
+  CHECK(value == doctest::Approx(exact.value).epsilon(1e-5));
+  CHECK(std::get<0>(g) == doctest::Approx(exact.dx).epsilon(1e-4));
+  CHECK(std::get<1>(g) == doctest::Approx(exact.dy).epsilon(1e-4));
 }
 
 TEST_CASE("a deep chain reading a matrix argument: the partial is a matrix") {
