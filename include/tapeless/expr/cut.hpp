@@ -113,7 +113,8 @@ struct without_name<leaf_list<Ls...>, Tag>
 /// The active leaves a tree reads and does not bind itself, each type once.
 template <class N>
 struct free_leaves {
-  using type = leaf_list<>;  // constants
+  static_assert(!N::is_active, "tapeless: free_leaves has no rule for this kind of node");  // a new kind
+  using type = leaf_list<>;                                                                 // constants
 };
 template <std::size_t S, class T>
 struct free_leaves<argument<S, T>> {
