@@ -36,13 +36,14 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/meta/type_list.hpp>
 #include <tapeless/ops/elementwise.hpp>
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <array>
 #include <cstddef>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -56,46 +57,91 @@ inline constexpr bool is_elementwise_node<unary_node<elementwise_unary<Op>, A>> 
 template <class Op, class A, class B>
 inline constexpr bool is_elementwise_node<binary_node<elementwise_binary<Op>, A, B>> = true;
 
-/// The scalar operation of an elementwise node.
-template <class N>
-using scalar_op_t = std::remove_cvref_t<decltype(std::declval<const N&>().op.op)>;
+/// What a walk of the region rooted at N collects, as types: its inputs, left to right (its operands
+/// that are not elementwise), and its scalar operations. A class per node type, so that a subtree is
+/// walked once whichever region it is part of.
+template <class N, bool = is_elementwise_node<N>>
+struct region_of {
+  using inputs = type_list<N>;
+  using operations = type_list<>;
+};
+template <class Op, class A>
+struct region_of<unary_node<elementwise_unary<Op>, A>, true> {
+  using inputs = typename region_of<A>::inputs;
+  using operations = join_t<type_list<Op>, typename region_of<A>::operations>;
+};
+template <class Op, class A, class B>
+struct region_of<binary_node<elementwise_binary<Op>, A, B>, true> {
+  using inputs = join_t<typename region_of<A>::inputs, typename region_of<B>::inputs>;
+  using operations = join_t<type_list<Op>, typename region_of<A>::operations, typename region_of<B>::operations>;
+};
 
-/// The inputs of the region rooted at n, left to right: pointers to its operands that are not elementwise.
 template <class N>
-constexpr auto region_inputs(const N& n) noexcept {
-  if constexpr (!is_elementwise_node<N>)
-    return std::tuple<const N*>(&n);
-  else if constexpr (requires { n.arg; })
-    return region_inputs(n.arg);
-  else
-    return std::tuple_cat(region_inputs(n.lhs), region_inputs(n.rhs));
+using region_inputs_t = typename region_of<N>::inputs;
+
+template <class N>
+inline constexpr std::size_t region_size = region_inputs_t<N>::size;
+
+/// Pointers to the inputs of a region, in a tuple slot each.
+template <class Inputs>
+struct input_pointers;
+template <class... In>
+struct input_pointers<type_list<In...>> {
+  using type = plain_tuple<const In*...>;
+};
+
+/// Writes a pointer to each input of the region rooted at n into its slot of p, from slot K on.
+template <std::size_t K, class N, class P>
+constexpr void point_to_inputs(const N& n, P& p) noexcept {
+  if constexpr (!is_elementwise_node<N>) {
+    plain_get<K>(p) = &n;
+  } else if constexpr (requires { n.arg; }) {
+    point_to_inputs<K>(n.arg, p);
+  } else {
+    point_to_inputs<K>(n.lhs, p);
+    point_to_inputs<K + region_size<std::remove_cvref_t<decltype(n.lhs)>>>(n.rhs, p);
+  }
 }
 
+/// The inputs of the region rooted at n: pointers to its operands that are not elementwise.
 template <class N>
-using region_inputs_t = decltype(region_inputs(std::declval<const N&>()));
+constexpr auto region_inputs(const N& n) noexcept {
+  typename input_pointers<region_inputs_t<N>>::type p{};
+  point_to_inputs<0>(n, p);
+  return p;
+}
 
-template <class N>
-inline constexpr std::size_t region_size = std::tuple_size_v<region_inputs_t<N>>;
+/// The type of a region's input K.
+template <std::size_t K, class T>
+std::type_identity<T> slot_type(const plain_slot<K, const T*>&);  // declared only: for decltype
+template <class N, std::size_t K>
+using region_input_t =
+    typename decltype(slot_type<K>(std::declval<const typename input_pointers<region_inputs_t<N>>::type&>()))::type;
 
-/// The slot of input K of a region whose inputs are Inputs: that of the first input of the same type
-/// when its type names one value (an argument, a let's name: x used five times is one input, with one
-/// adjoint and one sweep), else K.
-template <class Inputs, std::size_t K>
-inline constexpr std::size_t input_slot = [] {
-  using In = std::remove_cv_t<std::remove_pointer_t<std::tuple_element_t<K, Inputs>>>;
-  std::size_t first = K;
-  if constexpr (names_one_value<In>) {
-    [&first]<std::size_t... J>(std::index_sequence<J...>) {
-      ((first =
-            std::is_same_v<std::remove_cv_t<std::remove_pointer_t<std::tuple_element_t<J, Inputs>>>, In> && J < first
-                ? J
-                : first),
-       ...);
-    }
-    (std::make_index_sequence<K>{});
+/// The slot of each input of a list: that of the first input of the same type when its type names
+/// one value (an argument, a let's name: x used five times is one input, with one adjoint and one
+/// sweep), else its own.
+template <class Inputs>
+struct input_slots;
+template <class... In>
+struct input_slots<type_list<In...>> {
+  template <class X>
+  static constexpr std::size_t first_of() {
+    std::size_t first = 0;
+    bool found = false;
+    ((found = found || std::is_same_v<In, X>, first += found ? 0 : 1), ...);
+    return first;
   }
-  return first;
-}();
+  static constexpr std::array<std::size_t, sizeof...(In)> slot = [] {
+    std::array<std::size_t, sizeof...(In)> s{};
+    std::size_t k = 0;
+    ((s[k] = names_one_value<In> ? first_of<In>() : k, ++k), ...);
+    return s;
+  }();
+};
+
+template <class Inputs, std::size_t K>
+inline constexpr std::size_t input_slot = input_slots<Inputs>::slot[K];
 
 /// The region's scalar tree for one element of number (or batch) type T: its operations, on
 /// leaves holding in[K], in[K + 1], ...: argument<K> (its adjoint is slot K's), or a constant.
@@ -107,12 +153,12 @@ constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
     return constant<T>(in[K]);
   } else if constexpr (requires { n.arg; }) {
     using A = decltype(element_tree<Inputs, K>(n.arg, in));
-    return unary_node<scalar_op_t<N>, A>(n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.arg, in); });
+    return unary_node<decltype(n.op.op), A>(n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.arg, in); });
   } else {
     constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
     using A = decltype(element_tree<Inputs, K>(n.lhs, in));
     using B = decltype(element_tree<Inputs, KB>(n.rhs, in));
-    return binary_node<scalar_op_t<N>, A, B>(
+    return binary_node<decltype(n.op.op), A, B>(
         n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
         [&] { return element_tree<Inputs, KB>(n.rhs, in); });
   }
@@ -153,43 +199,39 @@ inline constexpr auto region_read_mask = [] {
 /// Whether the region's sweep reads the value of input K: else that input's value is not computed.
 template <class Root, std::size_t K>
 inline constexpr bool region_reads =
-    !std::remove_pointer_t<std::tuple_element_t<K, region_inputs_t<Root>>>::is_active ||
-    region_read_mask<Root>[input_slot<region_inputs_t<Root>, K>];
+    !region_input_t<Root, K>::is_active || region_read_mask<Root>[input_slot<region_inputs_t<Root>, K>];
 
-/// How many of the region's operations Op satisfy test(std::type_identity<Op>{}).
-template <class N, class Test>
-constexpr std::size_t count_operations(Test test) {
-  if constexpr (!is_elementwise_node<N>)
-    return 0;
-  else if constexpr (requires(const N& n) { n.arg; })
-    return std::size_t{test(std::type_identity<scalar_op_t<N>>{})} + count_operations<decltype(N::arg)>(test);
-  else
-    return std::size_t{test(std::type_identity<scalar_op_t<N>>{})} + count_operations<decltype(N::lhs)>(test) +
-           count_operations<decltype(N::rhs)>(test);
-}
+/// What the region's operations are: how many, whether all run on SIMD batches of T, whether all are
+/// plain arithmetic (simd::plain_arithmetic).
+template <class Operations>
+struct region_operations_of;
+template <class... Op>
+struct region_operations_of<type_list<Op...>> {
+  static constexpr std::size_t count = sizeof...(Op);
+  template <class T>
+  static constexpr bool vectorised = (simd::vectorised<Op, T> && ...);
+  static constexpr bool plain = (simd::plain_arithmetic<Op> && ...);
+};
+template <class N>
+using region_operations_t = region_operations_of<typename region_of<N>::operations>;
 
 /// The number of elementwise operations in the region rooted at N.
 template <class N>
-inline constexpr std::size_t region_operations = count_operations<N>([](auto) { return true; });
+inline constexpr std::size_t region_operations = region_operations_t<N>::count;
 
 /// Whether every operation of the region runs on SIMD batches of T.
 template <class N, class T>
-inline constexpr bool region_vectorised = count_operations<N>([]<class Op>(std::type_identity<Op>) {
-                                            return simd::vectorised<Op, T>;
-                                          }) == region_operations<N>;
+inline constexpr bool region_vectorised = region_operations_t<N>::template vectorised<T>;
 
 /// Whether every operation of the region is plain arithmetic (simd::plain_arithmetic).
 template <class N>
-inline constexpr bool region_plain = count_operations<N>([]<class Op>(std::type_identity<Op>) {
-                                       return simd::plain_arithmetic<Op>;
-                                     }) == region_operations<N>;
+inline constexpr bool region_plain = region_operations_t<N>::plain;
 
 /// Whether a number among the region's inputs receives an adjoint: the sum over the elements.
 template <class Inputs>
 inline constexpr bool sums_a_number = false;
 template <class... In>
-inline constexpr bool sums_a_number<std::tuple<const In*...>> = ((In::is_active && !Matrix<typename In::value_type>) ||
-                                                                 ...);
+inline constexpr bool sums_a_number<type_list<In...>> = ((In::is_active && !Matrix<typename In::value_type>) || ...);
 
 /// Whether the region's loop runs in SIMD batches of T: when all its operations have batch forms, and
 /// some are more than plain arithmetic or it sums an adjoint. A loop of plain arithmetic into matrices
@@ -204,12 +246,12 @@ template <class Root, class Is>
 struct region_evaluated;
 template <class Root, std::size_t... K>
 struct region_evaluated<Root, std::index_sequence<K...>> {
-  using inputs = region_inputs_t<Root>;
-  std::tuple<evaluated<std::remove_cvref_t<decltype(*std::get<K>(std::declval<inputs>()))>, region_reads<Root, K>>...>
-      input_values;
+  using inputs = typename input_pointers<region_inputs_t<Root>>::type;
+  plain_tuple<evaluated<region_input_t<Root, K>, region_reads<Root, K>>...> input_values;
 
   constexpr explicit region_evaluated(const Root& n) : region_evaluated(region_inputs(n)) {}
-  constexpr explicit region_evaluated(const inputs& in) : input_values(*std::get<K>(in)...) {}
+  constexpr explicit region_evaluated(const inputs& in)
+      : input_values{{evaluated<region_input_t<Root, K>, region_reads<Root, K>>(*plain_get<K>(in))}...} {}
   [[nodiscard]] constexpr const auto& value() const noexcept { return not_computed<typename Root::value_type>; }
 };
 
@@ -335,37 +377,38 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
     else
       return g.data();
   }();
-  const auto operands = std::tuple{simd_operand<T>(std::get<K>(values))...};
+  const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
+      {simd_operand<T>(plain_get<K>(values))}...};
   std::array<B, inputs> sums;  // per lane, the adjoints of the numbers among the inputs
   sums.fill(B(T(-0.0)));
   std::size_t i = 0;
   for (; i + w <= N; i += w) {
     const auto a =
-        element_sweep(std::array<B, inputs>{simd::load<T>(std::get<K>(operands), i)...}, simd::load<T>(adjoint, i));
+        element_sweep(std::array<B, inputs>{simd::load<T>(plain_get<K>(operands), i)...}, simd::load<T>(adjoint, i));
     (
         [&]<class Out>(Out& out) {
           if constexpr (Out::of_matrix)
             a[K].store_unaligned(out.sum.data() + i);
           else if constexpr (Out::active)
             sums[K] += a[K];
-        }(std::get<K>(gathered)),
+        }(plain_get<K>(gathered)),
         ...);
   }
   if constexpr (N % w != 0) {
-    const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(std::get<K>(operands), i, N - i)...},
+    const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(plain_get<K>(operands), i, N - i)...},
                                  simd::load_partial<T>(adjoint, i, N - i));
     alignas(B::arch_type::alignment()) std::array<T, w> lanes;
     (
         [&] {
           a[K].store_aligned(lanes.data());
-          for (std::size_t k = 0; i + k < N; ++k) std::get<K>(gathered).put(i + k, lanes[k]);
+          for (std::size_t k = 0; i + k < N; ++k) plain_get<K>(gathered).put(i + k, lanes[k]);
         }(),
         ...);
   }
   (
       [&]<class Out>(Out& out) {
         if constexpr (Out::active && !Out::of_matrix) out.sum += xsimd::hadd(sums[K]);
-      }(std::get<K>(gathered)),
+      }(plain_get<K>(gathered)),
       ...);
 }
 #endif
@@ -379,12 +422,12 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   using T = typename M::value_type;
   constexpr std::size_t inputs = sizeof...(K);
   const auto in = region_inputs(n);
-  const auto values = std::tie(value_at(*std::get<K>(in), std::get<K>(v.input_values))...);
+  const plain_tuple<decltype(value_at(*plain_get<K>(in), plain_get<K>(v.input_values)))...> values{
+      {value_at(*plain_get<K>(in), plain_get<K>(v.input_values))}...};
   using inputs_t = region_inputs_t<Root>;
   // An adjoint gathered per input that owns its slot (the first use of x, not the others).
-  std::tuple<gathered_adjoint<std::remove_cvref_t<decltype(*std::get<K>(in))>,
-                              std::remove_pointer_t<std::tuple_element_t<K, inputs_t>>::is_active &&
-                                  input_slot<inputs_t, K> == K>...>
+  plain_tuple<
+      gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K>...>
       gathered;
 
   // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi.
@@ -400,16 +443,16 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   if constexpr (region_in_batches<Root, T>) {
     if (!std::is_constant_evaluated()) {
       sweep_region_batches<M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
-      (sweep_input(*std::get<K>(in), std::get<K>(v.input_values), std::get<K>(gathered), store), ...);
+      (sweep_input(*plain_get<K>(in), plain_get<K>(v.input_values), plain_get<K>(gathered), store), ...);
       return;
     }
   }
 #endif
   for (std::size_t i = 0; i < M::size(); ++i) {
-    const auto a = element_sweep(std::array<T, inputs>{element_at<T>(std::get<K>(values), i)...}, adjoint_at<T>(g, i));
-    (std::get<K>(gathered).put(i, a[K]), ...);
+    const auto a = element_sweep(std::array<T, inputs>{element_at<T>(plain_get<K>(values), i)...}, adjoint_at<T>(g, i));
+    (plain_get<K>(gathered).put(i, a[K]), ...);
   }
-  (sweep_input(*std::get<K>(in), std::get<K>(v.input_values), std::get<K>(gathered), store), ...);
+  (sweep_input(*plain_get<K>(in), plain_get<K>(v.input_values), plain_get<K>(gathered), store), ...);
 }
 
 }  // namespace tapeless::detail
