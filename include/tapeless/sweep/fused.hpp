@@ -22,12 +22,12 @@
 // A region's value computed only to be read (value_and_grad's root, a matmul operand) stays node by
 // node: a fused loop would compute its elements twice, forward and again in the reverse sweep.
 //
-// Opt-in, with TAPELESS_FUSE=1 (CMake option TAPELESS_FUSE), the same in every translation unit of a
-// program: the regions cost compile time (see fuse_max_operations) that not every build should pay.
+// On by default; TAPELESS_FUSE=0 (CMake option TAPELESS_FUSE=OFF), the same in every translation unit
+// of a program, sweeps every region node by node: a region costs compile time (fuse_max_operations).
 #pragma once
 
 #ifndef TAPELESS_FUSE
-#define TAPELESS_FUSE 0
+#define TAPELESS_FUSE 1
 #endif
 
 #include <tapeless/expr/binary.hpp>

@@ -9,8 +9,6 @@
 // in a constant expression. (tl::check_gradient runs f on plain values, which tl::cref and let
 // expressions are not: those cases are checked against the node-by-node sweep, which the matrix
 // tests check against finite differences.)
-// Fusion is opt-in (sweep/fused.hpp): this test turns it on.
-#define TAPELESS_FUSE 1  // NOLINT(cppcoreguidelines-macro-usage)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
