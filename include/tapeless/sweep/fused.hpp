@@ -118,9 +118,20 @@ template <class N, std::size_t K>
 using region_input_t =
     typename decltype(slot_type<K>(std::declval<const typename input_pointers<region_inputs_t<N>>::type&>()))::type;
 
+/// Whether every input of this type has the same value: an argument or a let's name, and an operation
+/// without state of its own (an empty op: slice<0, 3>, transpose, matmul) on such inputs. Rosenbrock's
+/// head = slice(x) used twice is then one input: one value, one adjoint, one sweep into x.
+template <class N>
+inline constexpr bool input_names_one_value = names_one_value<N>;
+template <class Op, class A>
+inline constexpr bool input_names_one_value<unary_node<Op, A>> = std::is_empty_v<Op>&& input_names_one_value<A>;
+template <class Op, class A, class B>
+inline constexpr bool input_names_one_value<binary_node<Op, A, B>> =
+    std::is_empty_v<Op>&& input_names_one_value<A>&& input_names_one_value<B>;
+
 /// The slot of each input of a list: that of the first input of the same type when its type names
-/// one value (an argument, a let's name: x used five times is one input, with one adjoint and one
-/// sweep), else its own.
+/// one value (input_names_one_value: x used five times is one input, with one adjoint and one sweep),
+/// else its own.
 template <class Inputs>
 struct input_slots;
 template <class... In>
@@ -135,7 +146,7 @@ struct input_slots<type_list<In...>> {
   static constexpr std::array<std::size_t, sizeof...(In)> slot = [] {
     std::array<std::size_t, sizeof...(In)> s{};
     std::size_t k = 0;
-    ((s[k] = names_one_value<In> ? first_of<In>() : k, ++k), ...);
+    ((s[k] = input_names_one_value<In> ? first_of<In>() : k, ++k), ...);
     return s;
   }();
 };
@@ -241,17 +252,29 @@ template <class Root, class T>
 inline constexpr bool region_in_batches = region_vectorised<Root, T> &&
                                           (!region_plain<Root> || sums_a_number<region_inputs_t<Root>>);
 
+/// In place of the evaluation of an input that shares the slot of an earlier one: that one's serves.
+struct evaluated_elsewhere {
+  template <class N>
+  constexpr explicit evaluated_elsewhere(const N&) noexcept {}
+};
+
+/// What the forward pass keeps of input K of a region: its evaluation if it owns its slot.
+template <class Root, std::size_t K>
+using input_evaluation =
+    std::conditional_t<input_slot<region_inputs_t<Root>, K> == K,
+                       evaluated<region_input_t<Root, K>, region_reads<Root, K>>, evaluated_elsewhere>;
+
 /// A region whose value nothing reads: its inputs' evaluations, and no value of its own.
 template <class Root, class Is>
 struct region_evaluated;
 template <class Root, std::size_t... K>
 struct region_evaluated<Root, std::index_sequence<K...>> {
   using inputs = typename input_pointers<region_inputs_t<Root>>::type;
-  plain_tuple<evaluated<region_input_t<Root, K>, region_reads<Root, K>>...> input_values;
+  plain_tuple<input_evaluation<Root, K>...> input_values;
 
   constexpr explicit region_evaluated(const Root& n) : region_evaluated(region_inputs(n)) {}
   constexpr explicit region_evaluated(const inputs& in)
-      : input_values{{evaluated<region_input_t<Root, K>, region_reads<Root, K>>(*plain_get<K>(in))}...} {}
+      : input_values{{input_evaluation<Root, K>(*plain_get<K>(in))}...} {}
   [[nodiscard]] constexpr const auto& value() const noexcept { return not_computed<typename Root::value_type>; }
 };
 
@@ -424,9 +447,12 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   using T = typename M::value_type;
   constexpr std::size_t inputs = sizeof...(K);
   const auto in = region_inputs(n);
-  const plain_tuple<decltype(value_at(*plain_get<K>(in), plain_get<K>(v.input_values)))...> values{
-      {value_at(*plain_get<K>(in), plain_get<K>(v.input_values))}...};
   using inputs_t = region_inputs_t<Root>;
+  // Input K's value, from the input owning its slot.
+  const plain_tuple<decltype(value_at(*plain_get<input_slot<inputs_t, K>>(in),
+                                      plain_get<input_slot<inputs_t, K>>(v.input_values)))...>
+      values{
+          {value_at(*plain_get<input_slot<inputs_t, K>>(in), plain_get<input_slot<inputs_t, K>>(v.input_values))}...};
   // An adjoint gathered per input that owns its slot (the first use of x, not the others).
   plain_tuple<
       gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K>...>

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 namespace tl = tapeless;
 
@@ -138,6 +140,39 @@ TEST_CASE("two matrix arguments, elementwise binary operations between them") {
   const auto [node_a, node_b] = tl::value_and_grad(f)(a, b).second;
   check_same("d/da", ga, node_a, 4);
   check_same("d/db", gb, node_b, 4);
+}
+
+TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") {
+  // head = slice(x) is used twice: one input (one value, one adjoint, one sweep into x), as x used
+  // twice is; tail is another. 40 elements: a region of plain arithmetic, fused.
+  constexpr std::size_t n = 40;
+  const auto f = [](const auto& x) {
+    const auto head = tl::slice<0, n - 1>(x);
+    const auto tail = tl::slice<1, n - 1>(x);
+    return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+  };
+  const auto x = seeded<n>(3, -1.5, 1.5);
+  using V = tl::vector<double, n>;
+  namespace d = tl::detail;
+  const tl::argument<0, V> arg(x);
+  using R = decltype(f(arg).arg);  // the region under sum: inputs 100, tail, head, 1, head
+  static_assert(d::region_size<R> == 5);
+  static_assert(d::input_slot<d::region_inputs_t<R>, 4> == 2 && d::input_slot<d::region_inputs_t<R>, 1> == 1);
+  static_assert(std::is_same_v<
+                std::remove_cvref_t<decltype(d::plain_get<4>(std::declval<d::region_evaluation<R>>().input_values))>,
+                d::evaluated_elsewhere>);
+  const auto g = tl::grad(f)(x);
+  const auto node_by_node = tl::value_and_grad(f)(x).second;
+  // x[i] gets the adjoints of head and of tail, of opposite signs, added in another order: 16 ulp.
+  check_same("Rosenbrock, n = 40", g, node_by_node, 16);
+  V exact = V::filled(0.0);
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const double a = x[i + 1] - x[i] * x[i];
+    exact[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
+    exact[i + 1] += 200.0 * a;
+  }
+  for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == doctest::Approx(exact[i]).epsilon(1e-13));
+  CHECK(tl::check_gradient(f, x));
 }
 
 TEST_CASE("float regions run one element at a time and agree") {
