@@ -47,8 +47,10 @@ for part in "${parts[@]}"; do
       # up to 9 times (higher_order_test, clang: 27 s sanitized -O0, 70 s sanitized -O1, 28 s plain -O1;
       # elementwise_binary_test, g++: 30 s plain, 435 s sanitized). The randomized tests too, and they
       # and the SIMD accuracy sweep run a tenth of their points (test/support/sanitizers.hpp): at -O1
-      # they took 310 s of the build's 1170. Line tables only: reports name the function
-      # and line at a fraction of -g's cost. UBSan without its vptr and function checks: they check
+      # they took 310 s of the build's 1170. No debug information: AddressSanitizer's reports name the
+      # function, UBSan's the file and line (it records them without -g); line tables cost 16% of this
+      # build (elementwise_binary_test: 54 s with, 45 s without), more than the 15 minutes of the
+      # whole command leave. For lines, rebuild the failing test with -gline-tables-only. UBSan without its vptr and function checks: they check
       # calls through polymorphic classes and function pointers, of which tapeless has none
       # (sweep/no_virtual_test), and emit type information for every expression type, 15% of this build
       # (no_allocation_test: 46 s with them, 39 s without). libFuzzer is clang's: a short run of
@@ -57,7 +59,7 @@ for part in "${parts[@]}"; do
       # cost 80 s and 60 s of compile time to run code the tests already run, and to check includes
       # against the same standard library again.
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Check \
-        -DCMAKE_CXX_FLAGS_CHECK="-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+        -DCMAKE_CXX_FLAGS_CHECK="-O0 -fsanitize=address,undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_FUZZ=ON -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_HEADER_TESTS=OFF \
         -DTAPELESS_RANDOM_FLAGS=-O0
       cmake --build "$dir" -j"$jobs"
