@@ -50,8 +50,9 @@ for part in "${parts[@]}"; do
       # they took 310 s of the build's 1170. No debug information: AddressSanitizer's reports name the
       # function, UBSan's the file and line (it records them without -g); line tables cost 16% of this
       # build (elementwise_binary_test: 54 s with, 45 s without), more than the 15 minutes of the
-      # whole command leave. For lines, rebuild the failing test with -gline-tables-only. UBSan without its vptr and function checks: they check
-      # calls through polymorphic classes and function pointers, of which tapeless has none
+      # whole command leave. For lines, rebuild the failing test with -gline-tables-only. UBSan without
+      # its vptr and function checks: they check calls through polymorphic classes and function
+      # pointers, of which tapeless has none
       # (sweep/no_virtual_test), and emit type information for every expression type, 15% of this build
       # (no_allocation_test: 46 s with them, 39 s without). libFuzzer is clang's: a short run of
       # test/fuzz/ is a ctest.
