@@ -34,13 +34,21 @@ constexpr auto choose(const C& condition, const A& if_true, const B& if_false) {
   }
 }
 
+/// T itself, or the element type of a batch T.
+template <class T>
+struct number_of {
+  using type = T;
+};
+template <class T>
+  requires requires { typename T::arch_type; }  // an xsimd batch
+struct number_of<T> {
+  using type = typename T::value_type;
+};
+
 /// NaN as a number (or dual number) or a batch.
 template <class T>
 constexpr T quiet_nan() {
-  if constexpr (requires { typename T::arch_type; })  // an xsimd batch
-    return T(std::numeric_limits<typename T::value_type>::quiet_NaN());
-  else
-    return std::numeric_limits<T>::quiet_NaN();
+  return T(std::numeric_limits<typename number_of<T>::type>::quiet_NaN());
 }
 
 #if TAPELESS_SIMD

@@ -49,6 +49,12 @@ template <class T>
 inline constexpr bool available = false;
 #endif
 
+/// Whether T is a batch of elements rather than one number.
+template <class T>
+inline constexpr bool is_batch = requires {
+  typename T::arch_type;
+};
+
 /// Whether an operation's value and rule are written for batches as well as numbers (its flag
 /// `batched`): every branch on its operands a math::choose, every function one of math/batch.hpp.
 template <class Op>

@@ -38,6 +38,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/meta/type_list.hpp>
+#include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/elementwise.hpp>
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/simd/batch.hpp>
@@ -154,6 +155,14 @@ struct input_slots<type_list<In...>> {
 template <class Inputs, std::size_t K>
 inline constexpr std::size_t input_slot = input_slots<Inputs>::slot[K];
 
+/// The operation of a binary node of the region's scalar tree for elements of type T, whose rhs is Rhs:
+/// its own, but in a loop over SIMD batches a division by a number (the same for every element: the
+/// loop broadcasts it) multiplies by its reciprocal, computed once (ops::divide_by_uniform).
+template <class Op, class Rhs, class T>
+using element_operation = std::conditional_t<std::is_same_v<Op, ops::divide> && simd::is_batch<T> &&
+                                                 !is_elementwise_node<Rhs> && !Matrix<typename Rhs::value_type>,
+                                             ops::divide_by_uniform, Op>;
+
 /// The region's scalar tree for one element of number (or batch) type T: its operations, on
 /// leaves holding in[K], in[K + 1], ...: argument<K> (its adjoint is slot K's), or a constant.
 template <class Inputs, std::size_t K, class T, class N, std::size_t I>
@@ -169,8 +178,9 @@ constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
     constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
     using A = decltype(element_tree<Inputs, K>(n.lhs, in));
     using B = decltype(element_tree<Inputs, KB>(n.rhs, in));
-    return binary_node<decltype(n.op.op), A, B>(
-        n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
+    using Op = element_operation<decltype(n.op.op), std::remove_cvref_t<decltype(n.rhs)>, T>;
+    return binary_node<Op, A, B>(
+        Op{}, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
         [&] { return element_tree<Inputs, KB>(n.rhs, in); });
   }
 }
