@@ -136,20 +136,20 @@ struct elementwise_binary : matrix_operation {
       }
     }
 #endif
-    S s = [] {
-      if constexpr (Matrix<S>)
-        return S(uninitialized);  // every element is written below
-      else
-        return S(0);
-    }();
-    for (std::size_t i = 0; i < M::size(); ++i) {
-      const auto partial = std::get<Side>(op.vjp(g[i], T(broadcast_element(a, i)), T(broadcast_element(b, i)), z[i]));
-      if constexpr (Matrix<S>)
-        s[i] = partial;
-      else
-        s += partial;
+    const auto partial = [&](std::size_t i) {
+      return std::get<Side>(op.vjp(g[i], T(broadcast_element(a, i)), T(broadcast_element(b, i)), z[i]));
+    };
+    if constexpr (Matrix<S>) {
+      // Declared here, not returned by a lambda: g++ folds that call into a constant whose
+      // uninitialized elements are zeros, and fills s with them first.
+      S s(uninitialized);  // every element is written below
+      for (std::size_t i = 0; i < M::size(); ++i) s[i] = partial(i);
+      return s;
+    } else {
+      S s(0);
+      for (std::size_t i = 0; i < M::size(); ++i) s += partial(i);
+      return s;
     }
-    return s;
   }
 };
 

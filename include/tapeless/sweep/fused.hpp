@@ -347,18 +347,12 @@ struct gathered_adjoint {
   using V = typename In::value_type;
   static constexpr bool active = true, of_matrix = Matrix<V>;
   V sum;
-  // User-provided, so that the tuple of them is not zeroed first (value-initialization would).
-  constexpr gathered_adjoint() : sum(start()) {}
+  // User-provided, so that the tuple of them is not zeroed first (value-initialization would); and the
+  // matrix constructed here, not returned by a constexpr function, which g++ folds into a constant
+  // whose uninitialized elements are zeros, filled in.
+  constexpr gathered_adjoint() requires of_matrix : sum(uninitialized) {}  // every element is written by the loop
+  constexpr gathered_adjoint() requires(!of_matrix) : sum(-0.0) {}
 
- private:
-  static constexpr V start() {
-    if constexpr (of_matrix)
-      return V(uninitialized);  // every element is written by the loop
-    else
-      return V(-0.0);
-  }
-
- public:
   /// The adjoint a of element i.
   template <class T>
   constexpr void put(std::size_t i, const T& a) {
