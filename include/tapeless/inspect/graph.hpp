@@ -308,7 +308,7 @@ std::string describe(const ::tapeless::detail::elementwise_binary<Op>& e, const 
 /// The adjoint the let scope of Tag has summed so far, found along the chain of stores.
 template <class Tag, class T, class Parent>
 const T& scope_total(const ::tapeless::detail::let_scope<Tag, T, Parent>& s) {
-  return s.adjoint;
+  return s.sum.value;  // read after an adjoint arrived
 }
 template <class Tag, class Other, class T, class Parent>
   requires(!std::is_same_v<Tag, Other>)
@@ -579,7 +579,7 @@ template <std::size_t S, class T, bool Need, class G, class Store, class Argumen
 void backward(const argument<S, T>& leaf, const ::tapeless::detail::evaluated<argument<S, T>, Need>&, const G& g,
               Store& store, recorder<Arguments>& rec) {
   store.accumulate(leaf, g);
-  rec.accumulated(rec.id(key_of(leaf)), view(std::get<S>(rec.arguments.slots)));
+  rec.accumulated(rec.id(key_of(leaf)), view(rec.arguments.template slot<S>()));
 }
 
 template <class Tag, class T, bool Need, class G, class Store, class Arguments>
@@ -701,15 +701,16 @@ void backward(const let_node<Tag, Bound, Body>& n,
               const ::tapeless::detail::evaluated<let_node<Tag, Bound, Body>, Need>& v, const G& g, Store& store,
               recorder<Arguments>& rec) {
   using T = typename Bound::value_type;
-  ::tapeless::detail::let_scope<Tag, T, Store> scope{::tapeless::detail::filled<T>(-0.0), store};
+  ::tapeless::detail::let_scope<Tag, T, Store> scope(store);
   if constexpr (Body::is_active) backward(n.body, v.body, g, scope, rec);
+  const T& total = scope.sum.total(-0.0);
   const std::size_t shared = rec.lets.at(&type_key<Tag>);
-  rec.complete(step_kind::total, shared, view(scope.adjoint));
+  rec.complete(step_kind::total, shared, view(total));
   if constexpr (Bound::is_active) {
     if constexpr (::tapeless::detail::is_leaf<Bound>)
-      rec.contribute(step_kind::pass, rec.id(key_of(n.bound_expr)), shared, 0, view(scope.adjoint), view(scope.adjoint),
-                     pass_local(scope.adjoint), "let");
-    backward(n.bound_expr, n.bound_values, scope.adjoint, store, rec);
+      rec.contribute(step_kind::pass, rec.id(key_of(n.bound_expr)), shared, 0, view(total), view(total),
+                     pass_local(total), "let");
+    backward(n.bound_expr, n.bound_values, total, store, rec);
   }
 }
 
@@ -725,14 +726,6 @@ struct recording {
 
 template <class... Args>
 inline constexpr bool valid_arguments = sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>));
-
-template <class... T>
-auto gradient_of(const ::tapeless::detail::argument_adjoints<T...>& store) {
-  if constexpr (sizeof...(T) == 1)
-    return std::get<0>(store.slots);
-  else
-    return store.slots;
-}
 
 /// Both walks from the root; f's value.
 template <class Store, class Root>
@@ -773,9 +766,9 @@ auto record(const F& f, std::index_sequence<P...>, const Args&... args) {
       return result;
     }
   }();
-  ((rec.g.nodes[rec.g.arguments[P]].adjoint = show(std::get<P>(store.slots))), ...);
-  return recording<std::remove_cvref_t<decltype(value)>, decltype(gradient_of(store))>{std::move(rec.g), value,
-                                                                                       gradient_of(store)};
+  ((rec.g.nodes[rec.g.arguments[P]].adjoint = show(store.template slot<P>())), ...);
+  return recording<std::remove_cvref_t<decltype(value)>, decltype(store.gradient())>{std::move(rec.g), value,
+                                                                                     store.gradient()};
 }
 
 }  // namespace detail

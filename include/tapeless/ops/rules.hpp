@@ -76,6 +76,16 @@ constexpr decltype(auto) dense_adjoint(const G& g) {
     return (g);
 }
 
+/// target = g, for an adjoint g that may be uniform.
+template <class T, class G>
+constexpr void assign_adjoint(T& target, const G& g) {
+  if constexpr (is_uniform<G>) {
+    for (auto& e : target) e = g.value;
+  } else {
+    target = g;
+  }
+}
+
 /// target += g, for an adjoint g that may be uniform.
 template <class T, class G>
 constexpr void add_adjoint(T& target, const G& g) {

@@ -103,11 +103,10 @@ template <class Tag, class Bound, class Body, bool Need, class G, class Store>
 constexpr void backward_sweep(const let_node<Tag, Bound, Body>& n, const evaluated<let_node<Tag, Bound, Body>, Need>& v,
                               const G& g, Store& store) {
   using T = typename Bound::value_type;
-  // The sum starts at -0, the identity of IEEE addition (+0 is not: +0 + -0 is +0), so the
-  // compiler may drop the first addition.
-  let_scope<Tag, T, Store> scope{filled<T>(-0.0), store};
+  let_scope<Tag, T, Store> scope(store);
   if constexpr (Body::is_active) backward_sweep(n.body, v.body, g, scope);
-  if constexpr (Bound::is_active) backward_sweep(n.bound_expr, n.bound_values, scope.adjoint, store);
+  // -0 where no use was reached: the identity of IEEE addition, as the sum is.
+  if constexpr (Bound::is_active) backward_sweep(n.bound_expr, n.bound_values, scope.sum.total(-0.0), store);
 }
 
 }  // namespace tapeless::detail

@@ -169,14 +169,16 @@ struct gradient_transform {
         if constexpr (ShapeError<R> || !fits) {
           // A check has failed and said so (a shape check in f, or the result's here): zeros of the
           // argument types, so that the caller's code adds no message of its own.
-          return finish(make_store(selected{}, ArgTypes{}), 0.0, out);
+          decltype(make_store(selected{}, ArgTypes{})) store;
+          return finish(store, 0.0, out);
         } else if constexpr (Expression<R>) {
           return sweep(selected{}, result, ArgTypes{}, seed, out);  // the result is the root: no copy of the tree
         } else if constexpr (Differentiable<R>) {
           return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{}, seed, out);  // f returned a var
         } else {
           // f returned a plain number: it depends on no argument, so every gradient is 0.
-          return finish(make_store(selected{}, ArgTypes{}), result, out);
+          decltype(make_store(selected{}, ArgTypes{})) store;
+          return finish(store, result, out);
         }
       }
     }
@@ -209,7 +211,7 @@ struct gradient_transform {
   static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types, const Seed& seed,
                               const Out& out) {
     using V = value_type_of_t<Root>;
-    auto store = make_store(selected, arg_types);
+    decltype(make_store(selected, arg_types)) store;
     const evaluated<Root, WithValue> values(root);  // grad computes only what the sweep reads
     if constexpr (Root::is_active) {
       if constexpr (std::is_same_v<Seed, unit_seed>)
@@ -220,21 +222,17 @@ struct gradient_transform {
     return finish(store, value_at(root, values), out);
   }
 
+  // The store's type: a slot per selected argument, typed like it. Only its type: a store returned by a
+  // constexpr function is folded by g++ into a constant whose unwritten slots are zeros, filled in.
   template <std::size_t... S, class ArgTypes>
-  static constexpr auto make_store(std::index_sequence<S...>, std::type_identity<ArgTypes>) {
-    return argument_adjoints<std::tuple_element_t<S, ArgTypes>...>{};
-  }
+  static auto make_store(std::index_sequence<S...>, std::type_identity<ArgTypes>)
+      -> argument_adjoints<std::tuple_element_t<S, ArgTypes>...>;
 
   // The gradient (one slot alone, or the tuple of them), with the value and the aux output when asked
   // for, laid out as JAX does: (value, grad), (grad, aux), ((value, aux), grad).
   template <class Store, class V, class Out>
-  static constexpr auto finish(const Store& store, const V& value, const Out& out) {
-    auto g = [&] {
-      if constexpr (std::tuple_size_v<decltype(store.slots)> == 1)
-        return std::get<0>(store.slots);
-      else
-        return store.slots;
-    }();
+  static constexpr auto finish(Store& store, const V& value, const Out& out) {
+    auto g = store.gradient();
     if constexpr (HasAux) {
       auto aux = aux_value(std::get<1>(out));
       if constexpr (WithValue)

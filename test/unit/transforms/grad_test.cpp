@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -254,6 +255,37 @@ TEST_CASE("grad: a function that returns a constant, or ignores an argument, has
   CHECK(vg.second == 0.0);
   // a term multiplied by zero still counts
   CHECK(tl::grad([](auto x) { return x * 0.0 + 1.0; })(3.0) == 0.0);
+}
+
+TEST_CASE("grad: an adjoint is the IEEE sum of its contributions from -0; +0 where none arrived") {
+  // The first contribution is copied into an argument's (or a let name's) sum, the others added: the
+  // sum as if started at -0, the identity of IEEE addition. One contribution of -0 stays -0; an
+  // argument that none reaches gets +0.
+  CHECK(std::signbit(tl::grad([](auto x) { return x * -0.0; })(1.0)));
+  CHECK(!std::signbit(tl::grad([](auto x) { return x * -0.0 + x * 0.0; })(1.0)));  // -0 + +0 is +0
+  const auto [gx, gy] = tl::grad([](auto x, auto) { return x * 3.0; })(1.0, 2.0);
+  CHECK(gx == 3.0);
+  CHECK((gy == 0.0 && !std::signbit(gy)));
+
+  // Matrices: A in sum(A A) is reached twice (dA = G A^T + A^T G), a vector it does not reach is +0,
+  // and one reached once through a let gets its one contribution.
+  using M = tl::matrix<double, 3, 3>;
+  using V = tl::vector<double, 3>;
+  const M a{{1, 2, 3}, {-1, 0.5, 2}, {0, 4, -2}};
+  const V v{1, -2, 3};
+  const auto [ga, gv] = tl::grad([](const auto& m, const auto&) { return tl::sum(tl::matmul(m, m)); })(a, v);
+  for (std::size_t p = 0; p < 3; ++p)
+    for (std::size_t q = 0; q < 3; ++q) {
+      double row = 0, col = 0;  // (G A^T)(p, q) = sum of row q of A; (A^T G)(p, q) = sum of column p
+      for (std::size_t k = 0; k < 3; ++k) {
+        row += a(q, k);
+        col += a(k, p);
+      }
+      CHECK(ga(p, q) == row + col);
+    }
+  for (const double e : gv) CHECK((e == 0.0 && !std::signbit(e)));
+  const auto gl = tl::grad([](const auto& x) { return tl::let(x * 2.0, [](const auto& y) { return tl::sum(y); }); })(v);
+  for (const double e : gl) CHECK(e == 2.0);
 }
 
 TEST_CASE("grad: value_and_grad's value is f at plain numbers, from one call of f") {
