@@ -79,13 +79,16 @@ struct argument_adjoints {
 
   /// The gradient, once the sweep is done: the one slot, or a std::tuple of them.
   [[nodiscard]] constexpr auto gradient() {
-    return [this]<std::size_t... S>(std::index_sequence<S...>) {
-      if constexpr (sizeof...(T) == 1)
-        return slot<0>();
-      else
-        return std::tuple<T...>(slot<S>()...);
-    }
-    (std::index_sequence_for<T...>{});
+    if constexpr (sizeof...(T) == 1)
+      return slot<0>();
+    else
+      return all_slots(std::index_sequence_for<T...>{});
+  }
+
+ private:
+  template <std::size_t... S>
+  constexpr std::tuple<T...> all_slots(std::index_sequence<S...>) {
+    return std::tuple<T...>(slot<S>()...);
   }
 };
 
