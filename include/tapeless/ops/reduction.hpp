@@ -235,7 +235,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
-    ::tapeless::detail::with_cache<S, M> out{S(0), M(::tapeless::detail::uninitialized)};
+    ::tapeless::detail::with_cache<S, M> out(S(0), ::tapeless::detail::uninitialized);
     const auto [m, s] = detail::exp_shifted(x, out.cache);  // the exps, scaled in place into softmax
     out.cache *= S(1) / s;
     out.value = m + math::log(s);

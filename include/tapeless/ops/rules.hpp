@@ -15,7 +15,9 @@
 #pragma once
 
 #include <tapeless/math/batch.hpp>
+#include <tapeless/matrix/matrix.hpp>
 
+#include <concepts>
 #include <limits>
 #include <utility>
 
@@ -101,6 +103,14 @@ template <class V, class C>
 struct with_cache {
   V value;
   C cache;
+
+  template <class X, class Y>
+    requires std::constructible_from<V, X> && std::constructible_from<C, Y>
+  constexpr with_cache(X&& v, Y&& c) : value(std::forward<X>(v)), cache(std::forward<Y>(c)) {}
+  /// The cache left for the forward pass to write. Not {0, C(uninitialized)}: g++ folds that
+  /// initializer of constants into zeros and fills the cache with them first (log_sum_exp, n = 256:
+  /// a quarter of its instructions).
+  constexpr with_cache(V v, uninitialized_t u) : value(std::move(v)), cache(u) {}
 };
 
 template <class Out>
