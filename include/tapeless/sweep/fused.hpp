@@ -178,9 +178,16 @@ constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
     constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
     using A = decltype(element_tree<Inputs, K>(n.lhs, in));
     using B = decltype(element_tree<Inputs, KB>(n.rhs, in));
-    using Op = element_operation<decltype(n.op.op), std::remove_cvref_t<decltype(n.rhs)>, T>;
+    using Own = decltype(n.op.op);
+    using Op = element_operation<Own, std::remove_cvref_t<decltype(n.rhs)>, T>;
+    const Op op = [&] {
+      if constexpr (std::is_same_v<Op, Own>)
+        return n.op.op;  // with its state, if it has any
+      else
+        return Op{};
+    }();
     return binary_node<Op, A, B>(
-        Op{}, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
+        op, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
         [&] { return element_tree<Inputs, KB>(n.rhs, in); });
   }
 }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
-// Fused elementwise regions (sweep/fused.hpp): grad sweeps a tree of elementwise nodes whose value
-// nothing reads as one loop over the elements. value_and_grad reads the root's value, so it sweeps
-// the same tree node by node: the two must agree, element by element, within a few ulp (the sums of
-// a broadcast number's adjoints add in a different order), and both with finite differences. At
-// sizes 1, 7, 8 and 23 (no full batch, partial last batches, none), with numbers and matrices among
-// the inputs, inputs that are not elementwise (matmul), inside a let, with operations that have no
-// batch form (scalar loop), in float, in dual numbers (hessian), from a dense cotangent (vjp), and
-// in a constant expression. (tl::check_gradient runs f on plain values, which tl::cref and let
-// expressions are not: those cases are checked against the node-by-node sweep, which the matrix
-// tests check against finite differences.)
+// Fused elementwise regions (sweep/fused.hpp): grad sweeps a tree of elementwise nodes whose value nothing
+// reads as one loop over the elements. value_and_grad reads the root's value, so it sweeps the same tree node
+// by node: the two must agree, element by element, within a few ulp (the sums of a broadcast number's
+// adjoints add in a different order, and in batches a division by a number multiplies by its reciprocal), and
+// both with finite differences. At sizes 1, 7, 8 and 23 (no full batch, partial last batches, none), with
+// numbers and matrices among the inputs, inputs that are not elementwise (matmul), inside a let, with
+// operations that have no batch form (scalar loop), in float, in dual numbers (hessian), from a dense
+// cotangent (vjp), and in a constant expression. (tl::check_gradient runs f on plain values, which tl::cref
+// and let expressions are not: those cases are checked against the node-by-node sweep, which the matrix tests
+// check against finite differences.)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
