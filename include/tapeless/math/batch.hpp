@@ -40,7 +40,7 @@ struct number_of {
   using type = T;
 };
 template <class T>
-  requires requires { typename T::arch_type; }  // an xsimd batch
+  requires ::tapeless::detail::simd::is_batch<T>
 struct number_of<T> {
   using type = typename T::value_type;
 };
