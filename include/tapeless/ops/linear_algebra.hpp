@@ -26,11 +26,13 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/ops/rules.hpp>
+#include <tapeless/simd/product.hpp>
 
 #include <array>
 #include <cstddef>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless {
@@ -261,7 +263,16 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, C> value(const matrix<T, R, K>& a, const matrix<T, K, C>& b) {
-    matrix<T, R, C> c;
+    matrix<T, R, C> c(::tapeless::detail::uninitialized);  // one object returned on both paths: no copy
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::product_in_batches<T, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::product<R, K, C>(a.data(), b.data(), c.data());
+        return c;
+      }
+    }
+#endif
+    for (auto& e : c) e = T(0);
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t k = 0; k < K; ++k)
         for (std::size_t j = 0; j < C; ++j) c(i, j) += a(i, k) * b(k, j);
@@ -307,7 +318,16 @@ struct matmul : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, K, C> vjp_rhs(const matrix<T, R, C>& g, const matrix<T, R, K>& a, const matrix<T, K, C>&,
                                            const matrix<T, R, C>&) {
-    matrix<T, K, C> gb;
+    matrix<T, K, C> gb(::tapeless::detail::uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::transposed_product_in_batches<T, K, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::transposed_product<R, K, C>(a.data(), g.data(), gb.data());
+        return gb;
+      }
+    }
+#endif
+    for (auto& e : gb) e = T(0);
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t k = 0; k < K; ++k)
         for (std::size_t j = 0; j < C; ++j) gb(k, j) += a(i, k) * g(i, j);

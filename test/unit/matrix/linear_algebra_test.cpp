@@ -480,6 +480,8 @@ TEST_CASE("matmul: gradients against finite differences and G B^T, A^T G") {
   check_matmul<4, 1, 3>(709);  // a column times a row: rank 1
   check_matmul<1, 1, 4>(710);
   check_matmul<3, 5, 2>(700);
+  check_matmul<16, 8, 1>(711);  // shapes of SIMD batches (simd/product.hpp): G a vector, A^T G along rows of A
+  check_matmul<3, 4, 8>(712);   // and along rows of B
 }
 
 TEST_CASE("transpose: the gradient is the adjoint transposed") {

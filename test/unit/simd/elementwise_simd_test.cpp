@@ -16,6 +16,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace tl = tapeless;
@@ -182,6 +183,69 @@ TEST_CASE("batched reductions: sum, log_sum_exp and softmax as one element at a 
     const double p2 = std::exp(x[2] - m) / s;
     CHECK(fd::rel_error(w[i], (i == 2 ? p2 : 0.0) - p2 * expected) < 1e-15);
   }
+}
+
+/// The product a b, element by element, summed over k from 0 up as matmul's loops do, and the sum of
+/// the terms' magnitudes: the two differ by their roundings (a fused multiply-add or not) only.
+template <std::size_t R, std::size_t K, std::size_t C>
+std::pair<tl::matrix<double, R, C>, tl::matrix<double, R, C>> product_and_bound(const tl::matrix<double, R, K>& a,
+                                                                                const tl::matrix<double, K, C>& b) {
+  tl::matrix<double, R, C> c, bound;
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t j = 0; j < C; ++j)
+      for (std::size_t k = 0; k < K; ++k) {
+        c(i, j) += a(i, k) * b(k, j);
+        bound(i, j) += std::abs(a(i, k) * b(k, j));
+      }
+  return {c, bound};
+}
+
+template <std::size_t R, std::size_t C>
+void check_product_elements(const std::string& what, const tl::matrix<double, R, C>& got,
+                            const std::pair<tl::matrix<double, R, C>, tl::matrix<double, R, C>>& expected) {
+  const auto& [c, bound] = expected;
+  for (std::size_t i = 0; i < R * C; ++i) {
+    const double e = c[i], g = got[i], tolerance = 4 * std::numeric_limits<double>::epsilon() * bound[i];
+    INFO(what << ": element " << i << " is " << fd::str(g) << ", the scalar sum " << fd::str(e));
+    if (std::isnan(e) || std::isinf(e))
+      CHECK(fd::ulp_distance(g, e) == 0);  // NaN where NaN, the same infinity where one
+    else
+      CHECK(std::abs(g - e) <= tolerance);
+  }
+}
+
+/// An R x C matrix of numbers from [-2, 2] with a few specials, so that most sums stay finite.
+template <std::size_t R, std::size_t C>
+tl::matrix<double, R, C> sprinkled(fd::rng& r, const std::vector<double>& specials) {
+  tl::matrix<double, R, C> m;
+  for (auto& e : m) e = r.uniform(-2, 2);
+  for (std::size_t i = 0; i < specials.size(); ++i) m[(i * 7 + 1) % (R * C)] = specials[i];
+  return m;
+}
+
+/// matmul's value, A^T G and G B^T at shapes that run in batches (rows of b or g a multiple of the
+/// width; or g a vector and a's rows a multiple of it) and that do not, with specials in a and b.
+template <std::size_t R, std::size_t K, std::size_t C>
+void check_matmul_at(std::uint64_t seed) {
+  fd::rng r{seed};
+  const auto a = sprinkled<R, K>(r, {qnan, 1e-310});
+  const auto b = sprinkled<K, C>(r, {-inf, 1e300});
+  const auto w = sprinkled<R, C>(r, {});
+  INFO("matmul of " << R << " x " << K << " by " << K << " x " << C);
+  check_product_elements("a b", tl::matmul(a, b), product_and_bound(a, b));
+  const auto [ga, gb] = tl::grad([&w](const auto& x, const auto& y) { return tl::sum(w * tl::matmul(x, y)); })(a, b);
+  check_product_elements("A^T W", gb, product_and_bound(tl::transpose(a), w));
+  check_product_elements("W B^T", ga, product_and_bound(w, tl::transpose(b)));
+}
+
+TEST_CASE("matmul in batches: each element is the scalar loop's sum, NaN and infinities included") {
+  check_matmul_at<5, 3, 8>(11);   // a b and A^T G along rows of 8
+  check_matmul_at<3, 7, 4>(12);   // rows of one batch
+  check_matmul_at<16, 8, 1>(13);  // G a vector: A^T G along the rows of a
+  check_matmul_at<1, 12, 1>(14);
+  check_matmul_at<4, 6, 1>(15);  // a's rows not whole batches: the scalar loops
+  check_matmul_at<2, 3, 5>(16);
+  check_matmul_at<64, 8, 1>(17);
 }
 
 // The SIMD path is a run-time path: in a constant expression the same loops run one element at a time.

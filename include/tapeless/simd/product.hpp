@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/simd/product.hpp: the loops of the matrix product and of its rules, over xsimd batches.
+//
+// Matrices are row-major, so a batch is w neighbouring elements of one row. Every element is still the
+// scalar loop's sum, term by term in the same order from 0 up; a batch only does w such sums side by
+// side. Written out with batches because the compiler, left to itself inside a whole sweep, vectorised
+// A^T g (S6's 256 x 8 by 256) across rows, shuffling two rows at a time in 128-bit registers: 7,700
+// instructions where these loops take 1,500. Shapes whose rows do not split into whole batches keep the
+// scalar loops (ops/linear_algebra.hpp).
+#pragma once
+
+#include <tapeless/simd/batch.hpp>
+
+#include <array>
+#include <cstddef>
+
+namespace tapeless::detail::simd {
+
+#if TAPELESS_SIMD
+/// Whether N elements of T make whole batches (never for a T without batches: dual numbers, float).
+template <class T, std::size_t N>
+consteval bool whole_batches() {
+  if constexpr (available<T>)
+    return N % width<T> == 0;
+  else
+    return false;
+}
+
+/// Whether c = a b, with b of C columns, runs in batches: along the rows of b and c.
+template <class T, std::size_t C>
+inline constexpr bool product_in_batches = whole_batches<T, C>();
+
+/// Whether a^T g, for a of K columns and g of C, runs in batches: along the rows of g and of the
+/// result, or, when g is a vector (C = 1), along the rows of a.
+template <class T, std::size_t K, std::size_t C>
+inline constexpr bool transposed_product_in_batches = whole_batches<T, C == 1 ? K : C>();
+
+/// c = a b for a: R x K and b: K x C, c(i, :) = sum over k of a(i, k) b(k, :).
+template <std::size_t R, std::size_t K, std::size_t C, class T>
+void product(const T* a, const T* b, T* c) {
+  constexpr std::size_t w = width<T>, batches = C / w;
+  for (std::size_t i = 0; i < R; ++i) {
+    std::array<batch<T>, batches> row;
+    row.fill(batch<T>(T(0)));
+    for (std::size_t k = 0; k < K; ++k) {
+      const batch<T> aik(a[i * K + k]);
+      for (std::size_t j = 0; j < batches; ++j) row[j] += aik * batch<T>::load_unaligned(b + k * C + j * w);
+    }
+    for (std::size_t j = 0; j < batches; ++j) row[j].store_unaligned(c + i * C + j * w);
+  }
+}
+
+/// out = a^T g for a: R x K and g: R x C, out(k, :) = sum over i of a(i, k) g(i, :).
+template <std::size_t R, std::size_t K, std::size_t C, class T>
+void transposed_product(const T* a, const T* g, T* out) {
+  constexpr std::size_t w = width<T>, batches = K * C / w;
+  std::array<batch<T>, batches> sum;  // out, a batch at a time, in registers where it fits
+  sum.fill(batch<T>(T(0)));
+  for (std::size_t i = 0; i < R; ++i) {
+    if constexpr (C == 1) {  // out(k) += a(i, k) g(i): a batch of k from row i of a
+      const batch<T> gi(g[i]);
+      for (std::size_t b = 0; b < batches; ++b) sum[b] += batch<T>::load_unaligned(a + i * K + b * w) * gi;
+    } else {  // out(k, :) += a(i, k) g(i, :): a batch of columns from row i of g
+      for (std::size_t k = 0; k < K; ++k) {
+        const batch<T> aik(a[i * K + k]);
+        for (std::size_t j = 0; j < C / w; ++j)
+          sum[k * (C / w) + j] += aik * batch<T>::load_unaligned(g + i * C + j * w);
+      }
+    }
+  }
+  for (std::size_t b = 0; b < batches; ++b) sum[b].store_unaligned(out + b * w);
+}
+#endif
+
+}  // namespace tapeless::detail::simd
