@@ -283,6 +283,14 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr matrix<T, R, K> vjp_lhs(const matrix<T, R, C>& g, const matrix<T, R, K>&, const matrix<T, K, C>& b,
                                            const matrix<T, R, C>&) {
     matrix<T, R, K> ga(::tapeless::detail::uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::outer_product_in_batches<T, K, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::outer_product<R, K>(g.data(), b.data(), ga.data());
+        return ga;
+      }
+    }
+#endif
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t k = 0; k < K; ++k) {
         T s(0);

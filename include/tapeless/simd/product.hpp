@@ -35,6 +35,11 @@ inline constexpr bool product_in_batches = whole_batches<T, C>();
 template <class T, std::size_t K, std::size_t C>
 inline constexpr bool transposed_product_in_batches = whole_batches<T, C == 1 ? K : C>();
 
+/// Whether g b^T, for g of C columns and b of K rows, runs in batches: when g and b are vectors (C = 1),
+/// along the rows of the result, K elements each.
+template <class T, std::size_t K, std::size_t C>
+inline constexpr bool outer_product_in_batches = C == 1 && whole_batches<T, K>();
+
 /// c = a b for a: R x K and b: K x C, c(i, :) = sum over k of a(i, k) b(k, :).
 template <std::size_t R, std::size_t K, std::size_t C, class T>
 void product(const T* a, const T* b, T* c) {
@@ -69,6 +74,18 @@ void transposed_product(const T* a, const T* g, T* out) {
     }
   }
   for (std::size_t b = 0; b < batches; ++b) sum[b].store_unaligned(out + b * w);
+}
+
+/// out = g b^T for vectors g of R and b of K: out(i, k) = 0 + g(i) b(k), the scalar loop's sum of one
+/// term (which turns a product of -0 into +0).
+template <std::size_t R, std::size_t K, class T>
+void outer_product(const T* g, const T* b, T* out) {
+  constexpr std::size_t w = width<T>;
+  for (std::size_t i = 0; i < R; ++i) {
+    const batch<T> gi(g[i]);
+    for (std::size_t k = 0; k < K; k += w)
+      (batch<T>(T(0)) + gi * batch<T>::load_unaligned(b + k)).store_unaligned(out + i * K + k);
+  }
 }
 #endif
 
