@@ -82,6 +82,18 @@ struct bound : expression<bound<Tag, T>> {
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
+/// A matrix name points to the value its let keeps: each use of the name in the body, and each level
+/// of the body above it, then copies a pointer instead of the matrix (S6's 256 x 1 p was copied nine
+/// times per gradient). A copied or moved let points its names at its own copy (expr/let.hpp).
+template <class Tag, Matrix M>
+struct bound<Tag, M> : expression<bound<Tag, M>> {
+  using value_type = M;
+  static constexpr bool is_active = true;
+  const M* ref_;
+  constexpr explicit bound(const M& v) noexcept : ref_(&v) {}
+  [[nodiscard]] constexpr const M& value() const noexcept { return *ref_; }
+};
+
 /// A tl::var as it appears inside an expression: its value, and where its gradient accumulates.
 template <class T>
 struct var_ref : expression<var_ref<T>> {

@@ -2,10 +2,13 @@
 // tapeless/expr/let.hpp: the node of let(e, body): a shared intermediate evaluated and swept once.
 #pragma once
 
+#include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/expression.hpp>
 
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless {
 
@@ -17,31 +20,74 @@ namespace detail {
 template <class Tag, class Bound, class Body, bool Need>
 constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
                                   const evaluated<let_node<Tag, Bound, Body>, Need>& e) noexcept;
+
+/// Points every name of the let tagged Tag inside n at value: what a copied let does to its body,
+/// whose matrix names point into the let (expr/leaf.hpp). Each kind of node is listed, so that a new
+/// kind fails to compile here instead of keeping names that point into a let that is gone.
+template <class Tag, class M, class N>
+  requires is_leaf<N>
+constexpr void point_names(N& leaf, const M* value) noexcept;
+template <class Tag, class M, class T, class... Leaves>
+constexpr void point_names(cut_node<T, Leaves...>& n, const M* value) noexcept;
+template <class Tag, class M, class Op, class A>
+constexpr void point_names(unary_node<Op, A>& n, const M* value) noexcept;
+template <class Tag, class M, class Op, class A, class B>
+constexpr void point_names(binary_node<Op, A, B>& n, const M* value) noexcept;
+template <class Tag, class M, class A, class B>
+constexpr void point_names(select_node<A, B>& n, const M* value) noexcept;
+template <class Tag, class M, class Other, class Bound, class Body>
+constexpr void point_names(let_node<Other, Bound, Body>& n, const M* value) noexcept;
+}  // namespace detail
+
+namespace detail {
+/// The parts of a let: the bound expression, its values, and the body. A let over a number copies as
+/// a plain value; a let over a matrix, whose names point at the value kept here (expr/leaf.hpp),
+/// points its names at its own copy when copied or moved, and cannot be assigned.
+template <class Tag, class Bound, class Body, bool NamesPoint = Matrix<typename Bound::value_type>>
+struct let_parts {
+  Bound bound_expr;
+  [[no_unique_address]] evaluated<Bound> bound_values;
+  Body body;
+
+  /// Both parts are built in place from what the makers return (make_body receives the bound value).
+  template <class MakeBound, class MakeBody>
+  constexpr let_parts(MakeBound&& make_bound, MakeBody&& make_body)
+      : bound_expr(make_bound()), bound_values(bound_expr), body(make_body(value_at(bound_expr, bound_values))) {}
+
+  constexpr void point_own_names() noexcept {}
+};
+
+template <class Tag, class Bound, class Body>
+struct let_parts<Tag, Bound, Body, true> : let_parts<Tag, Bound, Body, false> {
+  using plain = let_parts<Tag, Bound, Body, false>;
+  using plain::plain;
+  constexpr let_parts(const let_parts& other) : plain(other) { point_own_names(); }
+  constexpr let_parts(let_parts&& other) noexcept : plain(std::move(other)) { point_own_names(); }
+  let_parts& operator=(const let_parts&) = delete;  // would leave the names pointing at the other let
+  let_parts& operator=(let_parts&&) = delete;
+  ~let_parts() = default;
+
+  constexpr void point_own_names() noexcept {
+    point_names<Tag>(this->body, &value_at(this->bound_expr, this->bound_values));
+  }
+};
 }  // namespace detail
 
 /// `Bound` is the shared expression; `Body` was built from a bound<Tag> leaf standing for it.
 /// The sweep runs Body first, summing the adjoint of every use of the leaf, then Bound once.
 ///
 /// The bound expression is evaluated once, when the let is built: its name in the body is a leaf that
-/// holds the value (so the body can compare it, branch on it), and its other values wait here for the
-/// sweep. This is the one node that keeps values; a copy of it copies them.
+/// holds the value, or for a matrix points to it (so the body can compare it, branch on it), and its
+/// other values wait here for the sweep. This is the one node that keeps values; a copy of it copies
+/// them.
 template <class Tag, class Bound, class Body>
-struct let_node : expression<let_node<Tag, Bound, Body>> {
+struct let_node : expression<let_node<Tag, Bound, Body>>, detail::let_parts<Tag, Bound, Body> {
   using value_type = typename Body::value_type;
   using tag = Tag;
   static constexpr bool is_active = Bound::is_active || Body::is_active;
-  Bound bound_expr;
-  [[no_unique_address]] detail::evaluated<Bound> bound_values;
-  Body body;
+  using detail::let_parts<Tag, Bound, Body>::let_parts;
 
-  /// Both parts are built in place from what the makers return (make_body receives the bound value).
-  template <class MakeBound, class MakeBody>
-  constexpr let_node(MakeBound&& make_bound, MakeBody&& make_body)
-      : bound_expr(make_bound()),
-        bound_values(bound_expr),
-        body(make_body(detail::value_at(bound_expr, bound_values))) {}
-
-  [[nodiscard]] constexpr value_type value() const { return body.value(); }
+  [[nodiscard]] constexpr value_type value() const { return this->body.value(); }
 };
 
 namespace detail {
@@ -56,6 +102,38 @@ template <class Tag, class Bound, class Body, bool Need>
 constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
                                   const evaluated<let_node<Tag, Bound, Body>, Need>& e) noexcept {
   return value_at(n.body, e.body);
+}
+
+template <class Tag, class M, class N>
+  requires is_leaf<N>
+constexpr void point_names(N& leaf, const M* value) noexcept {
+  if constexpr (std::is_same_v<N, bound<Tag, M>>) leaf.ref_ = value;
+}
+template <class Tag, class M, class T, class... Leaves>
+constexpr void point_names(cut_node<T, Leaves...>& n, const M* value) noexcept {
+  std::apply([value](auto&... leaf) { (..., (leaf ? point_names<Tag>(*leaf, value) : void())); }, n.leaves);
+}
+template <class Tag, class M, class Op, class A>
+constexpr void point_names(unary_node<Op, A>& n, const M* value) noexcept {
+  point_names<Tag>(n.arg, value);
+}
+template <class Tag, class M, class Op, class A, class B>
+constexpr void point_names(binary_node<Op, A, B>& n, const M* value) noexcept {
+  point_names<Tag>(n.lhs, value);
+  point_names<Tag>(n.rhs, value);
+}
+template <class Tag, class M, class A, class B>
+constexpr void point_names(select_node<A, B>& n, const M* value) noexcept {
+  point_names<Tag>(n.if_true, value);
+  point_names<Tag>(n.if_false, value);
+}
+/// A let inside: its bound expression may use the name, and its own names point at its value, which
+/// may be the name's (tl::let(p, ...) in the body of p's let): those are pointed anew after.
+template <class Tag, class M, class Other, class Bound, class Body>
+constexpr void point_names(let_node<Other, Bound, Body>& n, const M* value) noexcept {
+  point_names<Tag>(n.bound_expr, value);
+  point_names<Tag>(n.body, value);
+  n.point_own_names();
 }
 
 /// Whether the node type N holds, anywhere inside, a let tagged Tag.

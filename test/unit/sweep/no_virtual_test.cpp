@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // The sweep has no virtual dispatch and no type erasure: every node of a graph is a plain,
-// trivially copyable, non-polymorphic value whose type names its whole structure.
+// trivially copyable, non-polymorphic value whose type names its whole structure. (A let over a
+// matrix is not trivially copyable: its copy points its names at its own value, expr/let.hpp.)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -28,6 +29,11 @@ static_assert(plain_node<leaf> && plain_node<tl::constant<double>> && plain_node
 static_assert(plain_node<tl::unary_node<tl::ops::exp, leaf>>);
 static_assert(plain_node<tl::binary_node<tl::ops::multiply, leaf, leaf>>);
 static_assert(!std::is_polymorphic_v<tl::var<double>>);
+
+using matrix_leaf = tl::argument<0, tl::matrix<double, 2, 2>>;
+using matrix_let = decltype(tl::let(matrix_leaf(tl::matrix<double, 2, 2>{}), [](auto p) { return tl::sum(p * p); }));
+static_assert(!std::is_polymorphic_v<matrix_let> && std::is_trivially_destructible_v<matrix_let>);
+static_assert(!std::is_trivially_copyable_v<matrix_let> && !std::is_copy_assignable_v<matrix_let>);
 
 }  // namespace
 
