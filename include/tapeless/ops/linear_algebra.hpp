@@ -270,6 +270,11 @@ struct matmul : ::tapeless::detail::matrix_operation {
         ::tapeless::detail::simd::product<R, K, C>(a.data(), b.data(), c.data());
         return c;
       }
+    } else if constexpr (::tapeless::detail::simd::matrix_vector_in_batches<T, K, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::matrix_vector<R, K>(a.data(), b.data(), c.data());
+        return c;
+      }
     }
 #endif
     for (auto& e : c) e = T(0);

@@ -2,11 +2,11 @@
 // tapeless/simd/product.hpp: the loops of the matrix product and of its rules, over xsimd batches.
 //
 // Matrices are row-major, so a batch is w neighbouring elements of one row. Every element is still the
-// scalar loop's sum, term by term in the same order from 0 up; a batch only does w such sums side by
-// side. Written out with batches because the compiler, left to itself inside a whole sweep, vectorised
-// A^T g (S6's 256 x 8 by 256) across rows, shuffling two rows at a time in 128-bit registers: 7,700
-// instructions where these loops take 1,500. Shapes whose rows do not split into whole batches keep the
-// scalar loops (ops/linear_algebra.hpp).
+// scalar loop's sum, term by term in the same order from 0 up, a batch doing w such sums side by side;
+// except in A x, a matrix times a vector, whose sums run in lanes. Written out with batches because the
+// compiler, left to itself inside a whole sweep, vectorised A^T g (S6's 256 x 8 by 256) across rows,
+// shuffling two rows at a time in 128-bit registers: 7,700 instructions where these loops take 1,500.
+// Shapes whose rows do not split into whole batches keep the scalar loops (ops/linear_algebra.hpp).
 #pragma once
 
 #include <tapeless/simd/batch.hpp>
@@ -35,6 +35,10 @@ inline constexpr bool product_in_batches = whole_batches<T, C>();
 template <class T, std::size_t K, std::size_t C>
 inline constexpr bool transposed_product_in_batches = whole_batches<T, C == 1 ? K : C>();
 
+/// Whether a b, for a of K columns and a vector b (C = 1), runs in batches: along the rows of a.
+template <class T, std::size_t K, std::size_t C>
+inline constexpr bool matrix_vector_in_batches = C == 1 && whole_batches<T, K>();
+
 /// Whether g b^T, for g of C columns and b of K rows, runs in batches: when g and b are vectors (C = 1),
 /// along the rows of the result, K elements each.
 template <class T, std::size_t K, std::size_t C>
@@ -53,6 +57,30 @@ void product(const T* a, const T* b, T* c) {
     }
     for (std::size_t j = 0; j < batches; ++j) row[j].store_unaligned(c + i * C + j * w);
   }
+}
+
+/// c = a b for a: R x K and a vector b of K: each c(i) the sum over k of a(i, k) b(k), in w lanes
+/// (lane l adds the terms of k = l, l + w, ... in turn, from 0), then the lanes of w rows at once
+/// (xsimd::haddp). The one loop here that adds in another order than the scalar one: a row of a is
+/// contiguous, its column is not, and keeping the order would mean transposing blocks of a.
+template <std::size_t R, std::size_t K, class T>
+void matrix_vector(const T* a, const T* b, T* c) {
+  constexpr std::size_t w = width<T>, chunks = K / w;
+  std::array<batch<T>, chunks> b_chunk;
+  for (std::size_t j = 0; j < chunks; ++j) b_chunk[j] = batch<T>::load_unaligned(b + j * w);
+  const auto row_times_b = [&](std::size_t i) {
+    batch<T> lanes(T(0));
+    for (std::size_t j = 0; j < chunks; ++j) lanes += batch<T>::load_unaligned(a + i * K + j * w) * b_chunk[j];
+    return lanes;
+  };
+  std::size_t i = 0;
+  for (; i + w <= R; i += w) {
+    std::array<batch<T>, w> rows;
+    for (std::size_t r = 0; r < w; ++r) rows[r] = row_times_b(i + r);
+    xsimd::haddp(rows.data()).store_unaligned(c + i);
+  }
+  if constexpr (R % w != 0)
+    for (; i < R; ++i) c[i] = xsimd::hadd(row_times_b(i));
 }
 
 /// out = a^T g for a: R x K and g: R x C, out(k, :) = sum over i of a(i, k) g(i, :).
