@@ -37,9 +37,7 @@ template <class Tag, class M, class A, class B>
 constexpr void point_names(select_node<A, B>& n, const M* value) noexcept;
 template <class Tag, class M, class Other, class Bound, class Body>
 constexpr void point_names(let_node<Other, Bound, Body>& n, const M* value) noexcept;
-}  // namespace detail
 
-namespace detail {
 /// The parts of a let: the bound expression, its values, and the body. A let over a number copies as
 /// a plain value; a let over a matrix, whose names point at the value kept here (expr/leaf.hpp),
 /// points its names at its own copy when copied or moved, and cannot be assigned.

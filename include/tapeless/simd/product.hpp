@@ -87,21 +87,35 @@ void matrix_vector(const T* a, const T* b, T* c) {
 template <std::size_t R, std::size_t K, std::size_t C, class T>
 void transposed_product(const T* a, const T* g, T* out) {
   constexpr std::size_t w = width<T>, batches = K * C / w;
-  std::array<batch<T>, batches> sum;  // out, a batch at a time, in registers where it fits
-  sum.fill(batch<T>(T(0)));
+  // The sums in registers where they fit (16 batches: all of AVX2's); beyond, in out itself, so that
+  // a large result does not take its size twice on the stack.
+  constexpr bool in_registers = batches <= 16;
+  std::array<batch<T>, in_registers ? batches : 0> held;
+  const auto add = [&](std::size_t b, const batch<T>& term) {
+    if constexpr (in_registers)
+      held[b] += term;
+    else
+      (batch<T>::load_unaligned(out + b * w) + term).store_unaligned(out + b * w);
+  };
+  for (std::size_t b = 0; b < batches; ++b) {
+    if constexpr (in_registers)
+      held[b] = batch<T>(T(0));
+    else
+      batch<T>(T(0)).store_unaligned(out + b * w);
+  }
   for (std::size_t i = 0; i < R; ++i) {
     if constexpr (C == 1) {  // out(k) += a(i, k) g(i): a batch of k from row i of a
       const batch<T> gi(g[i]);
-      for (std::size_t b = 0; b < batches; ++b) sum[b] += batch<T>::load_unaligned(a + i * K + b * w) * gi;
+      for (std::size_t b = 0; b < batches; ++b) add(b, batch<T>::load_unaligned(a + i * K + b * w) * gi);
     } else {  // out(k, :) += a(i, k) g(i, :): a batch of columns from row i of g
       for (std::size_t k = 0; k < K; ++k) {
         const batch<T> aik(a[i * K + k]);
-        for (std::size_t j = 0; j < C / w; ++j)
-          sum[k * (C / w) + j] += aik * batch<T>::load_unaligned(g + i * C + j * w);
+        for (std::size_t j = 0; j < C / w; ++j) add(k * (C / w) + j, aik * batch<T>::load_unaligned(g + i * C + j * w));
       }
     }
   }
-  for (std::size_t b = 0; b < batches; ++b) sum[b].store_unaligned(out + b * w);
+  if constexpr (in_registers)
+    for (std::size_t b = 0; b < batches; ++b) held[b].store_unaligned(out + b * w);
 }
 
 /// out = g b^T for vectors g of R and b of K: out(i, k) = 0 + g(i) b(k), the scalar loop's sum of one

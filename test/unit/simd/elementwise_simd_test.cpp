@@ -252,6 +252,8 @@ TEST_CASE("matmul in batches: each element is the scalar loop's sum, NaN and inf
   check_matmul_at<4, 6, 1>(15);  // a's rows not whole batches: the scalar loops
   check_matmul_at<2, 3, 5>(16);
   check_matmul_at<64, 8, 1>(17);
+  check_matmul_at<3, 8, 12>(19);  // A^T G of more batches than registers: summed in place
+  check_matmul_at<5, 80, 1>(20);
 }
 
 // The SIMD path is a run-time path: in a constant expression the same loops run one element at a time.
