@@ -304,26 +304,27 @@ struct matmul : ::tapeless::detail::matrix_operation {
       }
     return ga;
   }
-  // With a uniform G = g 1 (sum and mean send it): dA(i, k) = g sum_j B(k, j), dB(k, j) = g sum_i A(i, k).
+  // With a uniform G = g 1 (sum and mean send it): dA(i, k) = g sum_j B(k, j), the same row for every
+  // i, and dB(k, j) = g sum_i A(i, k), the same column for every j: each is sent as that one line.
   template <class T, std::size_t R, std::size_t K, std::size_t C>
-  static constexpr matrix<T, R, K> vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g,
-                                           const matrix<T, R, K>&, const matrix<T, K, C>& b, const matrix<T, R, C>&) {
-    matrix<T, R, K> ga(::tapeless::detail::uninitialized);
+  static constexpr auto vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g, const matrix<T, R, K>&,
+                                const matrix<T, K, C>& b, const matrix<T, R, C>&) {
+    ::tapeless::detail::repeated<matrix<T, R, K>, true> ga{matrix<T, 1, K>(::tapeless::detail::uninitialized)};
     for (std::size_t k = 0; k < K; ++k) {
       T s(0);
       for (std::size_t j = 0; j < C; ++j) s += b(k, j);
-      for (std::size_t i = 0; i < R; ++i) ga(i, k) = g.value * s;
+      ga.line[k] = g.value * s;
     }
     return ga;
   }
   template <class T, std::size_t R, std::size_t K, std::size_t C>
-  static constexpr matrix<T, K, C> vjp_rhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g,
-                                           const matrix<T, R, K>& a, const matrix<T, K, C>&, const matrix<T, R, C>&) {
-    matrix<T, K, C> gb(::tapeless::detail::uninitialized);
+  static constexpr auto vjp_rhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g, const matrix<T, R, K>& a,
+                                const matrix<T, K, C>&, const matrix<T, R, C>&) {
+    ::tapeless::detail::repeated<matrix<T, K, C>, false> gb{matrix<T, K, 1>(::tapeless::detail::uninitialized)};
     for (std::size_t k = 0; k < K; ++k) {
       T s(0);
       for (std::size_t i = 0; i < R; ++i) s += a(i, k);
-      for (std::size_t j = 0; j < C; ++j) gb(k, j) = g.value * s;
+      gb.line[k] = g.value * s;
     }
     return gb;
   }

@@ -18,7 +18,9 @@
 #include <tapeless/matrix/matrix.hpp>
 
 #include <concepts>
+#include <cstddef>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless::detail {
@@ -69,30 +71,92 @@ inline constexpr bool is_uniform = false;
 template <class M>
 inline constexpr bool is_uniform<uniform<M>> = true;
 
+/// The adjoint of a matrix M whose rows are all one row `line` (Rows) or whose columns are all one
+/// column: what matmul's rules send back under a uniform G (G B^T: every row the row sums of B; A^T G:
+/// every column the column sums of A). An adjoint sum adds it without forming the matrix (S7's two
+/// contributions to A were each written out whole, then added); a rule receives it dense.
+template <class M, bool Rows>
+struct repeated {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  std::conditional_t<Rows, matrix<T, 1, M::cols()>, matrix<T, M::rows(), 1>> line;
+  /// f(element (i, j) of target, element (i, j) of this) for every element, row by row. The line is
+  /// read from a local copy, so that the compiler need not fear that writing target changes it.
+  /// At run time, a batch of a row at a time: left to itself, g++ vectorised this loop across rows,
+  /// with shuffles.
+  template <class Target, class F>
+  constexpr void each(Target& target, const F& f) const {
+    const auto copy = line;
+#if TAPELESS_SIMD
+    if constexpr (simd::whole_batches<T, M::cols()>()) {
+      if (!std::is_constant_evaluated()) {
+        using B = simd::batch<T>;
+        for (std::size_t i = 0; i < M::rows(); ++i)
+          for (std::size_t j = 0; j < M::cols(); j += simd::width<T>) {
+            B e = B::load_unaligned(&target(i, j));
+            f(e, Rows ? B::load_unaligned(&copy[j]) : B(copy[i]));
+            e.store_unaligned(&target(i, j));
+          }
+        return;
+      }
+    }
+#endif
+    for (std::size_t i = 0; i < M::rows(); ++i)
+      for (std::size_t j = 0; j < M::cols(); ++j) f(target(i, j), Rows ? copy[j] : copy[i]);
+  }
+  [[nodiscard]] constexpr M dense() const {
+    M m(uninitialized);
+    each(m, [](auto& e, const auto& v) { e = v; });
+    return m;
+  }
+};
+
+template <class G>
+inline constexpr bool is_repeated = false;
+template <class M, bool Rows>
+inline constexpr bool is_repeated<repeated<M, Rows>> = true;
+
+/// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
+template <class G>
+inline constexpr bool is_structured = is_uniform<G> || is_repeated<G>;
+
 /// An adjoint as a plain number or matrix.
 template <class G>
 constexpr decltype(auto) dense_adjoint(const G& g) {
-  if constexpr (is_uniform<G>)
+  if constexpr (is_structured<G>)
     return g.dense();
   else
     return (g);
 }
 
-/// target = g, for an adjoint g that may be uniform.
+/// An adjoint as a plain number, matrix or uniform matrix (for what knows uniform adjoints only).
+template <class G>
+constexpr decltype(auto) unrepeated(const G& g) {
+  if constexpr (is_repeated<G>)
+    return g.dense();
+  else
+    return (g);
+}
+
+/// target = g, for an adjoint g that may be uniform or repeated.
 template <class T, class G>
 constexpr void assign_adjoint(T& target, const G& g) {
   if constexpr (is_uniform<G>) {
     for (auto& e : target) e = g.value;
+  } else if constexpr (is_repeated<G>) {
+    g.each(target, [](auto& e, const auto& v) { e = v; });
   } else {
     target = g;
   }
 }
 
-/// target += g, for an adjoint g that may be uniform.
+/// target += g, for an adjoint g that may be uniform or repeated.
 template <class T, class G>
 constexpr void add_adjoint(T& target, const G& g) {
   if constexpr (is_uniform<G>) {
     for (auto& e : target) e += g.value;
+  } else if constexpr (is_repeated<G>) {
+    g.each(target, [](auto& e, const auto& v) { e += v; });
   } else {
     target += g;
   }
@@ -147,7 +211,7 @@ constexpr auto op_value(const Op& op, const X&... x) {
 
 template <class Op, class G, class X, class Y>
 constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
-  if constexpr (is_uniform<G> && !requires { op.vjp(g, x, value_part(y)); }) {
+  if constexpr (is_structured<G> && !requires { op.vjp(g, x, value_part(y)); }) {
     return unary_vjp(op, g.dense(), x, y);  // the rule takes dense adjoints only
   } else if constexpr (has_cache<Y>) {
     return op.vjp(g, x, y.value, y.cache);
@@ -161,8 +225,8 @@ constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
 /// g * dz/dx (Side 0) or g * dz/dy (Side 1) of a matrix operation, from its forward result z.
 template <int Side, class Op, class G, class X, class Y, class Z>
 constexpr auto matrix_binary_vjp(const Op& op, const G& g, const X& x, const Y& y, const Z& z) {
-  if constexpr (is_uniform<G> && !(Side == 0 ? requires { op.vjp_lhs(g, x, y, value_part(z)); }
-                                             : requires { op.vjp_rhs(g, x, y, value_part(z)); })) {
+  if constexpr (is_structured<G> && !(Side == 0 ? requires { op.vjp_lhs(g, x, y, value_part(z)); }
+                                                : requires { op.vjp_rhs(g, x, y, value_part(z)); })) {
     return matrix_binary_vjp<Side>(op, g.dense(), x, y, z);  // the rule takes dense adjoints only
   } else if constexpr (Side == 0) {
     if constexpr (has_cache<Z>)

@@ -80,6 +80,15 @@ template <class Op, class T>
 concept vectorised_map = vectorised<Op, T> && !plain_arithmetic<Op>;
 
 #if TAPELESS_SIMD
+/// Whether N elements of T make whole batches (never for a T without batches: dual numbers, float).
+template <class T, std::size_t N>
+consteval bool whole_batches() {
+  if constexpr (available<T>)
+    return N % width<T> == 0;
+  else
+    return false;
+}
+
 /// An operand of a loop: a pointer to the elements, or one number used for every element.
 template <class T, class In>
 batch<T> load(const In& in, std::size_t i) {

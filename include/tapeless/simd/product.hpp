@@ -17,15 +17,6 @@
 namespace tapeless::detail::simd {
 
 #if TAPELESS_SIMD
-/// Whether N elements of T make whole batches (never for a T without batches: dual numbers, float).
-template <class T, std::size_t N>
-consteval bool whole_batches() {
-  if constexpr (available<T>)
-    return N % width<T> == 0;
-  else
-    return false;
-}
-
 /// Whether c = a b, with b of C columns, runs in batches: along the rows of b and c.
 template <class T, std::size_t C>
 inline constexpr bool product_in_batches = whole_batches<T, C>();

@@ -43,15 +43,15 @@ struct gradient_at_nodes : matrix_operation {
   }
 
   template <class G, class X, class Y>
-    requires(!is_uniform<G>)
+    requires(!is_structured<G>)
   constexpr auto vjp(const G& g, const X& x, const Y&) const { return adjoint<Node...>(g, x); }
   template <class G, class X, class Y, class Z>
-    requires(!is_uniform<G>)
+    requires(!is_structured<G>)
   constexpr auto vjp_lhs(const G& g, const X& x, const Y& y, const Z&) const {
     return adjoint<std::get<0>(std::tuple{Node...})>(g, x, y);
   }
   template <class G, class X, class Y, class Z>
-    requires(!is_uniform<G>)
+    requires(!is_structured<G>)
   constexpr auto vjp_rhs(const G& g, const X& x, const Y& y, const Z&) const {
     return adjoint<std::get<1>(std::tuple{Node...})>(g, x, y);
   }

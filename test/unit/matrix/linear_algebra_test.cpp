@@ -930,3 +930,95 @@ TEST_CASE("dot of float vectors inside a double expression: the adjoint is broug
   CHECK(gs == 10.0);            // v . v
   CHECK(gv == V{4.0f, 12.0f});  // 2 s v
 }
+
+// Under sum or mean, matmul's rules send a repeated row (G B^T) or column (A^T G), which an
+// argument's or a let name's adjoint sum adds without forming the matrix (ops/rules.hpp, repeated);
+// every other operand's sweep receives it dense. Each case against the same function with G made
+// dense by a weight matrix of ones (the general rules), whose gradient is the same sums.
+template <std::size_t R, std::size_t K, std::size_t C>
+void check_repeated_adjoints(std::uint64_t seed) {
+  fd::rng r{seed};
+  const mat<R, C> ones = mat<R, C>::filled(1.0);
+  const auto dense = [&ones](const auto& m) { return tl::sum(tl::cref(ones) * m); };
+  const auto check_pair = [](const char* name, const auto& f, const auto& g, const auto&... x) {
+    INFO(name << " at " << R << " x " << K << " by " << K << " x " << C);
+    const auto a = tl::grad(f)(x...), b = tl::grad(g)(x...);
+    if constexpr (sizeof...(x) == 1) {
+      CHECK(max_rel_error(a, b) < 1e-14);
+    } else {
+      CHECK(max_rel_error(std::get<0>(a), std::get<0>(b)) < 1e-14);
+      CHECK(max_rel_error(std::get<1>(a), std::get<1>(b)) < 1e-14);
+    }
+  };
+  const mat<R, K> a = random_matrix<R, K>(r);
+  const mat<K, C> b = random_matrix<K, C>(r);
+  // arguments on both sides, under sum and under mean
+  check_pair(
+      "sum(A B)", [](const auto& x, const auto& y) { return tl::sum(tl::matmul(x, y)); },
+      [&](const auto& x, const auto& y) { return dense(tl::matmul(x, y)); }, a, b);
+  check_pair(
+      "mean(A B)", [](const auto& x, const auto& y) { return 3.0 * tl::mean(tl::matmul(x, y)); },
+      [&](const auto& x, const auto& y) { return 3.0 * dense(tl::matmul(x, y)) / double(R * C); }, a, b);
+  // operands that are not leaves: an elementwise region, a transpose, a let name
+  check_pair(
+      "sum(exp(A) B)", [](const auto& x, const auto& y) { return tl::sum(tl::matmul(tl::exp(x), y)); },
+      [&](const auto& x, const auto& y) { return dense(tl::matmul(tl::exp(x), y)); }, a, b);
+  check_pair(
+      "sum(transpose(A^T) B)",
+      [](const auto& x, const auto& y) { return tl::sum(tl::matmul(tl::transpose(tl::transpose(x)), y)); },
+      [&](const auto& x, const auto& y) { return dense(tl::matmul(x, y)); }, a, b);
+  check_pair(
+      "let p = 2 A: sum(p B)",
+      [](const auto& x, const auto& y) { return tl::let(x * 2.0, [&y](auto p) { return tl::sum(tl::matmul(p, y)); }); },
+      [&](const auto& x, const auto& y) { return dense(tl::matmul(x * 2.0, y)); }, a, b);
+  if constexpr (R == K && K == C) {
+    // one argument on both sides: a repeated row copied into its sum, then a repeated column added
+    check_pair(
+        "sum(A A)", [](const auto& x) { return tl::sum(tl::matmul(x, x)); },
+        [&](const auto& x) { return dense(tl::matmul(x, x)); }, a);
+    const auto f = [](const auto& x) { return tl::sum(tl::matmul(x, x)); };
+    CHECK(tl::trace(f, a).gradient() == tl::grad(f)(a));  // the trace's sweep receives them dense
+    // exact: d sum(A A) / dA(p, q) = sum_j A(q, j) + sum_i A(i, p)
+    const mat<R, C> g = tl::grad(f)(a);
+    for (std::size_t p = 0; p < R; ++p)
+      for (std::size_t q = 0; q < C; ++q) {
+        double row = 0, col = 0;
+        for (std::size_t j = 0; j < C; ++j) row += a(q, j);
+        for (std::size_t i = 0; i < R; ++i) col += a(i, p);
+        CHECK(fd::rel_error(g(p, q), row + col) < 1e-14);
+      }
+  }
+}
+
+TEST_CASE("matmul under sum or mean: repeated rows and columns reach every kind of operand") {
+  check_repeated_adjoints<8, 8, 8>(731);  // rows of whole SIMD batches
+  check_repeated_adjoints<3, 3, 3>(732);
+  check_repeated_adjoints<2, 5, 4>(733);
+  check_repeated_adjoints<4, 6, 1>(734);
+  check_repeated_adjoints<1, 4, 8>(735);
+}
+
+/// s <- s / 2 + 1, K times: a number-valued tree K levels deep.
+template <int K, class S>
+auto affine_chain(const S& s) {
+  if constexpr (K == 0)
+    return s;
+  else
+    return affine_chain<K - 1>(s * 0.5 + 1.0);
+}
+
+TEST_CASE("matmul under sum: a deep number chain (a cut) and second derivatives") {
+  using M = mat<2, 2>;
+  const M a{{0.3, -0.7}, {1.1, 0.4}};
+  const M ones = M::filled(1.0);
+  // a chain deeper than the cut depth over sum(A A): the cut's sweep adds repeated lines
+  const auto deep = [](const auto& x) { return affine_chain<20>(tl::sum(tl::matmul(x, x))); };
+  const auto deep_dense = [&ones](const auto& x) {
+    return affine_chain<20>(tl::sum(tl::cref(ones) * tl::matmul(x, x)));
+  };
+  CHECK(max_rel_error(tl::grad(deep)(a), tl::grad(deep_dense)(a)) < 1e-14);
+  // second derivatives run the rules in dual numbers: the same Hessian either way
+  const auto f = [](const auto& x) { return tl::sum(tl::matmul(x, x)); };
+  const auto f_dense = [&ones](const auto& x) { return tl::sum(tl::cref(ones) * tl::matmul(x, x)); };
+  CHECK(max_rel_error(tl::hessian(f)(a), tl::hessian(f_dense)(a)) < 1e-14);
+}
