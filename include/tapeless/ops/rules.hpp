@@ -58,7 +58,7 @@ inline constexpr V not_computed{};
 
 /// The adjoint of a matrix M whose every element is `value`: what sum and mean send back. A rule that
 /// knows it (matmul: G B^T becomes row sums of B) states a vjp taking it; every other rule receives it
-/// as a dense matrix (dense_adjoint below).
+/// as a dense matrix (unary_vjp and matrix_binary_vjp below).
 template <class M>
 struct uniform {
   using matrix_type = M;
@@ -119,15 +119,6 @@ inline constexpr bool is_repeated<repeated<M, Rows>> = true;
 /// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
 template <class G>
 inline constexpr bool is_structured = is_uniform<G> || is_repeated<G>;
-
-/// An adjoint as a plain number or matrix.
-template <class G>
-constexpr decltype(auto) dense_adjoint(const G& g) {
-  if constexpr (is_structured<G>)
-    return g.dense();
-  else
-    return (g);
-}
 
 /// An adjoint as a plain number, matrix or uniform matrix (for what knows uniform adjoints only).
 template <class G>
