@@ -39,6 +39,7 @@
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
+#include <tapeless/sweep/shared.hpp>
 
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/hessian.hpp>

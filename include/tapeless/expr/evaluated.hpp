@@ -11,6 +11,9 @@
 // above (its parent's rule, its parent's own value, or the caller of value_and_grad); a node computes
 // its value when it is needed or when its own rule reads it, and its operands' values when it computes
 // its own or its rule reads them (ops/rules.hpp, vjp_reads). grad of sum(A B) never forms A B.
+//
+// Each evaluation is built with the work its sweep shares among nodes (sweep/shared.hpp: the LU
+// factors of an argument that det, inverse and solve all take), or with no_sharing.
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
@@ -19,6 +22,7 @@
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/ops/rules.hpp>
 
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
@@ -27,11 +31,21 @@ namespace tapeless::detail {
 template <class Node, bool Need = true>
 struct evaluated;
 
+/// The shared work of a sweep that shares none.
+struct no_shared_work {
+  template <class X>
+  static constexpr std::nullptr_t lu_for(const X&) noexcept {
+    return nullptr;
+  }
+};
+inline constexpr no_shared_work no_sharing{};
+
 /// A leaf's value is its own: nothing to compute or keep.
 template <class Node, bool Need>
   requires is_leaf<Node>
 struct evaluated<Node, Need> {
-  constexpr explicit evaluated(const Node&) noexcept {}
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const Node&, Shared& = no_sharing) noexcept {}
 };
 
 /// The value of node n, whose evaluation is e (not_computed where nothing reads it).
@@ -70,8 +84,10 @@ struct evaluated<unary_node<Op, A>, Need> {
   [[no_unique_address]] evaluated<A, computes || (A::is_active && rule.lhs)> arg;
   [[no_unique_address]] kept<computes, out_type> kept_;
 
-  constexpr explicit evaluated(const unary_node<Op, A>& n)
-      : arg(n.arg), kept_(built_by{}, [&] { return op_forward(n.op, value_at(n.arg, arg)); }) {}
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const unary_node<Op, A>& n, Shared& shared = no_sharing)
+      : arg(n.arg, shared),
+        kept_(built_by{}, [&] { return forward_sharing(n.op, shared.lu_for(n.arg), value_at(n.arg, arg)); }) {}
   /// The forward result as the rule takes it (with its cache, if the operation keeps one).
   [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
   [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
@@ -88,10 +104,14 @@ struct evaluated<binary_node<Op, A, B>, Need> {
   [[no_unique_address]] evaluated<B, computes || (A::is_active && lhs_rule.rhs) || (B::is_active && rhs_rule.rhs)> rhs;
   [[no_unique_address]] kept<computes, out_type> kept_;
 
-  constexpr explicit evaluated(const binary_node<Op, A, B>& n)
-      : lhs(n.lhs),
-        rhs(n.rhs),
-        kept_(built_by{}, [&] { return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs)); }) {}
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const binary_node<Op, A, B>& n, Shared& shared = no_sharing)
+      : lhs(n.lhs, shared), rhs(n.rhs, shared), kept_(built_by{}, [&] {
+          if constexpr (Matrix<typename A::value_type>)  // solve(A, b) takes the shared factors of A
+            return forward_sharing(n.op, shared.lu_for(n.lhs), value_at(n.lhs, lhs), value_at(n.rhs, rhs));
+          else
+            return binary_forward_at(n.op, value_at(n.lhs, lhs), value_at(n.rhs, rhs));
+        }) {}
   [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
   [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }
 };
@@ -105,8 +125,9 @@ struct evaluated<select_node<A, B>, Need> {
   [[no_unique_address]] evaluated<B, Need> if_false;
   [[no_unique_address]] kept<Need, value_type> kept_;
 
-  constexpr explicit evaluated(const select_node<A, B>& n)
-      : if_true(n.if_true), if_false(n.if_false), kept_(built_by{}, [&] {
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const select_node<A, B>& n, Shared& shared = no_sharing)
+      : if_true(n.if_true, shared), if_false(n.if_false, shared), kept_(built_by{}, [&] {
           return n.cond ? value_type(value_at(n.if_true, if_true)) : value_type(value_at(n.if_false, if_false));
         }) {}
   [[nodiscard]] constexpr const value_type& value() const noexcept { return kept_.forward(); }

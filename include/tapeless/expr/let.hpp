@@ -93,7 +93,9 @@ namespace detail {
 template <class Tag, class Bound, class Body, bool Need>
 struct evaluated<let_node<Tag, Bound, Body>, Need> {
   [[no_unique_address]] evaluated<Body, Need> body;
-  constexpr explicit evaluated(const let_node<Tag, Bound, Body>& n) : body(n.body) {}
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const let_node<Tag, Bound, Body>& n, Shared& shared = no_sharing)
+      : body(n.body, shared) {}
 };
 
 template <class Tag, class Bound, class Body, bool Need>

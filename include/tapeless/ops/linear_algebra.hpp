@@ -51,6 +51,27 @@ constexpr matrix<T, N, N> identity() {
   return m;
 }
 
+/// x(:) -= m y(:) and x(:) /= d for rows of K elements: the steps of the substitutions below, in SIMD
+/// batches at run time where the rows split into them (simd/product.hpp).
+template <std::size_t K, class T>
+constexpr void subtract_scaled_row(T* x, const T& m, const T* y) {
+#if TAPELESS_SIMD
+  if constexpr (simd::row_operations_in_batches<T, K>) {
+    if (!std::is_constant_evaluated()) return simd::subtract_scaled_row<K>(x, m, y);
+  }
+#endif
+  for (std::size_t c = 0; c < K; ++c) x[c] -= m * y[c];
+}
+template <std::size_t K, class T>
+constexpr void divide_row(T* x, const T& d) {
+#if TAPELESS_SIMD
+  if constexpr (simd::row_operations_in_batches<T, K>) {
+    if (!std::is_constant_evaluated()) return simd::divide_row<K>(x, d);
+  }
+#endif
+  for (std::size_t c = 0; c < K; ++c) x[c] /= d;
+}
+
 /// P A = L U with partial pivoting: L unit lower triangular (its multipliers stored below the
 /// diagonal of `lu`), U upper triangular (on and above it), row k of P A is row perm[k] of A.
 /// A zero pivot column (the matrix is singular) is skipped, so the factorisation exists for every
@@ -62,7 +83,15 @@ struct lu_factors {
   T sign = T(1);  // det(P)
   bool singular = false;
 
-  constexpr explicit lu_factors(const matrix<T, N, N>& a) : lu(a) {
+  constexpr lu_factors() = default;
+  constexpr explicit lu_factors(const matrix<T, N, N>& a) : lu(a) { factorise(); }
+  /// Factors that factorise() will write, for a store made before its matrix is known.
+  constexpr explicit lu_factors(uninitialized_t u) : lu(u) {}
+
+  /// Factorises the matrix in `lu` in place.
+  constexpr void factorise() {
+    sign = T(1);
+    singular = false;
     for (std::size_t k = 0; k < N; ++k) perm[k] = k;
     for (std::size_t k = 0; k < N; ++k) {
       std::size_t p = k;
@@ -110,12 +139,10 @@ struct lu_factors {
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t c = 0; c < K; ++c) x(i, c) = b(perm[i], c);
     for (std::size_t i = 0; i < N; ++i)  // L y = P b
-      for (std::size_t k = 0; k < i; ++k)
-        for (std::size_t c = 0; c < K; ++c) x(i, c) -= lu(i, k) * x(k, c);
+      for (std::size_t k = 0; k < i; ++k) subtract_scaled_row<K>(&x(i, 0), lu(i, k), &x(k, 0));
     for (std::size_t i = N; i-- > 0;) {  // U x = y
-      for (std::size_t k = i + 1; k < N; ++k)
-        for (std::size_t c = 0; c < K; ++c) x(i, c) -= lu(i, k) * x(k, c);
-      for (std::size_t c = 0; c < K; ++c) x(i, c) /= lu(i, i);
+      for (std::size_t k = i + 1; k < N; ++k) subtract_scaled_row<K>(&x(i, 0), lu(i, k), &x(k, 0));
+      divide_row<K>(&x(i, 0), lu(i, i));
     }
     return x;
   }
@@ -126,13 +153,11 @@ struct lu_factors {
     if (singular) return nan_matrix<matrix<T, N, K>>();
     matrix<T, N, K> w = b;
     for (std::size_t i = 0; i < N; ++i) {  // U^T w = b
-      for (std::size_t k = 0; k < i; ++k)
-        for (std::size_t c = 0; c < K; ++c) w(i, c) -= lu(k, i) * w(k, c);
-      for (std::size_t c = 0; c < K; ++c) w(i, c) /= lu(i, i);
+      for (std::size_t k = 0; k < i; ++k) subtract_scaled_row<K>(&w(i, 0), lu(k, i), &w(k, 0));
+      divide_row<K>(&w(i, 0), lu(i, i));
     }
     for (std::size_t i = N; i-- > 0;)  // L^T v = w
-      for (std::size_t k = i + 1; k < N; ++k)
-        for (std::size_t c = 0; c < K; ++c) w(i, c) -= lu(k, i) * w(k, c);
+      for (std::size_t k = i + 1; k < N; ++k) subtract_scaled_row<K>(&w(i, 0), lu(k, i), &w(k, 0));
     matrix<T, N, K> x;  // x = P^T v
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t c = 0; c < K; ++c) x(perm[i], c) = w(i, c);
@@ -183,6 +208,49 @@ struct lu_factors {
         cof(perm[k], i) = sign * s;
       }
     return cof;
+  }
+};
+
+/// The LU factors of one argument, shared by the nodes of one sweep that factorise it (det, inverse,
+/// solve; sweep/shared.hpp): made by the first of them that runs, and A^-1 by the first inverse.
+template <class T, std::size_t N>
+struct shared_lu {
+  lu_factors<T, N> factors{uninitialized};
+  matrix<T, N, N> inverse{uninitialized};
+  bool factored = false, inverted = false;
+
+  constexpr const lu_factors<T, N>& of(const matrix<T, N, N>& a) {
+    if (!factored) {
+      factors.lu = a;
+      factors.factorise();
+      factored = true;
+    }
+    return factors;
+  }
+  constexpr const matrix<T, N, N>& inverse_of(const matrix<T, N, N>& a) {
+    if (!inverted) {
+      inverse = of(a).solve(identity<T, N>());
+      inverted = true;
+    }
+    return inverse;
+  }
+};
+
+/// What det (N >= 4) and solve keep for their rules: LU factors of their own, or the sweep's shared ones.
+template <class T, std::size_t N>
+struct lu_cache {
+  lu_factors<T, N> own;
+  const shared_lu<T, N>* shared = nullptr;
+
+  constexpr explicit lu_cache(const lu_factors<T, N>& f) : own(f) {}
+  // No factors of its own: left unwritten at run time (a constant expression may not copy them so).
+  constexpr explicit lu_cache(const shared_lu<T, N>& s)
+      : own(std::is_constant_evaluated() ? lu_factors<T, N>() : lu_factors<T, N>(uninitialized)), shared(&s) {}
+
+  [[nodiscard]] constexpr const lu_factors<T, N>& factors() const { return shared ? shared->factors : own; }
+  /// A^-1, where another node of the sweep computed it and A is not singular; else null.
+  [[nodiscard]] constexpr const matrix<T, N, N>* inverse() const {
+    return shared && shared->inverted && !shared->factors.singular ? &shared->inverse : nullptr;
   }
 };
 
@@ -456,17 +524,35 @@ struct det : ::tapeless::detail::matrix_operation {
       return ::tapeless::detail::with_cache<T, matrix<T, N, N>>{y, c};
     } else {
       const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
-      return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_factors<T, N>>{factors.det(), factors};
+      return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_cache<T, N>>{factors.det(), std::in_place,
+                                                                                           factors};
     }
+  }
+  /// With the LU factors the sweep shares among the nodes that factorise A (sweep/shared.hpp).
+  template <class T, std::size_t N>
+    requires(N >= 4)
+  static constexpr auto forward(const matrix<T, N, N>& a, ::tapeless::detail::linalg::shared_lu<T, N>& shared) {
+    return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_cache<T, N>>{shared.of(a).det(),
+                                                                                         std::in_place, shared};
   }
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T, const matrix<T, N, N>& cofactors) {
     return cofactors * g;
   }
+  /// Where inverse(A) was computed in the same sweep (S9: log(det(A)) + sum(inverse(A))), cof(A) is
+  /// det(A) A^-T, 16 products for N = 4 in place of the cofactors' 400 instructions; at a singular A,
+  /// whose inverse is NaN, the cofactors still.
   template <class T, std::size_t N>
-  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T,
-                                       const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
-    return factors.cofactors() * g;
+  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T y,
+                                       const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {
+    if (const matrix<T, N, N>* inv = cache.inverse()) {
+      const T s = g * y;
+      matrix<T, N, N> ga(::tapeless::detail::uninitialized);
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = 0; j < N; ++j) ga(i, j) = s * (*inv)(j, i);
+      return ga;
+    }
+    return cache.factors().cofactors() * g;
   }
 
  private:
@@ -502,6 +588,12 @@ struct inverse : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::lu_factors<T, N>(a).solve(::tapeless::detail::linalg::identity<T, N>());
+  }
+  /// With the LU factors the sweep shares among the nodes that factorise A (sweep/shared.hpp).
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> forward(const matrix<T, N, N>& a,
+                                           ::tapeless::detail::linalg::shared_lu<T, N>& shared) {
+    return shared.inverse_of(a);
   }
   // With a uniform G = g 1 1^T (from sum or mean): dA = -g (Y^T 1)(1^T Y^T), the column sums of Y times
   // its row sums: O(N^2).
@@ -571,14 +663,21 @@ struct solve : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t N, std::size_t K>
   static constexpr auto forward(const matrix<T, N, N>& a, const matrix<T, N, K>& b) {
     const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
-    return ::tapeless::detail::with_cache<matrix<T, N, K>, ::tapeless::detail::linalg::lu_factors<T, N>>{
-        factors.solve(b), factors};
+    return ::tapeless::detail::with_cache<matrix<T, N, K>, ::tapeless::detail::linalg::lu_cache<T, N>>{
+        factors.solve(b), std::in_place, factors};
+  }
+  /// With the LU factors the sweep shares among the nodes that factorise A (sweep/shared.hpp).
+  template <class T, std::size_t N, std::size_t K>
+  static constexpr auto forward(const matrix<T, N, N>& a, const matrix<T, N, K>& b,
+                                ::tapeless::detail::linalg::shared_lu<T, N>& shared) {
+    return ::tapeless::detail::with_cache<matrix<T, N, K>, ::tapeless::detail::linalg::lu_cache<T, N>>{
+        shared.of(a).solve(b), std::in_place, shared};
   }
   template <class T, std::size_t N, std::size_t K>
   static constexpr matrix<T, N, N> vjp_lhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
                                            const matrix<T, N, K>& x,
-                                           const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
-    const matrix<T, N, K> gb = factors.solve_transposed(g);
+                                           const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {
+    const matrix<T, N, K> gb = cache.factors().solve_transposed(g);
     matrix<T, N, N> ga;
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = 0; j < N; ++j) {
@@ -591,8 +690,8 @@ struct solve : ::tapeless::detail::matrix_operation {
   template <class T, std::size_t N, std::size_t K>
   static constexpr matrix<T, N, K> vjp_rhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
                                            const matrix<T, N, K>&,
-                                           const ::tapeless::detail::linalg::lu_factors<T, N>& factors) {
-    return factors.solve_transposed(g);
+                                           const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {
+    return cache.factors().solve_transposed(g);
   }
 };
 

@@ -166,6 +166,9 @@ struct with_cache {
   /// initializer of constants into zeros and fills the cache with them first (log_sum_exp, n = 256:
   /// a quarter of its instructions).
   constexpr with_cache(V v, uninitialized_t u) : value(std::move(v)), cache(u) {}
+  /// The cache built in place from `args`: a large one is not built and then copied.
+  template <class... A>
+  constexpr with_cache(V v, std::in_place_t, A&&... args) : value(std::move(v)), cache(std::forward<A>(args)...) {}
 };
 
 template <class Out>
@@ -180,6 +183,20 @@ constexpr auto op_forward(const Op& op, const X&... x) {
     return op.forward(x...);
   else
     return op.value(x...);
+}
+
+/// op_forward, where the sweep shares work among the nodes of one argument (sweep/shared.hpp) and
+/// `work` points at it: op.forward(x..., *work) if op takes it, else op_forward. A null `work` (of
+/// type std::nullptr_t) shares nothing. Both forms keep the same type, which the evaluation is.
+template <class Op, class Work, class... X>
+constexpr auto forward_sharing(const Op& op, Work work, const X&... x) {
+  if constexpr (requires { op.forward(x..., *work); }) {
+    static_assert(std::is_same_v<decltype(op.forward(x..., *work)), decltype(op_forward(op, x...))>,
+                  "an operation's forward with shared work must return what its forward without it does");
+    return op.forward(x..., *work);
+  } else {
+    return op_forward(op, x...);
+  }
 }
 
 /// The value part of what op_forward returned.

@@ -271,8 +271,8 @@ inline constexpr bool region_in_batches = region_vectorised<Root, T> &&
 
 /// In place of the evaluation of an input that shares the slot of an earlier one: that one's serves.
 struct evaluated_elsewhere {
-  template <class N>
-  constexpr explicit evaluated_elsewhere(const N&) noexcept {}
+  template <class N, class Shared>
+  constexpr explicit evaluated_elsewhere(const N&, Shared&) noexcept {}
 };
 
 /// What the forward pass keeps of input K of a region: its evaluation if it owns its slot.
@@ -289,9 +289,11 @@ struct region_evaluated<Root, std::index_sequence<K...>> {
   using inputs = typename input_pointers<region_inputs_t<Root>>::type;
   plain_tuple<input_evaluation<Root, K>...> input_values;
 
-  constexpr explicit region_evaluated(const Root& n) : region_evaluated(region_inputs(n)) {}
-  constexpr explicit region_evaluated(const inputs& in)
-      : input_values{{input_evaluation<Root, K>(*plain_get<K>(in))}...} {}
+  template <class Shared>
+  constexpr region_evaluated(const Root& n, Shared& shared) : region_evaluated(region_inputs(n), shared) {}
+  template <class Shared>
+  constexpr region_evaluated(const inputs& in, Shared& shared)
+      : input_values{{input_evaluation<Root, K>(*plain_get<K>(in), shared)}...} {}
   [[nodiscard]] constexpr const auto& value() const noexcept { return not_computed<typename Root::value_type>; }
 };
 
@@ -324,15 +326,17 @@ template <class Op, class A>
   requires fused_region<unary_node<elementwise_unary<Op>, A>>
 struct evaluated<unary_node<elementwise_unary<Op>, A>, false>
     : region_evaluation<unary_node<elementwise_unary<Op>, A>> {
-  constexpr explicit evaluated(const unary_node<elementwise_unary<Op>, A>& n)
-      : region_evaluation<unary_node<elementwise_unary<Op>, A>>(n) {}
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const unary_node<elementwise_unary<Op>, A>& n, Shared& shared = no_sharing)
+      : region_evaluation<unary_node<elementwise_unary<Op>, A>>(n, shared) {}
 };
 template <class Op, class A, class B>
   requires fused_region<binary_node<elementwise_binary<Op>, A, B>>
 struct evaluated<binary_node<elementwise_binary<Op>, A, B>, false>
     : region_evaluation<binary_node<elementwise_binary<Op>, A, B>> {
-  constexpr explicit evaluated(const binary_node<elementwise_binary<Op>, A, B>& n)
-      : region_evaluation<binary_node<elementwise_binary<Op>, A, B>>(n) {}
+  template <class Shared = const no_shared_work>
+  constexpr explicit evaluated(const binary_node<elementwise_binary<Op>, A, B>& n, Shared& shared = no_sharing)
+      : region_evaluation<binary_node<elementwise_binary<Op>, A, B>>(n, shared) {}
 };
 
 /// The adjoints a scalar tree's sweep gives its inputs, one slot each, starting at -0 (the identity of

@@ -8,6 +8,7 @@
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
+#include <tapeless/sweep/shared.hpp>
 #include <tapeless/transforms/nested_grad.hpp>
 
 #include <boost/hana/equal.hpp>
@@ -212,7 +213,8 @@ struct gradient_transform {
                               const Out& out) {
     using V = value_type_of_t<Root>;
     decltype(make_store(selected, arg_types)) store;
-    const evaluated<Root, WithValue> values(root);  // grad computes only what the sweep reads
+    decltype(make_shared_work<Root>(selected, arg_types)) shared;  // e.g. one LU of A for det(A) and inverse(A)
+    const evaluated<Root, WithValue> values(root, shared);         // grad computes only what the sweep reads
     if constexpr (Root::is_active) {
       if constexpr (std::is_same_v<Seed, unit_seed>)
         backward_sweep(root, values, V(1), store);
@@ -227,6 +229,15 @@ struct gradient_transform {
   template <std::size_t... S, class ArgTypes>
   static auto make_store(std::index_sequence<S...>, std::type_identity<ArgTypes>)
       -> argument_adjoints<std::tuple_element_t<S, ArgTypes>...>;
+
+  // What the nodes of the sweep share (sweep/shared.hpp), for argument leaves argument<slot, type>.
+  template <class Root, std::size_t... S, class ArgTypes>
+  static auto make_shared_work(std::index_sequence<S...>, std::type_identity<ArgTypes>) {
+    return [&]<std::size_t... Slot>(std::index_sequence<Slot...>) {
+      return shared_work<Root, argument<Slot, std::tuple_element_t<S, ArgTypes>>...>{};
+    }
+    (std::index_sequence_for<std::integral_constant<std::size_t, S>...>{});
+  }
 
   // The gradient (one slot alone, or the tuple of them), with the value and the aux output when asked
   // for, laid out as JAX does: (value, grad), (grad, aux), ((value, aux), grad).

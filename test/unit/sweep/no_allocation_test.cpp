@@ -85,6 +85,7 @@ namespace {
 
 using M23 = tl::matrix<double, 2, 3>;
 using M33 = tl::matrix<double, 3, 3>;
+using M44 = tl::matrix<double, 4, 4>;
 using V3 = tl::vector<double, 3>;
 using V4 = tl::vector<double, 4>;
 
@@ -141,6 +142,11 @@ constexpr auto linear_algebra = [](const auto& A, const auto& b, const auto& s) 
          tl::trace(tl::outer(y, y));
 };
 
+// det, inverse and solve of one argument A (4 x 4), which share its LU factors (sweep/shared.hpp).
+constexpr auto shared_factors = [](const auto& A, const auto& b) {
+  return tl::det(A) + tl::sum(tl::inverse(A)) + tl::dot(tl::solve(A, b), b);
+};
+
 // Every reduction, every shape operation, masks and elementwise if_else, zeros_like, ones_like and
 // tl::cref. A is 2 x 3, v a 4-vector, s a scalar.
 constexpr auto reductions_and_shapes = [](const auto& A, const auto& v, const auto& s) {
@@ -193,6 +199,8 @@ TEST_CASE("matrix operations: grad and value_and_grad allocate nothing") {
   check_grad_allocates_nothing(matrix_elementwise, x23, y23, 0.9);
   check_grad_allocates_nothing(linear_algebra, a33, b3, 0.9);
   check_grad_allocates_nothing(reductions_and_shapes, x23, v4, 0.9);
+  const M44 a44{{4, 1, 0, 0.5}, {1, 3, 1, 0}, {0, 1, 5, 1}, {0.5, 0, 1, 4}};
+  check_grad_allocates_nothing(shared_factors, a44, V4{1.0, -2.0, 0.5, 3.0});
   // One argument at a time: the others are constants.
   M33 ga{};
   CHECK(allocations_during([&] { ga = tl::grad<0>(linear_algebra)(a33, b3, 0.9); }) == 0);
