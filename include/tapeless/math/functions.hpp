@@ -120,6 +120,16 @@ TAPELESS_DUAL_DECLARE_2(hypot);
 #undef TAPELESS_DUAL_DECLARE_1
 #undef TAPELESS_DUAL_DECLARE_2
 
+/// Whether x * r, for r = 1 / y, may stand for x / y: r is a normal number (lane by lane for a batch),
+/// so that the product is within 1 ulp of the quotient and overflows where it does. LAPACK's getf2
+/// scales by a reciprocal pivot on the same condition.
+template <class T>
+constexpr auto reciprocal_is_normal(const T& r) {
+  using limits = std::numeric_limits<typename number_of<T>::type>;
+  const T m = math::abs(r);
+  return m >= T(limits::min()) && m <= T(limits::max());
+}
+
 template <class T, class D>
 constexpr bool isnan(const dual<T, D>& x) noexcept {
   return isnan(x.value);

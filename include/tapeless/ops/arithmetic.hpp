@@ -97,11 +97,9 @@ struct divide {
 /// 1 ulp of x / y (two roundings instead of one).
 template <class T>
 constexpr T times_reciprocal(const T& x, const T& y) {
-  using limits = std::numeric_limits<typename math::number_of<T>::type>;
   const T r = T(1) / y;
-  const T m = math::abs(r);
   return math::choose(
-      m >= T(limits::min()) && m <= T(limits::max()), [&] { return x * r; }, [&] { return x / y; });
+      math::reciprocal_is_normal(r), [&] { return x * r; }, [&] { return x / y; });
 }
 
 /// x / y in a loop whose every element has the same y: the number divisor of a fused region that runs

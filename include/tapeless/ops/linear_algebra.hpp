@@ -44,33 +44,38 @@ constexpr M nan_matrix() {
   return M::filled(std::numeric_limits<typename M::value_type>::quiet_NaN());
 }
 
-template <class T, std::size_t N>
-constexpr matrix<T, N, N> identity() {
-  matrix<T, N, N> m;
-  for (std::size_t i = 0; i < N; ++i) m(i, i) = T(1);
-  return m;
-}
-
-/// x(:) -= m y(:) and x(:) /= d for rows of K elements: the steps of the substitutions below, in SIMD
-/// batches at run time where the rows split into them (simd/product.hpp).
-template <std::size_t K, class T>
-constexpr void subtract_scaled_row(T* x, const T& m, const T* y) {
-#if TAPELESS_SIMD
-  if constexpr (simd::row_operations_in_batches<T, K>) {
-    if (!std::is_constant_evaluated()) return simd::subtract_scaled_row<K>(x, m, y);
+/// A row of K numbers of the right-hand side of a solve, and the two steps of the substitutions on it.
+/// At run time, where K splits into SIMD batches, the rows are simd::batch_row: a small system's rows
+/// then stay in registers (through memory, each step waited for the store of the one before).
+template <class T, std::size_t K>
+struct plain_row {
+  std::array<T, K> e;
+  static constexpr plain_row load(const T* p) {
+    plain_row r;
+    for (std::size_t c = 0; c < K; ++c) r.e[c] = p[c];
+    return r;
   }
-#endif
-  for (std::size_t c = 0; c < K; ++c) x[c] -= m * y[c];
-}
-template <std::size_t K, class T>
-constexpr void divide_row(T* x, const T& d) {
-#if TAPELESS_SIMD
-  if constexpr (simd::row_operations_in_batches<T, K>) {
-    if (!std::is_constant_evaluated()) return simd::divide_row<K>(x, d);
+  /// Row j of the identity.
+  static constexpr plain_row unit(std::size_t j) {
+    plain_row r;
+    for (std::size_t c = 0; c < K; ++c) r.e[c] = c == j ? T(1) : T(0);
+    return r;
   }
-#endif
-  for (std::size_t c = 0; c < K; ++c) x[c] /= d;
-}
+  constexpr void store(T* p) const {
+    for (std::size_t c = 0; c < K; ++c) p[c] = e[c];
+  }
+  /// this -= m y
+  constexpr void subtract_scaled(const T& m, const plain_row& y) {
+    for (std::size_t c = 0; c < K; ++c) e[c] -= m * y.e[c];
+  }
+  /// this /= d, as this *= 1 / d where that is normal (math::reciprocal_is_normal): a division takes
+  /// 13 cycles or more, and the substitutions' divisions wait for each other.
+  constexpr void divide(const T& d) {
+    const T r = T(1) / d;
+    const bool scale = math::reciprocal_is_normal(r);
+    for (std::size_t c = 0; c < K; ++c) e[c] = scale ? e[c] * r : e[c] / d;
+  }
+};
 
 /// P A = L U with partial pivoting: L unit lower triangular (its multipliers stored below the
 /// diagonal of `lu`), U upper triangular (on and above it), row k of P A is row perm[k] of A.
@@ -117,8 +122,10 @@ struct lu_factors {
         singular = true;
         continue;
       }
+      const T r = T(1) / pivot;
+      const bool scale = math::reciprocal_is_normal(r);
       for (std::size_t i = k + 1; i < N; ++i) {
-        const T m = lu(i, k) / pivot;
+        const T m = scale ? lu(i, k) * r : lu(i, k) / pivot;
         lu(i, k) = m;
         for (std::size_t j = k + 1; j < N; ++j) lu(i, j) -= m * lu(k, j);
       }
@@ -135,35 +142,71 @@ struct lu_factors {
   template <std::size_t K>
   [[nodiscard]] constexpr matrix<T, N, K> solve(const matrix<T, N, K>& b) const {
     if (singular) return nan_matrix<matrix<T, N, K>>();
-    matrix<T, N, K> x;
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t c = 0; c < K; ++c) x(i, c) = b(perm[i], c);
-    for (std::size_t i = 0; i < N; ++i)  // L y = P b
-      for (std::size_t k = 0; k < i; ++k) subtract_scaled_row<K>(&x(i, 0), lu(i, k), &x(k, 0));
-    for (std::size_t i = N; i-- > 0;) {  // U x = y
-      for (std::size_t k = i + 1; k < N; ++k) subtract_scaled_row<K>(&x(i, 0), lu(i, k), &x(k, 0));
-      divide_row<K>(&x(i, 0), lu(i, i));
+    const auto rows_of_p_b = [&](auto row, std::size_t i) { return decltype(row)::load(&b(perm[i], 0)); };
+#if TAPELESS_SIMD
+    if constexpr (simd::whole_batches<T, K>()) {
+      if (!std::is_constant_evaluated()) return solve_rows<simd::batch_row<T, K>, K>(rows_of_p_b);
     }
-    return x;
+#endif
+    return solve_rows<plain_row<T, K>, K>(rows_of_p_b);
+  }
+
+  /// A^-1 (NaN if A is singular): the solve of A X = I, whose rows P I are made in place.
+  [[nodiscard]] constexpr matrix<T, N, N> inverse() const {
+    if (singular) return nan_matrix<matrix<T, N, N>>();
+    const auto rows_of_p = [&](auto row, std::size_t i) { return decltype(row)::unit(perm[i]); };
+#if TAPELESS_SIMD
+    if constexpr (simd::whole_batches<T, N>()) {
+      if (!std::is_constant_evaluated()) return solve_rows<simd::batch_row<T, N>, N>(rows_of_p);
+    }
+#endif
+    return solve_rows<plain_row<T, N>, N>(rows_of_p);
   }
 
   /// X with A^T X = B (NaN if A is singular): A^T = U^T L^T P.
   template <std::size_t K>
   [[nodiscard]] constexpr matrix<T, N, K> solve_transposed(const matrix<T, N, K>& b) const {
     if (singular) return nan_matrix<matrix<T, N, K>>();
-    matrix<T, N, K> w = b;
-    for (std::size_t i = 0; i < N; ++i) {  // U^T w = b
-      for (std::size_t k = 0; k < i; ++k) subtract_scaled_row<K>(&w(i, 0), lu(k, i), &w(k, 0));
-      divide_row<K>(&w(i, 0), lu(i, i));
+#if TAPELESS_SIMD
+    if constexpr (simd::whole_batches<T, K>()) {
+      if (!std::is_constant_evaluated()) return solve_transposed_rows<simd::batch_row<T, K>>(b);
     }
-    for (std::size_t i = N; i-- > 0;)  // L^T v = w
-      for (std::size_t k = i + 1; k < N; ++k) subtract_scaled_row<K>(&w(i, 0), lu(k, i), &w(k, 0));
-    matrix<T, N, K> x;  // x = P^T v
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t c = 0; c < K; ++c) x(perm[i], c) = w(i, c);
-    return x;
+#endif
+    return solve_transposed_rows<plain_row<T, K>>(b);
   }
 
+ private:
+  // X with A X = B, from a maker of the rows of P B: first(Row{}, i) is row i.
+  template <class Row, std::size_t K, class First>
+  constexpr matrix<T, N, K> solve_rows(const First& first) const {
+    std::array<Row, N> x;
+    for (std::size_t i = 0; i < N; ++i) x[i] = first(Row{}, i);
+    for (std::size_t i = 0; i < N; ++i)  // L y = P b
+      for (std::size_t k = 0; k < i; ++k) x[i].subtract_scaled(lu(i, k), x[k]);
+    for (std::size_t i = N; i-- > 0;) {  // U x = y
+      for (std::size_t k = i + 1; k < N; ++k) x[i].subtract_scaled(lu(i, k), x[k]);
+      x[i].divide(lu(i, i));
+    }
+    matrix<T, N, K> out(uninitialized);
+    for (std::size_t i = 0; i < N; ++i) x[i].store(&out(i, 0));
+    return out;
+  }
+  template <class Row, std::size_t K>
+  constexpr matrix<T, N, K> solve_transposed_rows(const matrix<T, N, K>& b) const {
+    std::array<Row, N> w;
+    for (std::size_t i = 0; i < N; ++i) w[i] = Row::load(&b(i, 0));
+    for (std::size_t i = 0; i < N; ++i) {  // U^T w = b
+      for (std::size_t k = 0; k < i; ++k) w[i].subtract_scaled(lu(k, i), w[k]);
+      w[i].divide(lu(i, i));
+    }
+    for (std::size_t i = N; i-- > 0;)  // L^T v = w
+      for (std::size_t k = i + 1; k < N; ++k) w[i].subtract_scaled(lu(k, i), w[k]);
+    matrix<T, N, K> out(uninitialized);  // x = P^T v
+    for (std::size_t i = 0; i < N; ++i) w[i].store(&out(perm[i], 0));
+    return out;
+  }
+
+ public:
   /// The cofactor matrix of A, d det(A) / dA = adj(A)^T, without a division: exact and finite at a
   /// singular A as well. adj(A) = det(P) adj(U) L^-1 P; L^-1 needs no division (L is unit
   /// triangular), and adj(U)_ij = W_ij prod_{m<i} u_mm prod_{m>j} u_mm with W_jj = 1 and
@@ -229,7 +272,7 @@ struct shared_lu {
   }
   constexpr const matrix<T, N, N>& inverse_of(const matrix<T, N, N>& a) {
     if (!inverted) {
-      inverse = of(a).solve(identity<T, N>());
+      inverse = of(a).inverse();
       inverted = true;
     }
     return inverse;
@@ -587,7 +630,7 @@ struct inverse : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
-    return ::tapeless::detail::linalg::lu_factors<T, N>(a).solve(::tapeless::detail::linalg::identity<T, N>());
+    return ::tapeless::detail::linalg::lu_factors<T, N>(a).inverse();
   }
   /// With the LU factors the sweep shares among the nodes that factorise A (sweep/shared.hpp).
   template <class T, std::size_t N>

@@ -9,6 +9,7 @@
 // Shapes whose rows do not split into whole batches keep the scalar loops (ops/linear_algebra.hpp).
 #pragma once
 
+#include <tapeless/math/functions.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <array>
@@ -121,26 +122,50 @@ void outer_product(const T* g, const T* b, T* out) {
   }
 }
 
-/// Whether the row operations of the triangular solves of an LU factorisation, on rows of K elements
-/// (the columns of the right-hand side), run in batches. Left to itself, g++ made each a scalar
-/// multiply-add and a store per element: 256 of S9's 746 instructions were inverse(A)'s two solves.
+/// A row of K numbers of the right-hand side of an LU solve, as K / w batches, with the two steps of
+/// the substitutions (linalg::plain_row is the same in numbers). Left to itself, g++ made each step a
+/// scalar multiply-add and a store per element: 256 of S9's 746 instructions were inverse(A)'s solves.
 template <class T, std::size_t K>
-inline constexpr bool row_operations_in_batches = whole_batches<T, K>();
-
-/// x(:) -= m y(:) for rows x and y of K elements.
-template <std::size_t K, class T>
-void subtract_scaled_row(T* x, T m, const T* y) {
-  const batch<T> mb(m);
-  for (std::size_t c = 0; c < K; c += width<T>)
-    (batch<T>::load_unaligned(x + c) - mb * batch<T>::load_unaligned(y + c)).store_unaligned(x + c);
-}
-
-/// x(:) /= d for a row x of K elements.
-template <std::size_t K, class T>
-void divide_row(T* x, T d) {
-  const batch<T> db(d);
-  for (std::size_t c = 0; c < K; c += width<T>) (batch<T>::load_unaligned(x + c) / db).store_unaligned(x + c);
-}
+struct batch_row {
+  std::array<batch<T>, K / width<T>> e;
+  static batch_row load(const T* p) {
+    batch_row r;
+    for (std::size_t j = 0; j < r.e.size(); ++j) r.e[j] = batch<T>::load_unaligned(p + j * width<T>);
+    return r;
+  }
+  /// Row j of the identity, made in registers (stored and read back, it waited for the stores).
+  static batch_row unit(std::size_t j) {
+    static constexpr auto lanes = [] {
+      std::array<T, width<T>> l{};
+      for (std::size_t k = 0; k < l.size(); ++k) l[k] = T(k);
+      return l;
+    }();
+    const batch<T> lane = batch<T>::load_unaligned(lanes.data());
+    batch_row r;
+    for (std::size_t b = 0; b < r.e.size(); ++b)
+      r.e[b] = xsimd::select(lane == batch<T>(static_cast<T>(j) - static_cast<T>(b * width<T>)), batch<T>(T(1)),
+                             batch<T>(T(0)));
+    return r;
+  }
+  void store(T* p) const {
+    for (std::size_t j = 0; j < e.size(); ++j) e[j].store_unaligned(p + j * width<T>);
+  }
+  void subtract_scaled(T m, const batch_row& y) {
+    const batch<T> mb(m);
+    for (std::size_t j = 0; j < e.size(); ++j) e[j] -= mb * y.e[j];
+  }
+  /// this /= d, as this *= 1 / d where that is normal
+  void divide(T d) {
+    const T r = T(1) / d;
+    if (math::reciprocal_is_normal(r)) {
+      const batch<T> rb(r);
+      for (auto& b : e) b *= rb;
+    } else {
+      const batch<T> db(d);
+      for (auto& b : e) b /= db;
+    }
+  }
+};
 #endif
 
 }  // namespace tapeless::detail::simd
