@@ -58,9 +58,14 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
     if (!std::is_constant_evaluated()) {
       namespace simd = ::tapeless::detail::simd;
       const T m = simd::max<M::size()>(x.data());
-      const auto exp_shifted = [b = simd::batch<T>(m)](const simd::batch<T>& xi) {
-        return math::exp(xsimd::select(xi == b, simd::batch<T>(T(0)), xi - b));  // shifted(), both sides cheap
-      };
+      const simd::batch<T> b(m);
+      if (math::isinf(m)) {  // shifted(), which only an infinite m needs: x - m is 0 where x == m otherwise
+        const auto exp_shifted = [&b](const simd::batch<T>& xi) {
+          return math::exp(xsimd::select(xi == b, simd::batch<T>(T(0)), xi - b));
+        };
+        return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
+      }
+      const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(xi - b); };
       return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
     }
   }
@@ -232,18 +237,26 @@ struct min_element : ::tapeless::detail::matrix_operation {
 /// so the backward pass computes no exp.
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
+  /// What the rule needs: the shifted exps and 1 / their sum, whose product is softmax(x). The rule
+  /// scales by g / sum in one pass, where scaling into softmax first took a pass of its own.
+  template <class M>
+  struct exps {
+    M e;
+    typename M::value_type inverse_sum;
+    constexpr explicit exps(::tapeless::detail::uninitialized_t u) : e(u) {}
+  };
   template <class M>
   static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
-    ::tapeless::detail::with_cache<S, M> out(S(0), ::tapeless::detail::uninitialized);
-    const auto [m, s] = detail::exp_shifted(x, out.cache);  // the exps, scaled in place into softmax
-    out.cache *= S(1) / s;
+    ::tapeless::detail::with_cache<S, exps<M>> out(S(0), ::tapeless::detail::uninitialized);
+    const auto [m, s] = detail::exp_shifted(x, out.cache.e);
+    out.cache.inverse_sum = S(1) / s;
     out.value = m + math::log(s);
     return out;
   }
   template <class M, class G, class T>
-  static constexpr M vjp(G g, const M&, T, const M& softmax) {
-    return softmax * static_cast<typename M::value_type>(g);
+  static constexpr M vjp(G g, const M&, T, const exps<M>& c) {
+    return c.e * (static_cast<typename M::value_type>(g) * c.inverse_sum);
   }
 };
 
