@@ -610,7 +610,7 @@ void backward(const unary_node<Op, A>& n, const ::tapeless::detail::evaluated<un
   rec.reached(self, view(g));
   if constexpr (A::is_active) {
     const auto& x = ::tapeless::detail::value_at(n.arg, v.arg);
-    const auto c = ::tapeless::detail::unary_vjp(n.op, g, x, v.out());
+    const auto c = ::tapeless::detail::dense_or_uniform(::tapeless::detail::unary_vjp(n.op, g, x, v.out()));
     const std::size_t a = rec.id(key_of(n.arg));
     if constexpr (::tapeless::detail::is_matrix_operation<Op>)
       rec.contribute(step_kind::vjp, a, self, 0, view(g), view(c), {}, op_name(n.op), "");
@@ -631,12 +631,14 @@ void backward(const binary_node<Op, A, B>& n, const ::tapeless::detail::evaluate
   const auto& y = ::tapeless::detail::value_at(n.rhs, v.rhs);
   if constexpr (::tapeless::detail::is_matrix_operation<Op>) {
     if constexpr (A::is_active) {
-      const auto c = ::tapeless::detail::unrepeated(::tapeless::detail::matrix_binary_vjp<0>(n.op, g, x, y, v.out()));
+      const auto c =
+          ::tapeless::detail::dense_or_uniform(::tapeless::detail::matrix_binary_vjp<0>(n.op, g, x, y, v.out()));
       rec.contribute(step_kind::vjp, rec.id(key_of(n.lhs)), self, 0, view(g), view(c), {}, op_name(n.op), "_lhs");
       backward(n.lhs, v.lhs, c, store, rec);
     }
     if constexpr (B::is_active) {
-      const auto c = ::tapeless::detail::unrepeated(::tapeless::detail::matrix_binary_vjp<1>(n.op, g, x, y, v.out()));
+      const auto c =
+          ::tapeless::detail::dense_or_uniform(::tapeless::detail::matrix_binary_vjp<1>(n.op, g, x, y, v.out()));
       rec.contribute(step_kind::vjp, rec.id(key_of(n.rhs)), self, 1, view(g), view(c), {}, op_name(n.op), "_rhs");
       backward(n.rhs, v.rhs, c, store, rec);
     }

@@ -116,14 +116,52 @@ inline constexpr bool is_repeated = false;
 template <class M, bool Rows>
 inline constexpr bool is_repeated<repeated<M, Rows>> = true;
 
+/// The adjoint of a matrix M that is zero outside elements Start .. Start + L - 1 (row-major), which
+/// are the L elements of part(): what slice's rule sends back. An adjoint sum writes or adds the part
+/// and the zeros around it, where the rule wrote a matrix of zeros and then the part, and the sum then
+/// copied or added all of it (Rosenbrock, n = 256: memset and memmove were 55% of its time).
+/// Not Owned, it points at the adjoint the rule received, which a caller up the sweep holds until the
+/// operand's sweep has returned; Owned, it holds the part, for an adjoint made dense for the rule.
+template <class M, std::size_t Start, class Part, bool Owned>
+struct placed {
+  using matrix_type = M;
+  static constexpr std::size_t start = Start, length = Part::size();
+  std::conditional_t<Owned, Part, const Part*> held;
+  [[nodiscard]] constexpr const Part& part() const {
+    if constexpr (Owned)
+      return held;
+    else
+      return *held;
+  }
+  [[nodiscard]] constexpr M dense() const {
+    M m(uninitialized);
+    write_to(m);
+    return m;
+  }
+  /// target = this.
+  template <class Target>
+  constexpr void write_to(Target& target) const {
+    using T = typename M::value_type;
+    for (std::size_t i = 0; i < Start; ++i) target[i] = T(0);
+    const Part& p = part();
+    for (std::size_t i = 0; i < length; ++i) target[Start + i] = p[i];
+    for (std::size_t i = Start + length; i < M::size(); ++i) target[i] = T(0);
+  }
+};
+
+template <class G>
+inline constexpr bool is_placed = false;
+template <class M, std::size_t Start, class Part, bool Owned>
+inline constexpr bool is_placed<placed<M, Start, Part, Owned>> = true;
+
 /// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
 template <class G>
-inline constexpr bool is_structured = is_uniform<G> || is_repeated<G>;
+inline constexpr bool is_structured = is_uniform<G> || is_repeated<G> || is_placed<G>;
 
 /// An adjoint as a plain number, matrix or uniform matrix (for what knows uniform adjoints only).
 template <class G>
-constexpr decltype(auto) unrepeated(const G& g) {
-  if constexpr (is_repeated<G>)
+constexpr decltype(auto) dense_or_uniform(const G& g) {
+  if constexpr (is_repeated<G> || is_placed<G>)
     return g.dense();
   else
     return (g);
@@ -136,6 +174,8 @@ constexpr void assign_adjoint(T& target, const G& g) {
     for (auto& e : target) e = g.value;
   } else if constexpr (is_repeated<G>) {
     g.each(target, [](auto& e, const auto& v) { e = v; });
+  } else if constexpr (is_placed<G>) {
+    g.write_to(target);
   } else {
     target = g;
   }
@@ -148,6 +188,9 @@ constexpr void add_adjoint(T& target, const G& g) {
     for (auto& e : target) e += g.value;
   } else if constexpr (is_repeated<G>) {
     g.each(target, [](auto& e, const auto& v) { e += v; });
+  } else if constexpr (is_placed<G>) {
+    const auto& p = g.part();
+    for (std::size_t i = 0; i < G::length; ++i) target[G::start + i] += p[i];
   } else {
     target += g;
   }

@@ -101,11 +101,14 @@ struct slice : ::tapeless::detail::matrix_operation {
     for (std::size_t i = 0; i < Length; ++i) y[i] = x[Start + i];
     return y;
   }
-  template <class T, std::size_t R, std::size_t C>
-  static constexpr matrix<T, R, C> vjp(const result<T, R, C>& g, const matrix<T, R, C>&, const result<T, R, C>&) {
-    matrix<T, R, C> gx{};
-    for (std::size_t i = 0; i < Length; ++i) gx[Start + i] = g[i];
-    return gx;
+  /// g in its place among zeros, which are not written out until an adjoint sum takes it: pointing at
+  /// a dense g, holding a uniform or repeated one made dense here (ops/rules.hpp, placed).
+  template <class G, class T, std::size_t R, std::size_t C>
+  static constexpr auto vjp(const G& g, const matrix<T, R, C>&, const result<T, R, C>&) {
+    if constexpr (::tapeless::detail::is_structured<G>)
+      return ::tapeless::detail::placed<matrix<T, R, C>, Start, result<T, R, C>, true>{g.dense()};
+    else
+      return ::tapeless::detail::placed<matrix<T, R, C>, Start, result<T, R, C>, false>{&g};
   }
 };
 

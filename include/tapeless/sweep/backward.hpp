@@ -55,14 +55,14 @@ template <class Op, class A, class G, class Store>
 constexpr void backward_sweep(const unary_node<elementwise_unary<Op>, A>& n,
                               const evaluated<unary_node<elementwise_unary<Op>, A>, false>& v, const G& g,
                               Store& store) {
-  sweep_region(n, v, unrepeated(g), store);  // the loop reads a uniform or dense adjoint
+  sweep_region(n, v, dense_or_uniform(g), store);  // the loop reads a uniform or dense adjoint
 }
 template <class Op, class A, class B, class G, class Store>
   requires fused_region<binary_node<elementwise_binary<Op>, A, B>>
 constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n,
                               const evaluated<binary_node<elementwise_binary<Op>, A, B>, false>& v, const G& g,
                               Store& store) {
-  sweep_region(n, v, unrepeated(g), store);  // the loop reads a uniform or dense adjoint
+  sweep_region(n, v, dense_or_uniform(g), store);  // the loop reads a uniform or dense adjoint
 }
 
 template <class Op, class A, bool Need, class G, class Store>

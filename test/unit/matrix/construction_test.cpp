@@ -9,6 +9,7 @@
 
 #include "matrix_check.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -120,6 +121,49 @@ TEST_CASE("slice<Start, Length>(v) of column and row vectors") {
   const auto one = mx::random<tl::matrix<double, 1, 1>>(r, -2, 2);
   mx::check_fd(
       "slice of a 1 x 1", [](const auto& X) { return smooth(tl::slice<0, 1>(X)); }, fd_tol, one);
+}
+
+namespace {
+/// s <- s / 2 + 1, K times: a number-valued tree K levels deep, deeper than a cut's depth.
+template <int K, class S>
+auto affine_chain(const S& s) {
+  if constexpr (K == 0)
+    return s;
+  else
+    return affine_chain<K - 1>(s * 0.5 + 1.0);
+}
+}  // namespace
+
+TEST_CASE("slice's adjoint, its part among zeros, reaches every kind of operand") {
+  using V5 = tl::vector<double, 5>;
+  const V5 v{0.5, -1.0, 2.0, 0.25, -0.75};
+  const V3 w{1.0, 10.0, 100.0};
+  // an argument, first alone (zeros around the part) then with a second slice added
+  CHECK(tl::grad([&w](const auto& x) { return tl::sum(tl::slice<1, 3>(x) * w); })(v) == V5{0, 1, 10, 100, 0});
+  CHECK(tl::grad([&w](const auto& x) { return tl::sum(tl::slice<2, 3>(x) * w) + tl::sum(tl::slice<0, 2>(x)); })(v) ==
+        V5{1, 1, 1, 10, 100});
+  // a let name, through the let's adjoint sum, and on to the argument through x * 2
+  const auto named = [&w](const auto& x) {
+    return tl::let(x * 2.0,
+                   [&w](const auto& p) { return tl::sum(tl::slice<1, 3>(p) * w) + tl::sum(tl::slice<4, 1>(p)); });
+  };
+  CHECK(tl::grad(named)(v) == V5{0, 2, 20, 200, 2});
+  // an operation's rule, which takes it dense: exp, and a slice of a slice
+  const V5 ge = tl::grad([](const auto& x) { return tl::sum(tl::slice<1, 3>(tl::exp(x))); })(v);
+  CHECK(ge == V5{0, std::exp(v[1]), std::exp(v[2]), std::exp(v[3]), 0});
+  CHECK(tl::grad([&w](const auto& x) { return tl::sum(tl::slice<1, 3>(tl::slice<1, 4>(x)) * w); })(v) ==
+        V5{0, 0, 1, 10, 100});
+  // a cut (a number chain deeper than the cut depth), tl::trace, and second derivatives
+  const auto deep = [&w](const auto& x) { return affine_chain<20>(tl::sum(tl::slice<1, 3>(x) * w)); };
+  const double scale = std::ldexp(1.0, -20);
+  CHECK(tl::grad(deep)(v) == V5{0, scale, 10 * scale, 100 * scale, 0});
+  const auto squares = [](const auto& x) {
+    return tl::sum(tl::square(tl::slice<1, 3>(x))) + tl::sum(tl::slice<0, 2>(x));
+  };
+  CHECK(tl::trace(squares, v).gradient() == tl::grad(squares)(v));
+  const auto h = tl::hessian(squares)(v);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 5; ++j) CHECK(h(i, j) == (i == j && i >= 1 && i <= 3 ? 2.0 : 0.0));
 }
 
 namespace {
