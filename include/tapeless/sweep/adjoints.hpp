@@ -30,15 +30,17 @@ inline constexpr bool always_false = false;
 /// the sum started at -0, the identity of IEEE addition: a matrix is not filled first and then added
 /// to, two passes over it that cost S7 (sum(A A), 8 x 8) two fifths of its instructions. Whether one
 /// has arrived is known where the sweep is inlined, so that test folds away.
-template <class T>
+/// Held is T, or T& for a sum kept in its destination (argument_adjoint_into).
+template <class T, class Held = T>
 struct adjoint_sum {
-  T value;
+  Held value;
   bool written = false;
 
   // The matrix constructed uninitialized here, not returned by a constexpr function: g++ folds such a
   // call into a constant whose uninitialized elements are zeros, and fills the matrix with them.
-  constexpr adjoint_sum() requires Matrix<T> : value(uninitialized) {}
-  constexpr adjoint_sum() requires(!Matrix<T>) : value(0) {}
+  constexpr adjoint_sum() requires Matrix<T> && std::is_same_v<Held, T> : value(uninitialized) {}
+  constexpr adjoint_sum() requires(!Matrix<T>) && std::is_same_v<Held, T> : value(0) {}
+  constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
 
   template <class G>
   constexpr void add(const G& g) {
@@ -90,6 +92,24 @@ struct argument_adjoints {
   constexpr std::tuple<T...> all_slots(std::index_sequence<S...>) {
     return std::tuple<T...>(slot<S>()...);
   }
+};
+
+/// The adjoint of the one argument of a gradient, summed in the caller's matrix, grad's result itself:
+/// copied out of a store, the gradient took a pass of its own (log-sum-exp, n = 256: 2 KB).
+template <class T>
+struct argument_adjoint_into {
+  adjoint_sum<T, T&> sum;
+  constexpr explicit argument_adjoint_into(T& destination) : sum(destination) {}
+
+  template <class Leaf, class G>
+  constexpr void accumulate(const Leaf&, const G& g) {
+    if constexpr (is_argument<Leaf>)
+      sum.add(g);
+    else
+      static_assert(always_false<Leaf>, "a name bound by tl::let was used outside the body of its let");
+  }
+  /// Once the sweep is done: +0 where no adjoint arrived.
+  constexpr void finish() { (void)sum.total(0.0); }
 };
 
 /// The store of backward(): tl::var leaves write through their own pointer; nothing else may appear.

@@ -211,17 +211,40 @@ struct gradient_transform {
   template <class Selected, class Root, class ArgTypes, class Seed, class Out>
   static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types, const Seed& seed,
                               const Out& out) {
-    using V = value_type_of_t<Root>;
-    decltype(make_store(selected, arg_types)) store;
     decltype(make_shared_work<Root>(selected, arg_types)) shared;  // e.g. one LU of A for det(A) and inverse(A)
-    const evaluated<Root, WithValue> values(root, shared);         // grad computes only what the sweep reads
+    using G = decltype(make_store(selected, arg_types).gradient());
+    if constexpr (!HasAux && !WithValue && Matrix<G>) {
+      return gradient_alone<G>(root, shared, seed);
+    } else {
+      decltype(make_store(selected, arg_types)) store;
+      return evaluate_and_sweep(root, shared, seed, store,
+                                [&](const auto& value) { return finish(store, value, out); });
+    }
+  }
+
+  // The gradient of one matrix argument alone: summed in the matrix returned, not copied out. One
+  // return of one local, so that the local is the caller's result.
+  template <class G, class Root, class Shared, class Seed>
+  static constexpr G gradient_alone(const Root& root, Shared& shared, const Seed& seed) {
+    G gradient(uninitialized);
+    argument_adjoint_into<G> store(gradient);
+    evaluate_and_sweep(root, shared, seed, store);
+    store.finish();
+    return gradient;
+  }
+
+  // The forward pass and the reverse one into store; then(value of the root), if given.
+  template <class Root, class Shared, class Seed, class Store, class Then = std::nullptr_t>
+  static constexpr auto evaluate_and_sweep(const Root& root, Shared& shared, const Seed& seed, Store& store,
+                                           const Then& then = nullptr) {
+    const evaluated<Root, WithValue> values(root, shared);  // grad computes only what the sweep reads
     if constexpr (Root::is_active) {
       if constexpr (std::is_same_v<Seed, unit_seed>)
-        backward_sweep(root, values, V(1), store);
+        backward_sweep(root, values, value_type_of_t<Root>(1), store);
       else
         backward_sweep(root, values, seed, store);
     }
-    return finish(store, value_at(root, values), out);
+    if constexpr (!std::is_null_pointer_v<Then>) return then(value_at(root, values));
   }
 
   // The store's type: a slot per selected argument, typed like it. Only its type: a store returned by a

@@ -286,6 +286,12 @@ TEST_CASE("grad: an adjoint is the IEEE sum of its contributions from -0; +0 whe
   for (const double e : gv) CHECK((e == 0.0 && !std::signbit(e)));
   const auto gl = tl::grad([](const auto& x) { return tl::let(x * 2.0, [](const auto& y) { return tl::sum(y); }); })(v);
   for (const double e : gl) CHECK(e == 2.0);
+  // grad of one matrix argument sums straight into the matrix it returns: the same conventions there,
+  // +0 where the sweep reaches nothing (the branch taken is a constant), -0 kept from one contribution
+  const V unreached = tl::grad([](const auto& x) { return tl::if_else(false, tl::sum(x), 1.0); })(v);
+  for (const double e : unreached) CHECK((e == 0.0 && !std::signbit(e)));
+  const V negative_zero = tl::grad([](const auto& x) { return tl::sum(x * -0.0); })(v);
+  for (const double e : negative_zero) CHECK((e == 0.0 && std::signbit(e)));
 }
 
 TEST_CASE("grad: value_and_grad's value is f at plain numbers, from one call of f") {
