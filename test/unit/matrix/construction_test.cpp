@@ -123,17 +123,6 @@ TEST_CASE("slice<Start, Length>(v) of column and row vectors") {
       "slice of a 1 x 1", [](const auto& X) { return smooth(tl::slice<0, 1>(X)); }, fd_tol, one);
 }
 
-namespace {
-/// s <- s / 2 + 1, K times: a number-valued tree K levels deep, deeper than a cut's depth.
-template <int K, class S>
-auto affine_chain(const S& s) {
-  if constexpr (K == 0)
-    return s;
-  else
-    return affine_chain<K - 1>(s * 0.5 + 1.0);
-}
-}  // namespace
-
 TEST_CASE("slice's adjoint, its part among zeros, reaches every kind of operand") {
   using V5 = tl::vector<double, 5>;
   const V5 v{0.5, -1.0, 2.0, 0.25, -0.75};
@@ -154,7 +143,7 @@ TEST_CASE("slice's adjoint, its part among zeros, reaches every kind of operand"
   CHECK(tl::grad([&w](const auto& x) { return tl::sum(tl::slice<1, 3>(tl::slice<1, 4>(x)) * w); })(v) ==
         V5{0, 0, 1, 10, 100});
   // a cut (a number chain deeper than the cut depth), tl::trace, and second derivatives
-  const auto deep = [&w](const auto& x) { return affine_chain<20>(tl::sum(tl::slice<1, 3>(x) * w)); };
+  const auto deep = [&w](const auto& x) { return mx::affine_chain<20>(tl::sum(tl::slice<1, 3>(x) * w)); };
   const double scale = std::ldexp(1.0, -20);
   CHECK(tl::grad(deep)(v) == V5{0, scale, 10 * scale, 100 * scale, 0});
   const auto squares = [](const auto& x) {

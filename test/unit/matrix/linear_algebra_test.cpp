@@ -14,6 +14,8 @@
 #include <finite_difference.hpp>
 #include <sanitizers.hpp>
 
+#include "matrix_check.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -1099,23 +1101,14 @@ TEST_CASE("matmul under sum or mean: repeated rows and columns reach every kind 
   check_repeated_adjoints<1, 4, 8>(735);
 }
 
-/// s <- s / 2 + 1, K times: a number-valued tree K levels deep.
-template <int K, class S>
-auto affine_chain(const S& s) {
-  if constexpr (K == 0)
-    return s;
-  else
-    return affine_chain<K - 1>(s * 0.5 + 1.0);
-}
-
 TEST_CASE("matmul under sum: a deep number chain (a cut) and second derivatives") {
   using M = mat<2, 2>;
   const M a{{0.3, -0.7}, {1.1, 0.4}};
   const M ones = M::filled(1.0);
   // a chain deeper than the cut depth over sum(A A): the cut's sweep adds repeated lines
-  const auto deep = [](const auto& x) { return affine_chain<20>(tl::sum(tl::matmul(x, x))); };
+  const auto deep = [](const auto& x) { return mx::affine_chain<20>(tl::sum(tl::matmul(x, x))); };
   const auto deep_dense = [&ones](const auto& x) {
-    return affine_chain<20>(tl::sum(tl::cref(ones) * tl::matmul(x, x)));
+    return mx::affine_chain<20>(tl::sum(tl::cref(ones) * tl::matmul(x, x)));
   };
   CHECK(max_rel_error(tl::grad(deep)(a), tl::grad(deep_dense)(a)) < 1e-14);
   // second derivatives run the rules in dual numbers: the same Hessian either way

@@ -10,6 +10,8 @@
 //   mx::ad_grad(f, args...)               tl::grad(f)(args...), always as a std::tuple
 //   mx::check_close(label, a, b, tol)     every element of a against b by fd::rel_error
 //   mx::check_fd(label, f, tol, args...)  AD against FD for every argument
+//   mx::affine_chain<K>(s)                s <- s / 2 + 1, K times: a number-valued tree K levels deep,
+//                                         deeper than a cut's depth for K = 20
 #pragma once
 
 #include <doctest/doctest.h>
@@ -28,6 +30,14 @@
 namespace mx {
 
 namespace tl = tapeless;
+
+template <int K, class S>
+auto affine_chain(const S& s) {
+  if constexpr (K == 0)
+    return s;
+  else
+    return affine_chain<K - 1>(s * 0.5 + 1.0);
+}
 
 template <class M>
 M random(fd::rng& r, double lo, double hi) {
