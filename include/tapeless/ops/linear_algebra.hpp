@@ -8,6 +8,8 @@
 //   det, log_det,      the factorisation of A (LU with partial pivoting; Cholesky) is computed once, by
 //   solve              the forward pass, and kept beside the value for the backward pass (ops/rules.hpp,
 //                      forward): the value is read off it and the vector-Jacobian product solves with it.
+//   across nodes       det (N >= 4), inverse and solve of one argument share one LU factorisation in a
+//                      sweep (sweep/shared.hpp), and det's rule reads det(A) A^-T off a shared inverse.
 //
 // Degenerate inputs never crash and never divide by zero (so they stay usable in constant expressions):
 //   det      of a singular matrix is 0 (or tiny) and its gradient, the cofactor matrix, is computed
