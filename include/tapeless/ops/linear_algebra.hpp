@@ -70,11 +70,9 @@ struct plain_row {
   constexpr void subtract_scaled(const T& m, const plain_row& y) {
     for (std::size_t c = 0; c < K; ++c) e[c] -= m * y.e[c];
   }
-  /// this /= d, as this *= 1 / d where that is normal (math::reciprocal_is_normal): a division takes
-  /// 13 cycles or more, and the substitutions' divisions wait for each other.
-  constexpr void divide(const T& d) {
-    const T r = T(1) / d;
-    const bool scale = math::reciprocal_is_normal(r);
+  /// this /= d, as this *= r where r, 1 / d kept by the factorisation, is not 0 (lu_factors::reciprocal)
+  constexpr void divide(const T& d, const T& r) {
+    const bool scale = r != T(0);
     for (std::size_t c = 0; c < K; ++c) e[c] = scale ? e[c] * r : e[c] / d;
   }
 };
@@ -89,6 +87,11 @@ struct lu_factors {
   std::array<std::size_t, N> perm{};
   T sign = T(1);  // det(P)
   bool singular = false;
+  /// 1 / u_kk where that is normal (math::reciprocal_is_normal), else 0, which tells a solve to divide.
+  /// Made once here, as LAPACK's getf2 scales by it: a division takes 13 cycles or more, the
+  /// substitutions' divisions wait for each other, and the forward pass's solves and the backward
+  /// pass's transposed ones would each have made it again.
+  std::array<T, N> reciprocal{};
 
   constexpr lu_factors() = default;
   constexpr explicit lu_factors(const matrix<T, N, N>& a) : lu(a) { factorise(); }
@@ -126,6 +129,7 @@ struct lu_factors {
       }
       const T r = T(1) / pivot;
       const bool scale = math::reciprocal_is_normal(r);
+      reciprocal[k] = scale ? r : T(0);
       for (std::size_t i = k + 1; i < N; ++i) {
         const T m = scale ? lu(i, k) * r : lu(i, k) / pivot;
         lu(i, k) = m;
@@ -187,7 +191,7 @@ struct lu_factors {
       for (std::size_t k = 0; k < i; ++k) x[i].subtract_scaled(lu(i, k), x[k]);
     for (std::size_t i = N; i-- > 0;) {  // U x = y
       for (std::size_t k = i + 1; k < N; ++k) x[i].subtract_scaled(lu(i, k), x[k]);
-      x[i].divide(lu(i, i));
+      x[i].divide(lu(i, i), reciprocal[i]);
     }
     matrix<T, N, K> out(uninitialized);
     for (std::size_t i = 0; i < N; ++i) x[i].store(&out(i, 0));
@@ -199,7 +203,7 @@ struct lu_factors {
     for (std::size_t i = 0; i < N; ++i) w[i] = Row::load(&b(i, 0));
     for (std::size_t i = 0; i < N; ++i) {  // U^T w = b
       for (std::size_t k = 0; k < i; ++k) w[i].subtract_scaled(lu(k, i), w[k]);
-      w[i].divide(lu(i, i));
+      w[i].divide(lu(i, i), reciprocal[i]);
     }
     for (std::size_t i = N; i-- > 0;)  // L^T v = w
       for (std::size_t k = i + 1; k < N; ++k) w[i].subtract_scaled(lu(k, i), w[k]);

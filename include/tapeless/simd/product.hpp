@@ -9,7 +9,6 @@
 // Shapes whose rows do not split into whole batches keep the scalar loops (ops/linear_algebra.hpp).
 #pragma once
 
-#include <tapeless/math/functions.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <array>
@@ -154,10 +153,9 @@ struct batch_row {
     const batch<T> mb(m);
     for (std::size_t j = 0; j < e.size(); ++j) e[j] -= mb * y.e[j];
   }
-  /// this /= d, as this *= 1 / d where that is normal
-  void divide(T d) {
-    const T r = T(1) / d;
-    if (math::reciprocal_is_normal(r)) {
+  /// this /= d, as this *= r where r, 1 / d kept by the factorisation, is not 0
+  void divide(T d, T r) {
+    if (r != T(0)) {
       const batch<T> rb(r);
       for (auto& b : e) b *= rb;
     } else {
