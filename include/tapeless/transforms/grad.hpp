@@ -228,15 +228,15 @@ struct gradient_transform {
   static constexpr G gradient_alone(const Root& root, Shared& shared, const Seed& seed) {
     G gradient(uninitialized);
     argument_adjoint_into<G> store(gradient);
-    evaluate_and_sweep(root, shared, seed, store);
+    evaluate_and_sweep(root, shared, seed, store, [](const auto&) {});
     store.finish();
     return gradient;
   }
 
-  // The forward pass and the reverse one into store; then(value of the root), if given.
-  template <class Root, class Shared, class Seed, class Store, class Then = std::nullptr_t>
+  // The forward pass and the reverse one into store; then then(value of the root), while it lives.
+  template <class Root, class Shared, class Seed, class Store, class Then>
   static constexpr auto evaluate_and_sweep(const Root& root, Shared& shared, const Seed& seed, Store& store,
-                                           const Then& then = nullptr) {
+                                           const Then& then) {
     const evaluated<Root, WithValue> values(root, shared);  // grad computes only what the sweep reads
     if constexpr (Root::is_active) {
       if constexpr (std::is_same_v<Seed, unit_seed>)
@@ -244,7 +244,7 @@ struct gradient_transform {
       else
         backward_sweep(root, values, seed, store);
     }
-    if constexpr (!std::is_null_pointer_v<Then>) return then(value_at(root, values));
+    return then(value_at(root, values));
   }
 
   // The store's type: a slot per selected argument, typed like it. Only its type: a store returned by a
