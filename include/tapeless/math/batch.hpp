@@ -34,6 +34,19 @@ constexpr auto choose(const C& condition, const A& if_true, const B& if_false) {
   }
 }
 
+/// `condition ? if_true : if_false` with both sides at hand: for a batch, a blend and no branch. For
+/// sides cheaper than a mispredicted branch (a constant, a value already computed).
+template <class C, class T>
+constexpr T select(const C& condition, const T& if_true, const T& if_false) {
+  if constexpr (std::convertible_to<C, bool>) {
+    return condition ? if_true : if_false;
+  } else {
+#if TAPELESS_SIMD
+    return xsimd::select(condition, if_true, if_false);
+#endif
+  }
+}
+
 /// T itself, or the element type of a batch T.
 template <class T>
 struct number_of {

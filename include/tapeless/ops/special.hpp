@@ -48,8 +48,9 @@ struct sigmoid {
   template <class T>
   static constexpr T value(T x) {
     const T e = math::exp(-math::abs(x));  // e^-x above 0, e^x below: never overflows
-    return math::choose(
-        x >= T(0), [&] { return T(1) / (T(1) + e); }, [&] { return e / (T(1) + e); });
+    // The sides differ in the numerator only: selecting it, not the quotient, keeps one division and
+    // no branch for a batch whose lanes have both signs.
+    return math::select(x >= T(0), T(1), e) / (T(1) + e);
   }
   // y (1 - y) below x = 1: there y <= 0.73, and for y >= 1/2 the subtraction 1 - y is exact (Sterbenz),
   // so the product is within a few ulp, at no exp. Above, 1 - y cancels: e^-x y^2, accurate in the tail.
