@@ -42,6 +42,7 @@
 #include <tapeless/ops/elementwise.hpp>
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/simd/batch.hpp>
+#include <tapeless/sweep/adjoints.hpp>
 
 #include <array>
 #include <cstddef>
@@ -357,18 +358,40 @@ template <class In, bool Active = In::is_active>
 struct gathered_adjoint {
   using V = typename In::value_type;
   static constexpr bool active = true, of_matrix = Matrix<V>;
+  static constexpr bool claimable = of_matrix && is_leaf<In>;
   V sum;
+  V* out = &sum;  // where the loop writes a matrix's adjoints: sum, or the store's own sum (claim)
+  bool claimed = false;
   // User-provided, so that the tuple of them is not zeroed first (value-initialization would); and the
   // matrix constructed here, not returned by a constexpr function, which g++ folds into a constant
   // whose uninitialized elements are zeros, filled in.
   constexpr gathered_adjoint() requires of_matrix : sum(uninitialized) {}  // every element is written by the loop
   constexpr gathered_adjoint() requires(!of_matrix) : sum(-0.0) {}
 
+  /// For a matrix leaf (an argument, a let's name) whose first adjoint this is: the loop writes into
+  /// the store's sum of its adjoints itself, and the copy from `sum` is spared.
+  template <class Store>
+  constexpr void claim(const In& input, Store& store) {
+    if constexpr (claimable && std::is_same_v<decltype(claim_sum(store, input)), V*>) {
+      if (V* destination = claim_sum(store, input)) {
+        out = destination;
+        claimed = true;
+      }
+    }
+  }
+  /// Whether the adjoints are in `sum`, for In's own sweep to take.
+  constexpr bool to_sweep() const {
+    if constexpr (claimable)
+      return !claimed;
+    else
+      return true;
+  }
+
   /// The adjoint a of element i.
   template <class T>
   constexpr void put(std::size_t i, const T& a) {
     if constexpr (of_matrix)
-      sum[i] = a;
+      (*out)[i] = a;
     else
       sum += a;
   }
@@ -376,6 +399,8 @@ struct gathered_adjoint {
 template <class In>
 struct gathered_adjoint<In, false> {
   static constexpr bool active = false, of_matrix = false;
+  template <class Store>
+  constexpr void claim(const In&, Store&) {}
   template <class T>
   constexpr void put(std::size_t, const T&) {}
 };
@@ -399,7 +424,8 @@ constexpr T adjoint_at(const G& g, std::size_t i) {
 template <class In, bool Active, class E, class Store>
 constexpr void sweep_input(const In& input, const E& values, const gathered_adjoint<In, Active>& gathered,
                            Store& store) {
-  if constexpr (Active) backward_sweep(input, values, gathered.sum, store);
+  if constexpr (Active)
+    if (gathered.to_sweep()) backward_sweep(input, values, gathered.sum, store);
 }
 
 #if TAPELESS_SIMD
@@ -428,7 +454,7 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
     (
         [&]<class Out>(Out& out) {
           if constexpr (Out::of_matrix)
-            a[K].store_unaligned(out.sum.data() + i);
+            a[K].store_unaligned(out.out->data() + i);
           else if constexpr (Out::active)
             sums[K] += a[K];
         }(plain_get<K>(gathered)),
@@ -472,6 +498,7 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   plain_tuple<
       gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K>...>
       gathered;
+  (plain_get<K>(gathered).claim(*plain_get<K>(in), store), ...);
 
   // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi.
   const auto element_sweep = [&n](const auto& x, const auto& gi) {
