@@ -87,7 +87,7 @@ struct evaluated<unary_node<Op, A>, Need> {
   template <class Shared = const no_shared_work>
   constexpr explicit evaluated(const unary_node<Op, A>& n, Shared& shared = no_sharing)
       : arg(n.arg, shared),
-        kept_(built_by{}, [&] { return forward_sharing(n.op, shared.lu_for(n.arg), value_at(n.arg, arg)); }) {}
+        kept_(built_by{}, [&] { return forward_as_needed<Need>(n.op, shared.lu_for(n.arg), value_at(n.arg, arg)); }) {}
   /// The forward result as the rule takes it (with its cache, if the operation keeps one).
   [[nodiscard]] constexpr const auto& out() const noexcept { return kept_.forward(); }
   [[nodiscard]] constexpr const auto& value() const noexcept { return value_part(out()); }

@@ -247,16 +247,27 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   };
   template <class M>
   static constexpr auto forward(const M& x) {
-    using S = typename M::value_type;
-    ::tapeless::detail::with_cache<S, exps<M>> out(S(0), ::tapeless::detail::uninitialized);
-    const auto [m, s] = detail::exp_shifted(x, out.cache.e);
-    out.cache.inverse_sum = S(1) / s;
-    out.value = m + math::log(s);
-    return out;
+    return computed<true>(x);
+  }
+  /// The rule's part only, under grad: no log (the value is left NaN).
+  template <class M>
+  static constexpr auto forward(const M& x, ::tapeless::detail::value_unread_t) {
+    return computed<false>(x);
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M&, T, const exps<M>& c) {
     return c.e * (static_cast<typename M::value_type>(g) * c.inverse_sum);
+  }
+
+ private:
+  template <bool Value, class M>
+  static constexpr auto computed(const M& x) {
+    using S = typename M::value_type;
+    ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), ::tapeless::detail::uninitialized);
+    const auto [m, s] = detail::exp_shifted(x, out.cache.e);
+    out.cache.inverse_sum = S(1) / s;
+    if constexpr (Value) out.value = m + math::log(s);
+    return out;
   }
 };
 

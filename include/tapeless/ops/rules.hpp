@@ -242,6 +242,28 @@ constexpr auto forward_sharing(const Op& op, Work work, const X&... x) {
   }
 }
 
+/// The tag of a forward pass whose value nothing reads: not the caller (grad at the root) nor the
+/// parent. An operation whose rule reads its cache only may offer forward(x..., value_unread), which
+/// skips the work only the value takes: log_sum_exp's log, a libm call the compiler may not drop, as
+/// it may set errno (S4, n = 16: a tenth of a gradient's instructions).
+struct value_unread_t {
+  explicit value_unread_t() = default;
+};
+inline constexpr value_unread_t value_unread{};
+
+/// forward_sharing; where nothing reads the value (Need false), op.forward(x..., value_unread) if op
+/// offers it. Both forms keep the same type.
+template <bool Need, class Op, class Work, class... X>
+constexpr auto forward_as_needed(const Op& op, Work work, const X&... x) {
+  if constexpr (!Need && requires { op.forward(x..., value_unread); }) {
+    static_assert(std::is_same_v<decltype(op.forward(x..., value_unread)), decltype(op_forward(op, x...))>,
+                  "an operation's forward with its value unread must return what its forward does");
+    return op.forward(x..., value_unread);
+  } else {
+    return forward_sharing(op, work, x...);
+  }
+}
+
 /// The value part of what op_forward returned.
 template <class Out>
 constexpr const auto& value_part(const Out& out) noexcept {

@@ -315,6 +315,40 @@ TEST_CASE("log_sum_exp, softmax, log_softmax: stable for large and infinite elem
   }
 }
 
+TEST_CASE("log_sum_exp under grad skips its log only where nothing reads its value") {
+  // Under grad, a root log_sum_exp, or one scaled by a constant, keeps only its exps (no log); where
+  // a parent's rule reads its value (exp, square, a division by it) it computes the log as well.
+  const tl::vector<double, 5> x{0.5, -1.25, 2.0, 0.75, -0.5};
+  double sum_exp = 0;
+  for (const double e : x) sum_exp += std::exp(e);
+  const double lse = std::log(sum_exp);
+  const auto check = [&](const std::string& what, const auto& f, double scale) {
+    INFO(what);
+    const auto g = tl::grad(f)(x);
+    const auto [value, g_too] = tl::value_and_grad(f)(x);
+    (void)value;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double exact = scale * std::exp(x[i]) / sum_exp;
+      CHECK(g[i] == doctest::Approx(exact).epsilon(1e-14));
+      CHECK(g_too[i] == doctest::Approx(exact).epsilon(1e-14));
+    }
+  };
+  check(
+      "log_sum_exp", [](const auto& v) { return tl::log_sum_exp(v); }, 1.0);
+  check(
+      "3 log_sum_exp", [](const auto& v) { return 3.0 * tl::log_sum_exp(v); }, 3.0);
+  check(
+      "exp(log_sum_exp)", [](const auto& v) { return tl::exp(tl::log_sum_exp(v)); }, sum_exp);
+  check(
+      "log_sum_exp^2", [](const auto& v) { return tl::square(tl::log_sum_exp(v)); }, 2 * lse);
+  check(
+      "1 / log_sum_exp", [](const auto& v) { return 1.0 / tl::log_sum_exp(v); }, -1 / (lse * lse));
+  CHECK(tl::value_and_grad([](const auto& v) { return tl::log_sum_exp(v); })(x).first ==
+        doctest::Approx(lse).epsilon(1e-15));
+  CHECK(tl::value_and_grad([](const auto& v) { return 2.0 * tl::log_sum_exp(v); })(x).first ==
+        doctest::Approx(2 * lse).epsilon(1e-15));
+}
+
 TEST_CASE("reductions of float matrices, beside double scalars") {
   using F = tl::matrix<float, 2, 2>;
   const F a{{1.0f, 2.0f}, {3.0f, 4.0f}};
