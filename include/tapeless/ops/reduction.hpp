@@ -255,8 +255,8 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
     return computed<false>(x);
   }
   template <class M, class G, class T>
-  static constexpr M vjp(G g, const M&, T, const exps<M>& c) {
-    return c.e * (static_cast<typename M::value_type>(g) * c.inverse_sum);
+  static constexpr auto vjp(G g, const M&, T, const exps<M>& c) {
+    return ::tapeless::detail::scaled<M>{&c.e, static_cast<typename M::value_type>(g) * c.inverse_sum};
   }
 
  private:

@@ -349,6 +349,51 @@ TEST_CASE("log_sum_exp under grad skips its log only where nothing reads its val
         doctest::Approx(2 * lse).epsilon(1e-15));
 }
 
+TEST_CASE("log_sum_exp's adjoint, its exps scaled, reaches every kind of operand") {
+  using V5 = tl::vector<double, 5>;
+  const V5 v{0.5, -1.0, 2.0, 0.25, -0.75};
+  const auto softmax_at = [](const V5& x, double scale) {
+    double s = 0;
+    for (const double e : x) s += std::exp(e);
+    V5 out;
+    for (std::size_t i = 0; i < 5; ++i) out[i] = scale * std::exp(x[i]) / s;
+    return out;
+  };
+  const auto check = [](const std::string& what, const V5& g, const V5& exact) {
+    mx::check_close(what, g, exact, 1e-14);
+  };
+  // an argument, alone (written into the gradient) and then with a second adjoint added
+  check("alone", tl::grad([](const auto& x) { return tl::log_sum_exp(x); })(v), softmax_at(v, 1));
+  check("added", tl::grad([](const auto& x) { return tl::sum(x) + 2.0 * tl::log_sum_exp(x); })(v),
+        softmax_at(v, 2) + 1.0);
+  const auto [ga, gb] = tl::grad([](const auto& x, const auto& y) { return tl::log_sum_exp(x) * tl::sum(y); })(v, v);
+  check("one of two arguments", ga, softmax_at(v, tl::sum(v)));
+  check("the other", gb, V5::filled(tl::log_sum_exp(v)));
+  // a let name, then through 3 x into the argument
+  const auto named = [](const auto& x) {
+    return tl::let(3.0 * x, [](const auto& p) { return tl::log_sum_exp(p) + tl::log_sum_exp(p); });
+  };
+  check("a let name", tl::grad(named)(v), softmax_at(3.0 * v, 6));
+  // an operation's rule, which takes it dense: x * x (a region), and matmul
+  V5 two_x_softmax = softmax_at(v * v, 1);
+  for (std::size_t i = 0; i < 5; ++i) two_x_softmax[i] *= 2 * v[i];
+  check("a region", tl::grad([](const auto& x) { return tl::log_sum_exp(x * x); })(v), two_x_softmax);
+  tl::matrix<double, 5, 5> twice{};
+  for (std::size_t i = 0; i < 5; ++i) twice(i, i) = 2.0;
+  check("matmul", tl::grad([&twice](const auto& x) { return tl::log_sum_exp(tl::matmul(tl::cref(twice), x)); })(v),
+        softmax_at(2.0 * v, 2));
+  // a cut (a number chain deeper than the cut depth), tl::trace, and second derivatives
+  const auto deep = [](const auto& x) { return mx::affine_chain<20>(tl::log_sum_exp(x)); };
+  check("a cut", tl::grad(deep)(v), softmax_at(v, std::ldexp(1.0, -20)));
+  const auto lse = [](const auto& x) { return tl::log_sum_exp(x); };
+  CHECK(tl::trace(lse, v).gradient() == tl::grad(lse)(v));
+  const auto h = tl::hessian(lse)(v);
+  const V5 s = softmax_at(v, 1);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 5; ++j)
+      CHECK(h(i, j) == doctest::Approx((i == j ? s[i] : 0.0) - s[i] * s[j]).epsilon(1e-13));
+}
+
 TEST_CASE("reductions of float matrices, beside double scalars") {
   using F = tl::matrix<float, 2, 2>;
   const F a{{1.0f, 2.0f}, {3.0f, 4.0f}};
