@@ -259,6 +259,50 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
   CHECK(tl::check_gradient(f, x));
 }
 
+TEST_CASE("a region reads a slice of a leaf in place") {
+  // The slices below are inputs of a region whose elements the loop reads from the leaf itself (an
+  // argument, a let's name, a constant), at offsets that leave partial batches: against the node-by-node
+  // sweep and the exact gradient. A slice of an operation (exp(x)) is still evaluated.
+  constexpr std::size_t n = 23;
+  using V = tl::vector<double, n>;
+  const auto x = seeded<n>(41, -1, 1);
+  const auto w = seeded<n>(42, -1, 1);
+  const auto f = [&w](const auto& v) {
+    return tl::sum(tl::exp(tl::slice<3, 17>(v)) * tl::slice<5, 17>(tl::cref(w)) + tl::slice<0, 17>(v));
+  };
+  namespace d = tl::detail;
+  using R = decltype(f(tl::argument<0, V>(x)).arg);
+  static_assert(d::slices_a_leaf<d::region_input_t<R, 0>> && d::slices_a_leaf<d::region_input_t<R, 1>>);
+  const auto g = tl::grad(f)(x);
+  check_same("slices of an argument and a constant", g, tl::value_and_grad(f)(x).second, 4);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double exact = (i >= 3 && i < 20 ? std::exp(x[i]) * w[i + 2] : 0.0) + (i < 17 ? 1.0 : 0.0);
+    CHECK(g[i] == doctest::Approx(exact).epsilon(1e-14));
+  }
+  const auto named = [](const auto& v) {
+    return tl::let(2.0 * v, [](const auto& p) { return tl::sum(tl::sin(tl::slice<1, 21>(p)) * tl::slice<2, 21>(p)); });
+  };
+  const auto gn = tl::grad(named)(x);
+  check_same("slices of a let's name", gn, tl::value_and_grad(named)(x).second, 4);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double p = 2 * x[i];
+    double exact = 0;
+    if (i >= 1 && i < 22) exact += std::cos(p) * 2 * x[i + 1];  // d/dp_i of sin(p_i) p_(i+1)
+    if (i >= 2) exact += std::sin(2 * x[i - 1]);                // d/dp_i of sin(p_(i-1)) p_i
+    CHECK(gn[i] == doctest::Approx(2 * exact).epsilon(1e-13));
+  }
+  const auto of_exp = [](const auto& v) { return tl::sum(tl::slice<2, 20>(tl::exp(v)) * tl::slice<0, 20>(v)); };
+  check_same("a slice of exp(x)", tl::grad(of_exp)(x), tl::value_and_grad(of_exp)(x).second, 4);
+  // in a constant expression, the loop one element at a time (a region: it sums the adjoint of s)
+  constexpr auto small = [](const auto& v, const auto& s) {
+    return tl::sum(tl::slice<1, 3>(v) * tl::slice<0, 3>(v) * s);
+  };
+  using small_region = decltype(small(tl::argument<0, tl::vector<double, 4>>({}), tl::argument<1, double>(0.0)).arg);
+  static_assert(d::fused_region<small_region>);
+  constexpr auto gc = tl::grad(small)(tl::vector<double, 4>{1.0, -2.0, 0.5, 3.0}, 2.0);
+  static_assert(std::get<0>(gc) == tl::vector<double, 4>{-4.0, 3.0, 2.0, 1.0} && std::get<1>(gc) == -1.5);
+}
+
 TEST_CASE("float regions run one element at a time and agree") {
   const auto f = [](const auto& x) { return tl::sum(tl::exp(x) * x - 2.0f * x); };
   const auto x = seeded<7, float>(31, -1, 1);
