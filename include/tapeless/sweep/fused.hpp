@@ -230,9 +230,14 @@ inline constexpr auto region_read_mask = [] {
 /// elements in place, from the leaf's value, where the slice's evaluation copied them (Rosenbrock,
 /// n = 256: head and tail, 255 elements each, a fifth of its time).
 template <class N>
-inline constexpr bool slices_a_leaf = false;
+struct slice_of_leaf : std::false_type {};
 template <std::size_t Start, std::size_t L, class A>
-inline constexpr bool slices_a_leaf<unary_node<ops::slice<Start, L>, A>> = is_leaf<A>;
+  requires is_leaf<A>
+struct slice_of_leaf<unary_node<ops::slice<Start, L>, A>> : std::true_type {
+  static constexpr std::size_t start = Start, length = L;
+};
+template <class N>
+inline constexpr bool slices_a_leaf = slice_of_leaf<N>::value;
 
 /// The elements of a matrix M read in place: what the loop reads of a slice of a leaf.
 template <class M>
@@ -395,29 +400,41 @@ template <class In, bool Active = In::is_active>
 struct gathered_adjoint {
   using V = typename In::value_type;
   static constexpr bool active = true, of_matrix = Matrix<V>;
-  static constexpr bool claimable = of_matrix && is_leaf<In>;
+  static constexpr bool claimable = of_matrix && (is_leaf<In> || slices_a_leaf<In>);
+  using element = typename std::conditional_t<of_matrix, V, matrix<V, 1, 1>>::value_type;
   V sum;
-  V* out = &sum;  // where the loop writes a matrix's adjoints: sum, or the store's own sum (claim)
+  element* out;  // where the loop writes a matrix's adjoints: sum, or the store's own sum (claim)
   bool claimed = false;
   // User-provided, so that the tuple of them is not zeroed first (value-initialization would); and the
   // matrix constructed here, not returned by a constexpr function, which g++ folds into a constant
   // whose uninitialized elements are zeros, filled in.
-  constexpr gathered_adjoint() requires of_matrix : sum(uninitialized) {}  // every element is written by the loop
-  constexpr gathered_adjoint() requires(!of_matrix) : sum(-0.0) {}
+  constexpr gathered_adjoint() requires of_matrix : sum(uninitialized), out(sum.data()) {}  // the loop writes all
+  constexpr gathered_adjoint() requires(!of_matrix) : sum(-0.0), out(nullptr) {}
 
   /// For a matrix leaf (an argument, a let's name) whose first adjoint this is: the loop writes into
-  /// the store's sum of its adjoints itself, and the copy from `sum` is spared.
+  /// the store's sum of its adjoints itself, and the copy from `sum` is spared. For a slice of such a
+  /// leaf, into its part of that sum, the rest zeros (the sum a slice's placed adjoint would write).
   template <class Store>
   constexpr void claim(const In& input, Store& store) {
-    if constexpr (claimable && std::is_same_v<decltype(claim_sum(store, input)), V*>) {
-      if (V* destination = claim_sum(store, input)) {
-        out = destination;
-        claimed = true;
+    if constexpr (claimable) {
+      if constexpr (is_leaf<In>) {
+        if constexpr (std::is_same_v<decltype(claim_sum(store, input)), V*>)
+          if (V* destination = claim_sum(store, input)) take(destination->data());
+      } else {
+        using L = typename std::remove_cvref_t<decltype(input.arg)>::value_type;
+        if constexpr (std::is_same_v<decltype(claim_sum(store, input.arg)), L*>) {
+          if (L* destination = claim_sum(store, input.arg)) {
+            constexpr std::size_t start = slice_of_leaf<In>::start, end = start + slice_of_leaf<In>::length;
+            for (std::size_t i = 0; i < start; ++i) (*destination)[i] = element(0);
+            for (std::size_t i = end; i < L::size(); ++i) (*destination)[i] = element(0);
+            take(destination->data() + start);
+          }
+        }
       }
     }
   }
   /// Whether the adjoints are in `sum`, for In's own sweep to take.
-  constexpr bool to_sweep() const {
+  [[nodiscard]] constexpr bool to_sweep() const {
     if constexpr (claimable)
       return !claimed;
     else
@@ -428,9 +445,15 @@ struct gathered_adjoint {
   template <class T>
   constexpr void put(std::size_t i, const T& a) {
     if constexpr (of_matrix)
-      (*out)[i] = a;
+      out[i] = a;
     else
       sum += a;
+  }
+
+ private:
+  constexpr void take(element* destination) {
+    out = destination;
+    claimed = true;
   }
 };
 template <class In>
@@ -491,7 +514,7 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
     (
         [&]<class Out>(Out& out) {
           if constexpr (Out::of_matrix)
-            a[K].store_unaligned(out.out->data() + i);
+            a[K].store_unaligned(out.out + i);
           else if constexpr (Out::active)
             sums[K] += a[K];
         }(plain_get<K>(gathered)),
