@@ -4,6 +4,7 @@
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/ops/power.hpp>  // ops::square, for x * x
+#include <tapeless/simd/batch.hpp>
 
 #include <limits>
 #include <string_view>
@@ -107,14 +108,28 @@ constexpr T times_reciprocal(const T& x, const T& y) {
 /// once, before the loop, and the value and the rule multiply: normal_logpdf's (x - mu) / sigma over
 /// 64 elements took two divisions per batch of four, which bounded the loop. The rounding differs
 /// from x / y's by at most 1 ulp, like the other reorderings of a fused loop.
+///
+/// For a batch, every lane of y is the same number: the test is made on that number, a bool that g++
+/// moves out of the loop (it splits the loop in two), where the test of a mask stayed in it, a
+/// branch per batch (normal_logpdf: 311 -> 261 instructions per gradient).
+template <class T>
+constexpr T times_uniform_reciprocal(const T& x, const T& y) {
+  if constexpr (::tapeless::detail::simd::is_batch<T>) {
+    const typename T::value_type r = typename T::value_type(1) / y.get(0);
+    if (math::reciprocal_is_normal(r)) return x * T(r);
+    return x / y;
+  } else {
+    return times_reciprocal(x, y);
+  }
+}
 struct divide_by_uniform : divide {
   template <class T>
   static constexpr T value(T x, T y) {
-    return times_reciprocal(x, y);
+    return times_uniform_reciprocal(x, y);
   }
   template <class T>
   static constexpr std::pair<T, T> vjp(T g, T, T y, T z) {
-    const T gx = times_reciprocal(g, y);
+    const T gx = times_uniform_reciprocal(g, y);
     return {gx, -gx * z};
   }
 };
