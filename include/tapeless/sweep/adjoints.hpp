@@ -80,24 +80,36 @@ constexpr auto claim_sum(Store& store, const Leaf& leaf) {
 
 /// The adjoints of the arguments a gradient is taken with respect to, one sum each; +0 for an argument
 /// no adjoint reached.
-template <class... T>
-struct argument_adjoints {
-  plain_tuple<adjoint_sum<T>...> slots;
-
+/// What the stores of grad's arguments share: an argument's adjoint goes to Derived's sum_of<slot>(),
+/// and no other leaf may reach them.
+template <class Derived>
+struct argument_store {
   template <class Leaf, class G>
   constexpr void accumulate(const Leaf&, const G& g) {
     if constexpr (is_argument<Leaf>)
-      plain_get<Leaf::slot>(slots).add(g);
+      self().template sum_of<Leaf::slot>().add(g);
     else
       static_assert(always_false<Leaf>, "a name bound by tl::let was used outside the body of its let");
   }
-
   template <class Leaf>
   constexpr auto claim(const Leaf&) {
     if constexpr (is_argument<Leaf>)
-      return plain_get<Leaf::slot>(slots).claim();
+      return self().template sum_of<Leaf::slot>().claim();
     else
       return nullptr;
+  }
+
+ private:
+  constexpr Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+template <class... T>
+struct argument_adjoints : argument_store<argument_adjoints<T...>> {
+  plain_tuple<adjoint_sum<T>...> slots;
+
+  template <std::size_t S>
+  constexpr auto& sum_of() {
+    return plain_get<S>(slots);
   }
 
   /// The adjoint of argument S, complete once the sweep is done.
@@ -124,23 +136,13 @@ struct argument_adjoints {
 /// The adjoint of the one argument of a gradient, summed in the caller's matrix, grad's result itself:
 /// copied out of a store, the gradient took a pass of its own (log-sum-exp, n = 256: 2 KB).
 template <class T>
-struct argument_adjoint_into {
+struct argument_adjoint_into : argument_store<argument_adjoint_into<T>> {
   adjoint_sum<T, T&> sum;
   constexpr explicit argument_adjoint_into(T& destination) : sum(destination) {}
 
-  template <class Leaf, class G>
-  constexpr void accumulate(const Leaf&, const G& g) {
-    if constexpr (is_argument<Leaf>)
-      sum.add(g);
-    else
-      static_assert(always_false<Leaf>, "a name bound by tl::let was used outside the body of its let");
-  }
-  template <class Leaf>
-  constexpr auto claim(const Leaf&) {
-    if constexpr (is_argument<Leaf>)
-      return sum.claim();
-    else
-      return nullptr;
+  template <std::size_t>
+  constexpr auto& sum_of() {
+    return sum;
   }
   /// Once the sweep is done: +0 where no adjoint arrived.
   constexpr void finish() { (void)sum.total(0.0); }

@@ -230,11 +230,13 @@ inline constexpr auto region_read_mask = [] {
 /// elements in place, from the leaf's value, where the slice's evaluation copied them (Rosenbrock,
 /// n = 256: head and tail, 255 elements each, a fifth of its time).
 template <class N>
-struct slice_of_leaf : std::false_type {};
+struct slice_of_leaf : std::false_type {
+  static constexpr std::size_t start = 0;  // a leaf itself is its own part
+};
 template <std::size_t Start, std::size_t L, class A>
   requires is_leaf<A>
 struct slice_of_leaf<unary_node<ops::slice<Start, L>, A>> : std::true_type {
-  static constexpr std::size_t start = Start, length = L;
+  static constexpr std::size_t start = Start;
 };
 template <class N>
 inline constexpr bool slices_a_leaf = slice_of_leaf<N>::value;
@@ -257,12 +259,10 @@ constexpr T element_at(const elements_in_place<M>& v, std::size_t i) {
 /// the leaf's elements in place.
 template <class In, class E>
 constexpr decltype(auto) region_value(const In& input, const E& evaluation) {
-  return value_at(input, evaluation);
-}
-template <std::size_t Start, std::size_t L, class A, class E>
-  requires is_leaf<A>
-constexpr auto region_value(const unary_node<ops::slice<Start, L>, A>& input, const E&) {
-  return elements_in_place<typename unary_node<ops::slice<Start, L>, A>::value_type>{input.arg.value().data() + Start};
+  if constexpr (slices_a_leaf<In>)
+    return elements_in_place<typename In::value_type>{input.arg.value().data() + slice_of_leaf<In>::start};
+  else
+    return value_at(input, evaluation);
 }
 
 /// Whether the region's sweep reads the value of input K: else that input's value is not computed.
@@ -417,18 +417,22 @@ struct gathered_adjoint {
   template <class Store>
   constexpr void claim(const In& input, Store& store) {
     if constexpr (claimable) {
-      if constexpr (is_leaf<In>) {
-        if constexpr (std::is_same_v<decltype(claim_sum(store, input)), V*>)
-          if (V* destination = claim_sum(store, input)) take(destination->data());
-      } else {
-        using L = typename std::remove_cvref_t<decltype(input.arg)>::value_type;
-        if constexpr (std::is_same_v<decltype(claim_sum(store, input.arg)), L*>) {
-          if (L* destination = claim_sum(store, input.arg)) {
-            constexpr std::size_t start = slice_of_leaf<In>::start, end = start + slice_of_leaf<In>::length;
-            for (std::size_t i = 0; i < start; ++i) (*destination)[i] = element(0);
-            for (std::size_t i = end; i < L::size(); ++i) (*destination)[i] = element(0);
-            take(destination->data() + start);
-          }
+      const auto& leaf = [&]() -> const auto& {
+        if constexpr (is_leaf<In>)
+          return input;
+        else
+          return input.arg;
+      }
+      ();
+      using L = typename std::remove_cvref_t<decltype(leaf)>::value_type;
+      if constexpr (std::is_same_v<decltype(claim_sum(store, leaf)), L*>) {
+        if (L* destination = claim_sum(store, leaf)) {
+          // A leaf is its own part; a slice writes its part, and the rest of the leaf's sum is zeros.
+          constexpr std::size_t start = slice_of_leaf<In>::start, end = start + V::size();
+          for (std::size_t i = 0; i < start; ++i) (*destination)[i] = element(0);
+          for (std::size_t i = end; i < L::size(); ++i) (*destination)[i] = element(0);
+          out = destination->data() + start;
+          claimed = true;
         }
       }
     }
@@ -448,12 +452,6 @@ struct gathered_adjoint {
       out[i] = a;
     else
       sum += a;
-  }
-
- private:
-  constexpr void take(element* destination) {
-    out = destination;
-    claimed = true;
   }
 };
 template <class In>
