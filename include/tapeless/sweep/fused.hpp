@@ -394,22 +394,20 @@ struct element_adjoints {
   }
 };
 
-/// What the region's loop gathers for input In: a matrix of adjoints for a matrix, the sum of them for
-/// a number; nothing for an input without adjoint.
-template <class In, bool Active = In::is_active>
-struct gathered_adjoint {
+/// What the region's loop gathers for a matrix input In: a matrix of its adjoints.
+template <class In>
+struct gathered_matrix_adjoint {
   using V = typename In::value_type;
-  static constexpr bool active = true, of_matrix = Matrix<V>;
-  static constexpr bool claimable = of_matrix && (is_leaf<In> || slices_a_leaf<In>);
-  using element = typename std::conditional_t<of_matrix, V, matrix<V, 1, 1>>::value_type;
+  static constexpr bool active = true, of_matrix = true, uniform = false;
+  static constexpr bool claimable = is_leaf<In> || slices_a_leaf<In>;
+  using element = typename V::value_type;
   V sum;
-  element* out;  // where the loop writes a matrix's adjoints: sum, or the store's own sum (claim)
+  element* out;  // where the loop writes the adjoints: sum, or the store's own sum (claim)
   bool claimed = false;
   // User-provided, so that the tuple of them is not zeroed first (value-initialization would); and the
   // matrix constructed here, not returned by a constexpr function, which g++ folds into a constant
   // whose uninitialized elements are zeros, filled in.
-  constexpr gathered_adjoint() requires of_matrix : sum(uninitialized), out(sum.data()) {}  // the loop writes all
-  constexpr gathered_adjoint() requires(!of_matrix) : sum(-0.0), out(nullptr) {}
+  constexpr gathered_matrix_adjoint() : sum(uninitialized), out(sum.data()) {}  // the loop writes all
 
   /// For a matrix leaf (an argument, a let's name) whose first adjoint this is: the loop writes into
   /// the store's sum of its adjoints itself, and the copy from `sum` is spared. For a slice of such a
@@ -444,24 +442,107 @@ struct gathered_adjoint {
     else
       return true;
   }
-
   /// The adjoint a of element i.
   template <class T>
   constexpr void put(std::size_t i, const T& a) {
-    if constexpr (of_matrix)
-      out[i] = a;
+    out[i] = a;
+  }
+  template <std::size_t>
+  constexpr void finish() {}
+};
+
+/// What the region's loop gathers for a number input In: the sum of its adjoints over the elements.
+/// Where that adjoint is the same for every element (Uniform: - log(sigma) under a sum, the adjoint -1),
+/// the sum is one product, n times it, which also leaves the loop without an addition per batch; that
+/// product is exact where the n additions round (each of them may).
+template <class In, bool Uniform>
+struct gathered_sum {
+  using T = typename In::value_type;
+  static constexpr bool active = true, of_matrix = false, uniform = Uniform;
+  T sum{-0.0};  // the identity of IEEE addition: the compiler may drop the first addition
+  template <class Store>
+  constexpr void claim(const In&, Store&) {}
+  [[nodiscard]] static constexpr bool to_sweep() { return true; }
+  /// The adjoint a of an element: any element's, where it is the same for all.
+  constexpr void put(std::size_t, const T& a) {
+    if constexpr (Uniform)
+      sum = a;
     else
       sum += a;
   }
+  /// Once the loop over N elements put their adjoints.
+  template <std::size_t N>
+  constexpr void finish() {
+    if constexpr (Uniform) sum *= T(N);
+  }
 };
+
+/// What the region's loop gathers for an input without adjoint: nothing.
 template <class In>
-struct gathered_adjoint<In, false> {
-  static constexpr bool active = false, of_matrix = false;
+struct not_gathered {
+  static constexpr bool active = false, of_matrix = false, uniform = false;
   template <class Store>
   constexpr void claim(const In&, Store&) {}
   template <class T>
   constexpr void put(std::size_t, const T&) {}
+  template <std::size_t>
+  constexpr void finish() {}
 };
+
+/// What the region's loop gathers for input In: its adjoints if it has any (Active), a matrix of them
+/// for a matrix, their sum for a number.
+template <class In, bool Active, bool Uniform>
+using gathered_adjoint = std::conditional_t<
+    !Active, not_gathered<In>,
+    std::conditional_t<Matrix<typename In::value_type>, gathered_matrix_adjoint<In>, gathered_sum<In, Uniform>>>;
+
+/// Whether operation Op sends its operand Side an adjoint the same for every element when its own is:
+/// x + y, x - y and -x do; x * y and x / y to x where y is a number (NumberB); x * y to y where x is.
+/// (Every other operation's adjoint reads a matrix operand: a node of the region has one.)
+template <class Op, std::size_t Side, bool NumberA, bool NumberB>
+constexpr bool passes_uniform_adjoint() {
+  if constexpr (std::is_same_v<Op, ops::add> || std::is_same_v<Op, ops::subtract> || std::is_same_v<Op, ops::negate>)
+    return true;
+  else if constexpr (Side == 0 && (std::is_same_v<Op, ops::multiply> || std::is_same_v<Op, ops::divide>))
+    return NumberB;
+  else if constexpr (Side == 1 && std::is_same_v<Op, ops::multiply>)
+    return NumberA;
+  else
+    return false;
+}
+
+/// Marks, from `uniform` on, whether the adjoint that reaches each input of the region rooted at N is the
+/// same for every element, when N's own adjoint is (`same`).
+template <class N>
+constexpr void mark_uniform_adjoints(bool same, bool* uniform) {
+  if constexpr (!is_elementwise_node<N>) {
+    *uniform = same;
+  } else if constexpr (requires(const N& n) { n.arg; }) {
+    using A = std::remove_cvref_t<decltype(std::declval<const N&>().arg)>;
+    using Op = decltype(std::declval<const N&>().op.op);
+    mark_uniform_adjoints<A>(same && passes_uniform_adjoint<Op, 0, false, false>(), uniform);
+  } else {
+    using A = std::remove_cvref_t<decltype(std::declval<const N&>().lhs)>;
+    using B = std::remove_cvref_t<decltype(std::declval<const N&>().rhs)>;
+    using Op = decltype(std::declval<const N&>().op.op);
+    constexpr bool number_a = !Matrix<typename A::value_type>, number_b = !Matrix<typename B::value_type>;
+    mark_uniform_adjoints<A>(same && passes_uniform_adjoint<Op, 0, number_a, number_b>(), uniform);
+    mark_uniform_adjoints<B>(same && passes_uniform_adjoint<Op, 1, number_a, number_b>(), uniform + region_size<A>);
+  }
+}
+
+/// Per slot of the region's inputs, whether its adjoint is the same for every element under an adjoint
+/// of the root that is (under sum or mean): every input sharing the slot receives one that is.
+template <class Root>
+inline constexpr auto uniform_slot_adjoints = [] {
+  constexpr std::size_t n = region_size<Root>;
+  std::array<bool, n> per_input{}, per_slot{};
+  mark_uniform_adjoints<Root>(true, per_input.data());
+  per_slot.fill(true);
+  constexpr auto slot = input_slots<region_inputs_t<Root>>::slot;
+  for (std::size_t k = 0; k < n; ++k) per_slot[slot[k]] = per_slot[slot[k]] && per_input[k];
+  return per_slot;
+}();
 
 /// Element i of an operand of the loop (a matrix's element, or the number itself), as T.
 template <class T, class V>
@@ -479,10 +560,9 @@ constexpr T adjoint_at(const G& g, std::size_t i) {
 }
 
 /// An input's own sweep, with the adjoint the region's loop gathered for it.
-template <class In, bool Active, class E, class Store>
-constexpr void sweep_input(const In& input, const E& values, const gathered_adjoint<In, Active>& gathered,
-                           Store& store) {
-  if constexpr (Active)
+template <class In, class E, class Gathered, class Store>
+constexpr void sweep_input(const In& input, const E& values, const Gathered& gathered, Store& store) {
+  if constexpr (Gathered::active)
     if (gathered.to_sweep()) backward_sweep(input, values, gathered.sum, store);
 }
 
@@ -503,6 +583,17 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
   }();
   const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
       {simd_operand<T>(plain_get<K>(values))}...};
+  // An adjoint the same for every element (Out::uniform), from the first batch only: the loop leaves it.
+  if constexpr ((std::remove_cvref_t<decltype(plain_get<K>(gathered))>::uniform || ...)) {
+    constexpr std::size_t first = N < w ? N : w;
+    const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(plain_get<K>(operands), 0, first)...},
+                                 simd::load_partial<T>(adjoint, 0, first));
+    (
+        [&]<class Out>(Out& out) {
+          if constexpr (Out::uniform) out.put(0, a[K].get(0));
+        }(plain_get<K>(gathered)),
+        ...);
+  }
   std::array<B, inputs> sums;  // per lane, the adjoints of the numbers among the inputs
   sums.fill(B(T(-0.0)));
   std::size_t i = 0;
@@ -513,7 +604,7 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
         [&]<class Out>(Out& out) {
           if constexpr (Out::of_matrix)
             a[K].store_unaligned(out.out + i);
-          else if constexpr (Out::active)
+          else if constexpr (Out::active && !Out::uniform)
             sums[K] += a[K];
         }(plain_get<K>(gathered)),
         ...);
@@ -525,13 +616,15 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
     (
         [&] {
           a[K].store_aligned(lanes.data());
-          for (std::size_t k = 0; i + k < N; ++k) plain_get<K>(gathered).put(i + k, lanes[k]);
+          if constexpr (!std::remove_cvref_t<decltype(plain_get<K>(gathered))>::uniform)
+            for (std::size_t k = 0; i + k < N; ++k) plain_get<K>(gathered).put(i + k, lanes[k]);
         }(),
         ...);
   }
   (
       [&]<class Out>(Out& out) {
-        if constexpr (Out::active && !Out::of_matrix) out.sum += xsimd::hadd(sums[K]);
+        if constexpr (Out::active && !Out::of_matrix && !Out::uniform) out.sum += xsimd::hadd(sums[K]);
+        out.template finish<N>();
       }(plain_get<K>(gathered)),
       ...);
 }
@@ -554,7 +647,8 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
                            plain_get<input_slot<inputs_t, K>>(v.input_values))}...};
   // An adjoint gathered per input that owns its slot (the first use of x, not the others).
   plain_tuple<
-      gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K>...>
+      gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K,
+                       is_uniform<G> && uniform_slot_adjoints<Root>[K]>...>
       gathered;
   (plain_get<K>(gathered).claim(*plain_get<K>(in), store), ...);
 
@@ -580,6 +674,7 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
     const auto a = element_sweep(std::array<T, inputs>{element_at<T>(plain_get<K>(values), i)...}, adjoint_at<T>(g, i));
     (plain_get<K>(gathered).put(i, a[K]), ...);
   }
+  (plain_get<K>(gathered).template finish<M::size()>(), ...);
   (sweep_input(*plain_get<K>(in), plain_get<K>(v.input_values), plain_get<K>(gathered), store), ...);
 }
 

@@ -101,6 +101,73 @@ TEST_CASE("numbers beside the matrix receive the sum of their adjoints") {
   CHECK(tl::check_gradient(f, 0.3, 1.7));
 }
 
+/// d/dt of f(x, t) at x of size N seeded and t = 0.3: fused (grad) and node by node (value_and_grad).
+template <std::size_t N, class F>
+std::pair<double, double> number_adjoint(const F& f) {
+  const auto x = seeded<N>(N + 70, -2, 2);
+  return {std::get<1>(tl::grad(f)(x, 0.3)), std::get<1>(tl::value_and_grad(f)(x, 0.3).second)};
+}
+
+TEST_CASE("a number whose adjoint is the same for every element receives n times it") {
+  namespace d = tl::detail;
+  using V = tl::vector<double, 8>;
+  const V v = seeded<8>(71, -1, 1);
+  const tl::argument<0, V> x(v);
+  const tl::argument<1, double> t(0.5), u(2.0);
+  // Which inputs' adjoints are the same for every element, from a root adjoint that is: through + - and
+  // unary minus, and through * and / to the side whose other side is a number. Slot by slot (a number
+  // used twice is one slot). A number's own operations (log(u), exp(u)) are inputs of the region.
+  using normal = decltype(-0.5 * tl::square((x - t) / u) - tl::log(u) - 0.9);  // x t u -0.5 log(u) 0.9
+  static_assert(d::region_size<normal> == 6);
+  static_assert(!d::uniform_slot_adjoints<normal>[1] && !d::uniform_slot_adjoints<normal>[2]);
+  static_assert(d::uniform_slot_adjoints<normal>[4]);              // - log(u): -1 at every element
+  using scaled = decltype(t * x + tl::exp(u) * -x / t);            // t x exp(u) x t
+  static_assert(!d::uniform_slot_adjoints<scaled>[0]);             // t: g x and - g exp(u) (-x) / t^2
+  static_assert(!d::uniform_slot_adjoints<scaled>[2]);             // exp(u): g (-x) / t
+  using linear = decltype(-(x - t) * 2.0 + tl::exp(u) / 3.0 + x);  // x t 2 exp(u) / 3 x
+  static_assert(d::uniform_slot_adjoints<linear>[1] && d::uniform_slot_adjoints<linear>[3]);
+  using shared = decltype(x * t + t);  // t one slot: g x + g
+  static_assert(!d::uniform_slot_adjoints<shared>[1]);
+  using divided = decltype(x / t + t);  // t one slot: - g x / t^2 + g
+  static_assert(!d::uniform_slot_adjoints<divided>[1]);
+
+  // - t under sum: -n exactly, with a whole batch, partial batches and none.
+  const auto minus = [](const auto& x, const auto& t) { return tl::sum(tl::exp(x) - t); };
+  CHECK(number_adjoint<1>(minus).first == -1.0);
+  CHECK(number_adjoint<3>(minus).first == -3.0);
+  CHECK(number_adjoint<23>(minus).first == -23.0);
+  CHECK(number_adjoint<64>(minus).first == -64.0);
+  // Under mean, n (1 / n): within an ulp of 1, where n additions of 1 / n may drift further.
+  const auto mean = [](const auto& x, const auto& t) { return tl::mean(tl::exp(x) + 2.0 * t); };
+  for (const auto& [fused, node_by_node] :
+       {number_adjoint<7>(mean), number_adjoint<23>(mean), number_adjoint<64>(mean)}) {
+    check_same("mean(exp(x) + 2 t), d/dt", fused, 2.0, 1);
+    check_same("mean(exp(x) + 2 t), d/dt node by node", node_by_node, 2.0, 4);
+  }
+  // A slot that is not uniform is summed element by element: sum(x t + t) and sum(x / t + t).
+  const auto x23 = seeded<23>(93, -2, 2);
+  double sum_x = 0;
+  for (const double e : x23) sum_x += e;
+  const auto times_plus = [](const auto& x, const auto& t) { return tl::sum(t * tl::exp(x) + t); };
+  const auto over_plus = [](const auto& x, const auto& t) { return tl::sum(x / t + t); };
+  double sum_exp = 0;
+  for (const double e : x23) sum_exp += std::exp(e);
+  CHECK(std::get<1>(tl::grad(times_plus)(x23, 0.3)) == doctest::Approx(sum_exp + 23).epsilon(1e-14));
+  CHECK(std::get<1>(tl::grad(over_plus)(x23, 0.3)) == doctest::Approx(23 - sum_x / 0.09).epsilon(1e-14));
+  CHECK(tl::check_gradient(times_plus, x23, 0.3));
+  CHECK(tl::check_gradient(over_plus, x23, 0.3));
+  // From a dense cotangent the adjoints differ by element: d/dt of u^T (exp(x) - t) is -sum(u).
+  const auto w = seeded<23>(94, -1, 1);
+  double sum_w = 0;
+  for (const double e : w) sum_w += e;
+  const auto pullback = tl::vjp([](const auto& x, const auto& t) { return tl::exp(x) - t; }, x23, 0.3).second;
+  CHECK(std::get<1>(pullback(w)) == doctest::Approx(-sum_w).epsilon(1e-14));
+  // In a constant expression, the scalar loop: the same n times.
+  constexpr tl::vector<double, 3> c{1.0, -2.0, 0.5};
+  static_assert(std::get<1>(tl::grad([](const auto& x, const auto& t) { return tl::sum(x * x - 0.5 * t); })(c, 4.0)) ==
+                -1.5);
+}
+
 TEST_CASE("a number divisor: its reciprocal where that is a normal number, else the division") {
   // ops::divide_by_uniform, what a region's loop in batches divides by a number with: x * (1 / y)
   // within 1 ulp of x / y over divisors of every magnitude, and x / y itself, bit for bit, where 1 / y
