@@ -10,6 +10,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/ops/rules.hpp>
+#include <tapeless/sweep/inline.hpp>
 
 #include <cstddef>
 #include <tuple>
@@ -42,8 +43,10 @@ struct adjoint_sum {
   constexpr adjoint_sum() requires(!Matrix<T>) && std::is_same_v<Held, T> : value(0) {}
   constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
 
+  // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
+  // the loop that made g: clang 14 called it (sweep/inline.hpp).
   template <class G>
-  constexpr void add(const G& g) {
+  TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
     if (written) {
       add_adjoint(value, g);
     } else {
@@ -85,7 +88,7 @@ constexpr auto claim_sum(Store& store, const Leaf& leaf) {
 template <class Derived>
 struct argument_store {
   template <class Leaf, class G>
-  constexpr void accumulate(const Leaf&, const G& g) {
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {  // as adjoint_sum::add
     if constexpr (is_argument<Leaf>)
       self().template sum_of<Leaf::slot>().add(g);
     else
@@ -168,7 +171,7 @@ struct let_scope {
   constexpr explicit let_scope(Parent& p) : parent(p) {}
 
   template <class Leaf, class G>
-  constexpr void accumulate(const Leaf& leaf, const G& g) {
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf& leaf, const G& g) {  // as adjoint_sum::add
     if constexpr (is_bound_to<Leaf, Tag>)
       sum.add(g);
     else

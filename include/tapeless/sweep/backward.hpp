@@ -19,12 +19,12 @@
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/fused.hpp>
+#include <tapeless/sweep/inline.hpp>
 
 namespace tapeless::detail {
 
-// The sweeps are left to the compiler's inliner. Forced inline ([[gnu::always_inline]]), clang's
-// S3 (n = 16) went from 2.8x a hand-written adjoint to 1.02x, but a test file of many gradients took
-// 222 s to compile instead of 11: the price every user's build would pay.
+// The sweeps are left to the compiler's inliner, but for the leaves' and those of operations on small
+// matrices, which clang is made to inline (sweep/inline.hpp).
 
 template <class T, bool Need, class G, class Store>
 constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>, Need>&, const G&, Store&) {}
@@ -33,19 +33,20 @@ template <class T, bool Need, class G, class Store>
 constexpr void backward_sweep(const constant_ref<T>&, const evaluated<constant_ref<T>, Need>&, const G&, Store&) {}
 
 template <std::size_t S, class T, bool Need, class G, class Store>
-constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&, const G& g,
-                              Store& store) {
+TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const argument<S, T>& leaf, const evaluated<argument<S, T>, Need>&,
+                                                    const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class Tag, class T, bool Need, class G, class Store>
-constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&, const G& g,
-                              Store& store) {
+TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const bound<Tag, T>& leaf, const evaluated<bound<Tag, T>, Need>&,
+                                                    const G& g, Store& store) {
   store.accumulate(leaf, g);
 }
 
 template <class T, bool Need, class G, class Store>
-constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>, Need>&, const G& g, Store&) {
+TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const var_ref<T>& leaf, const evaluated<var_ref<T>, Need>&,
+                                                    const G& g, Store&) {
   *leaf.grad_ += g;
 }
 
@@ -65,15 +66,19 @@ constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n
   sweep_region(n, v, dense_or_uniform(g), store);  // the loop reads a uniform or dense adjoint
 }
 
+// The sweep of an operation node, always inlined into the backward_sweep below that calls it: that one
+// is what an inliner sees, forced or not (sweep_inline).
 template <class Op, class A, bool Need, class G, class Store>
-constexpr void backward_sweep(const unary_node<Op, A>& n, const evaluated<unary_node<Op, A>, Need>& v, const G& g,
-                              Store& store) {
+[[gnu::always_inline]] constexpr void sweep_operation(const unary_node<Op, A>& n,
+                                                      const evaluated<unary_node<Op, A>, Need>& v, const G& g,
+                                                      Store& store) {
   if constexpr (A::is_active) backward_sweep(n.arg, v.arg, unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out()), store);
 }
 
 template <class Op, class A, class B, bool Need, class G, class Store>
-constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<binary_node<Op, A, B>, Need>& v,
-                              const G& g, Store& store) {
+[[gnu::always_inline]] constexpr void sweep_operation(const binary_node<Op, A, B>& n,
+                                                      const evaluated<binary_node<Op, A, B>, Need>& v, const G& g,
+                                                      Store& store) {
   using T = typename binary_node<Op, A, B>::value_type;
   const auto& x = value_at(n.lhs, v.lhs);
   const auto& y = value_at(n.rhs, v.rhs);
@@ -85,6 +90,45 @@ constexpr void backward_sweep(const binary_node<Op, A, B>& n, const evaluated<bi
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, ga, store);
     if constexpr (B::is_active) backward_sweep(n.rhs, v.rhs, gb, store);
   }
+}
+
+/// Whether V is a matrix small enough that clang is made to inline the sweeps of operations on it: the
+/// size below which plain elementwise regions are swept node by node (fuse_min_elements).
+template <class V>
+inline constexpr bool small_matrix = false;
+template <Matrix V>
+inline constexpr bool small_matrix<V> = V::size() < fuse_min_elements;
+
+/// Whether the sweep of the operation node N is marked TAPELESS_SWEEP_INLINE: where its value or an
+/// operand's is a small matrix (so the sum of one too, whose sweep runs the rest).
+template <class N>
+inline constexpr bool sweep_inline = false;
+template <class Op, class A>
+inline constexpr bool sweep_inline<unary_node<Op, A>> =
+    small_matrix<typename unary_node<Op, A>::value_type> || small_matrix<typename A::value_type>;
+template <class Op, class A, class B>
+inline constexpr bool sweep_inline<binary_node<Op, A, B>> =
+    small_matrix<typename binary_node<Op, A, B>::value_type> || small_matrix<typename A::value_type> ||
+    small_matrix<typename B::value_type>;
+
+template <class N>
+inline constexpr bool is_operation_node = false;
+template <class Op, class A>
+inline constexpr bool is_operation_node<unary_node<Op, A>> = true;
+template <class Op, class A, class B>
+inline constexpr bool is_operation_node<binary_node<Op, A, B>> = true;
+template <class N>
+concept operation_node = is_operation_node<N>;
+
+template <operation_node N, bool Need, class G, class Store>
+requires sweep_inline<N> TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const N& n, const evaluated<N, Need>& v,
+                                                                             const G& g, Store& store) {
+  sweep_operation(n, v, g, store);
+}
+template <operation_node N, bool Need, class G, class Store>
+  requires(!sweep_inline<N>)
+constexpr void backward_sweep(const N& n, const evaluated<N, Need>& v, const G& g, Store& store) {
+  sweep_operation(n, v, g, store);
 }
 
 template <class A, class B, bool Need, class G, class Store>

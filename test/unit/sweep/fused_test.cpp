@@ -326,6 +326,45 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
   CHECK(tl::check_gradient(f, x));
 }
 
+TEST_CASE("small plain regions stay node by node, their sweeps marked for clang to inline") {
+  // Rosenbrock at n = 16: 15 elements, fewer than fuse_min_elements, so plain arithmetic is swept node
+  // by node, each sweep marked TAPELESS_SWEEP_INLINE (sweep/inline.hpp); at n = 40, a region.
+  const auto rosenbrock = []<std::size_t N>(std::integral_constant<std::size_t, N>) {
+    return [](const auto& x) {
+      const auto head = tl::slice<0, N - 1>(x);
+      const auto tail = tl::slice<1, N - 1>(x);
+      return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+    };
+  };
+  namespace d = tl::detail;
+  using V16 = tl::vector<double, 16>;
+  using V40 = tl::vector<double, 40>;
+  const auto f16 = rosenbrock(std::integral_constant<std::size_t, 16>{});
+  const auto f40 = rosenbrock(std::integral_constant<std::size_t, 40>{});
+  using Sum16 = decltype(f16(std::declval<const tl::argument<0, V16>&>()));
+  using Sum40 = decltype(f40(std::declval<const tl::argument<0, V40>&>()));
+  using Body16 = decltype(std::declval<Sum16>().arg);
+  using Head16 = decltype(tl::slice<0, 15>(std::declval<const tl::argument<0, V16>&>()));
+  static_assert(!d::fused_region<Body16> && d::fused_region<decltype(std::declval<Sum40>().arg)>);
+  // The sum of a small matrix is marked too, so the sweep it runs is one body; not so at n = 40, nor
+  // for numbers.
+  static_assert(d::sweep_inline<Sum16> && d::sweep_inline<Body16> && d::sweep_inline<Head16>);
+  static_assert(!d::sweep_inline<Sum40> && !d::sweep_inline<decltype(std::declval<Sum40>().arg)>);
+  const tl::argument<1, double> s(2.0);
+  static_assert(!d::sweep_inline<decltype(s * s + s)>);
+  // The gradient, against the exact one and finite differences.
+  const auto x = seeded<16>(4, -1.5, 1.5);
+  const V16 g = tl::grad(f16)(x);
+  V16 exact = V16::filled(0.0);
+  for (std::size_t i = 0; i + 1 < 16; ++i) {
+    const double a = x[i + 1] - x[i] * x[i];
+    exact[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
+    exact[i + 1] += 200.0 * a;
+  }
+  for (std::size_t i = 0; i < 16; ++i) CHECK(g[i] == doctest::Approx(exact[i]).epsilon(1e-13));
+  CHECK(tl::check_gradient(f16, x));
+}
+
 TEST_CASE("a region reads a slice of a leaf in place") {
   // The slices below are inputs of a region whose elements the loop reads from the leaf itself (an
   // argument, a let's name, a constant), at offsets that leave partial batches: against the node-by-node
