@@ -427,6 +427,15 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr auto vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g, const matrix<T, R, K>&,
                                 const matrix<T, K, C>& b, const matrix<T, R, C>&) {
     ::tapeless::detail::repeated<matrix<T, R, K>, true> ga{matrix<T, 1, K>(::tapeless::detail::uninitialized)};
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::row_sums_in_batches<T, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::row_sums<K, C>(b.data(), ga.line.data());
+        for (auto& e : ga.line) e *= g.value;
+        return ga;
+      }
+    }
+#endif
     for (std::size_t k = 0; k < K; ++k) {
       T s(0);
       for (std::size_t j = 0; j < C; ++j) s += b(k, j);

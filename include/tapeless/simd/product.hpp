@@ -3,10 +3,10 @@
 //
 // Matrices are row-major, so a batch is w neighbouring elements of one row. Every element is still the
 // scalar loop's sum, term by term in the same order from 0 up, a batch doing w such sums side by side;
-// except in A x, a matrix times a vector, whose sums run in lanes. Written out with batches because the
-// compiler, left to itself inside a whole sweep, vectorised A^T g (S6's 256 x 8 by 256) across rows,
-// shuffling two rows at a time in 128-bit registers: 7,700 instructions where these loops take 1,500.
-// Shapes whose rows do not split into whole batches keep the scalar loops (ops/linear_algebra.hpp).
+// except in A x, a matrix times a vector, and the sums of rows, which run in lanes. Written out with batches because
+// the compiler, left to itself inside a whole sweep, vectorised A^T g (S6's 256 x 8 by 256) across rows, shuffling two
+// rows at a time in 128-bit registers: 7,700 instructions where these loops take 1,500. Shapes whose rows do not split
+// into whole batches keep the scalar loops (ops/linear_algebra.hpp).
 #pragma once
 
 #include <tapeless/simd/batch.hpp>
@@ -50,28 +50,55 @@ void product(const T* a, const T* b, T* c) {
   }
 }
 
+/// c(i) = the sum of the lanes of the batch row_lanes(i), for i < R: of w rows at once (xsimd::haddp).
+template <std::size_t R, class T, class Lanes>
+void sum_lanes_of_rows(const Lanes& row_lanes, T* c) {
+  constexpr std::size_t w = width<T>;
+  std::size_t i = 0;
+  for (; i + w <= R; i += w) {
+    std::array<batch<T>, w> rows;
+    for (std::size_t r = 0; r < w; ++r) rows[r] = row_lanes(i + r);
+    xsimd::haddp(rows.data()).store_unaligned(c + i);
+  }
+  if constexpr (R % w != 0)
+    for (; i < R; ++i) c[i] = xsimd::hadd(row_lanes(i));
+}
+
 /// c = a b for a: R x K and a vector b of K: each c(i) the sum over k of a(i, k) b(k), in w lanes
-/// (lane l adds the terms of k = l, l + w, ... in turn, from 0), then the lanes of w rows at once
-/// (xsimd::haddp). The one loop here that adds in another order than the scalar one: a row of a is
-/// contiguous, its column is not, and keeping the order would mean transposing blocks of a.
+/// (lane l adds the terms of k = l, l + w, ... in turn, from 0), then across the lanes. The one product
+/// here that adds in another order than the scalar loop: a row of a is contiguous, its column is not,
+/// and keeping the order would mean transposing blocks of a.
 template <std::size_t R, std::size_t K, class T>
 void matrix_vector(const T* a, const T* b, T* c) {
   constexpr std::size_t w = width<T>, chunks = K / w;
   std::array<batch<T>, chunks> b_chunk;
   for (std::size_t j = 0; j < chunks; ++j) b_chunk[j] = batch<T>::load_unaligned(b + j * w);
-  const auto row_times_b = [&](std::size_t i) {
-    batch<T> lanes(T(0));
-    for (std::size_t j = 0; j < chunks; ++j) lanes += batch<T>::load_unaligned(a + i * K + j * w) * b_chunk[j];
-    return lanes;
-  };
-  std::size_t i = 0;
-  for (; i + w <= R; i += w) {
-    std::array<batch<T>, w> rows;
-    for (std::size_t r = 0; r < w; ++r) rows[r] = row_times_b(i + r);
-    xsimd::haddp(rows.data()).store_unaligned(c + i);
-  }
-  if constexpr (R % w != 0)
-    for (; i < R; ++i) c[i] = xsimd::hadd(row_times_b(i));
+  sum_lanes_of_rows<R>(
+      [&](std::size_t i) {
+        batch<T> lanes(T(0));
+        for (std::size_t j = 0; j < chunks; ++j) lanes += batch<T>::load_unaligned(a + i * K + j * w) * b_chunk[j];
+        return lanes;
+      },
+      c);
+}
+
+/// Whether the sums of the rows of a matrix of K columns run in batches (row_sums).
+template <class T, std::size_t K>
+inline constexpr bool row_sums_in_batches = whole_batches<T, K>();
+
+/// c(i) = the sum of row i of a: R x K, in lanes as matrix_vector adds. The scalar loop, one chain of
+/// additions per row, clang 14 vectorised across rows, gathering each batch from four rows with
+/// shuffles: S7's sum(A A), 8 x 8, spent two fifths of its time there.
+template <std::size_t R, std::size_t K, class T>
+void row_sums(const T* a, T* c) {
+  constexpr std::size_t w = width<T>;
+  sum_lanes_of_rows<R>(
+      [&](std::size_t i) {
+        batch<T> lanes(T(0));  // from +0, as the scalar sum: a row of -0 sums to +0
+        for (std::size_t j = 0; j < K; j += w) lanes += batch<T>::load_unaligned(a + i * K + j);
+        return lanes;
+      },
+      c);
 }
 
 /// out = a^T g for a: R x K and g: R x C, out(k, :) = sum over i of a(i, k) g(i, :).

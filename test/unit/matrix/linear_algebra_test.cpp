@@ -1101,6 +1101,54 @@ TEST_CASE("matmul under sum or mean: repeated rows and columns reach every kind 
   check_repeated_adjoints<1, 4, 8>(735);
 }
 
+TEST_CASE("matmul under sum: the row sums of B start from +0, in SIMD batches as in the scalar loop") {
+  // dA(i, k) = g sum_j B(k, j). Rows of 8 and 4 sum in batches at run time (simd::row_sums), rows of
+  // 3 and constant evaluation in the scalar loop; each starts from +0, so a row of -0 gives +0.
+  const auto f = [](const auto& a, const auto& b) { return tl::sum(tl::matmul(a, b)); };
+  const auto check_zero_rows = [&f]<std::size_t C>(std::integral_constant<std::size_t, C>) {
+    INFO("rows of " << C);
+    const mat<5, 4> a = mat<5, 4>::filled(0.25);
+    mat<4, C> b = mat<4, C>::filled(-0.0);
+    for (std::size_t j = 0; j < C; ++j) b(2, j) = double(j + 1);  // one row that is not zero
+    const auto g = std::get<0>(tl::grad(f)(a, b));
+    for (std::size_t i = 0; i < 5; ++i)
+      for (std::size_t k = 0; k < 4; ++k) {
+        CHECK(g(i, k) == (k == 2 ? double(C * (C + 1) / 2) : 0.0));
+        CHECK(!std::signbit(g(i, k)));
+      }
+  };
+  check_zero_rows(std::integral_constant<std::size_t, 8>{});
+  check_zero_rows(std::integral_constant<std::size_t, 4>{});
+  check_zero_rows(std::integral_constant<std::size_t, 3>{});
+  constexpr auto gc = [] {
+    const auto f = [](const auto& a, const auto& b) { return tl::sum(tl::matmul(a, b)); };
+    return std::get<0>(tl::grad(f)(mat<1, 2>{{1.0, 2.0}}, mat<2, 4>{{-0.0, -0.0, -0.0, -0.0}, {1.0, 2.0, 3.0, 4.0}}));
+  }();
+  static_assert(gc(0, 0) == 0.0 && gc(0, 1) == 10.0);
+  CHECK(!std::signbit(gc(0, 0)));
+  // Random rows of 8, 4 and 12, 7 of them (whole batches of rows and one left): the sums in lanes
+  // against the sums in long double, within the bound of any order of C - 1 additions.
+  fd::rng r{741};
+  const mat<2, 7> a = random_matrix<2, 7>(r);
+  const auto check_random = [&]<std::size_t C>(std::integral_constant<std::size_t, C>) {
+    INFO("rows of " << C);
+    const mat<7, C> b = random_matrix<7, C>(r);
+    const auto g = std::get<0>(tl::grad(f)(a, b));
+    for (std::size_t k = 0; k < 7; ++k) {
+      long double row = 0, magnitude = 0;
+      for (std::size_t j = 0; j < C; ++j) {
+        row += b(k, j);
+        magnitude += std::abs(b(k, j));
+      }
+      const long double bound = (C - 1) * std::numeric_limits<double>::epsilon() / 2 * magnitude;
+      CHECK(std::abs(g(1, k) - row) <= bound);
+    }
+  };
+  check_random(std::integral_constant<std::size_t, 8>{});
+  check_random(std::integral_constant<std::size_t, 4>{});
+  check_random(std::integral_constant<std::size_t, 12>{});
+}
+
 TEST_CASE("matmul under sum: a deep number chain (a cut) and second derivatives") {
   using M = mat<2, 2>;
   const M a{{0.3, -0.7}, {1.1, 0.4}};
