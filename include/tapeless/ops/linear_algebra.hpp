@@ -103,6 +103,10 @@ struct lu_factors {
     sign = T(1);
     singular = false;
     for (std::size_t k = 0; k < N; ++k) perm[k] = k;
+    // Unrolled: clang 14 kept this loop at N = 4 and vectorised its inner ones with masks for every
+    // trip count, 58% of S9's time (log det(A) + sum(inverse(A)), 4 x 4); unrolled, S9 took 86-103 ns
+    // where it took 121-154 (paired, clang). Larger N unroll by 4, a copy of the body per column.
+#pragma GCC unroll 4
     for (std::size_t k = 0; k < N; ++k) {
       std::size_t p = k;
       T best = math::abs(lu(k, k));
