@@ -99,7 +99,8 @@ batch<T> load(const In& in, std::size_t i) {
     return batch<T>(static_cast<T>(in));
 }
 
-/// The elements i, ..., i + n - 1 of an operand, in a batch padded with its element i where n < width.
+/// The elements from i of an operand, n of them or a whole batch where n >= width, in a batch padded
+/// with its element i where n < width.
 /// Made in registers: written to an array and loaded as one batch, it waited for the stores to drain
 /// (a load wider than the stores it reads is not forwarded from them), 56% of simd::max's time in
 /// log-sum-exp with n = 16, whose first batch is whole.
@@ -164,10 +165,10 @@ T sum(const F& f, const In&... in) {
 template <std::size_t N, class T>
 T max(const T* p) {
   constexpr std::size_t w = width<T>;
-  batch<T> m = load_partial<T>(p, 0, N < w ? N : w);
+  batch<T> m = load_partial<T>(p, 0, N);
   auto nan = m != m;
   for (std::size_t i = w; i < N; i += w) {
-    const batch<T> v = i + w <= N ? load<T>(p, i) : load_partial<T>(p, i, N - i);
+    const batch<T> v = load_partial<T>(p, i, N - i);
     nan = nan || v != v;
     m = xsimd::max(m, v);
   }

@@ -99,18 +99,6 @@ inline constexpr bool small_matrix = false;
 template <Matrix V>
 inline constexpr bool small_matrix<V> = V::size() < fuse_min_elements;
 
-/// Whether the sweep of the operation node N is marked TAPELESS_SWEEP_INLINE: where its value or an
-/// operand's is a small matrix (so the sum of one too, whose sweep runs the rest).
-template <class N>
-inline constexpr bool sweep_inline = false;
-template <class Op, class A>
-inline constexpr bool sweep_inline<unary_node<Op, A>> =
-    small_matrix<typename unary_node<Op, A>::value_type> || small_matrix<typename A::value_type>;
-template <class Op, class A, class B>
-inline constexpr bool sweep_inline<binary_node<Op, A, B>> =
-    small_matrix<typename binary_node<Op, A, B>::value_type> || small_matrix<typename A::value_type> ||
-    small_matrix<typename B::value_type>;
-
 template <class N>
 inline constexpr bool is_operation_node = false;
 template <class Op, class A>
@@ -119,6 +107,15 @@ template <class Op, class A, class B>
 inline constexpr bool is_operation_node<binary_node<Op, A, B>> = true;
 template <class N>
 concept operation_node = is_operation_node<N>;
+
+/// Whether the sweep of the operation node N is marked TAPELESS_SWEEP_INLINE: where its value or an
+/// operand's is a small matrix (so the sum of one too, whose sweep runs the rest).
+template <class N>
+inline constexpr bool sweep_inline = false;
+template <template <class...> class Node, class Op, class... X>
+  requires operation_node<Node<Op, X...>>
+inline constexpr bool sweep_inline<Node<Op, X...>> =
+    small_matrix<typename Node<Op, X...>::value_type> || (small_matrix<typename X::value_type> || ...);
 
 template <operation_node N, bool Need, class G, class Store>
 requires sweep_inline<N> TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const N& n, const evaluated<N, Need>& v,

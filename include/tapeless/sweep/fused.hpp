@@ -585,9 +585,8 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
       {simd_operand<T>(plain_get<K>(values))}...};
   // An adjoint the same for every element (Out::uniform), from the first batch only: the loop leaves it.
   if constexpr ((std::remove_cvref_t<decltype(plain_get<K>(gathered))>::uniform || ...)) {
-    constexpr std::size_t first = N < w ? N : w;
-    const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(plain_get<K>(operands), 0, first)...},
-                                 simd::load_partial<T>(adjoint, 0, first));
+    const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(plain_get<K>(operands), 0, N)...},
+                                 simd::load_partial<T>(adjoint, 0, N));
     (
         [&]<class Out>(Out& out) {
           if constexpr (Out::uniform) out.put(0, a[K].get(0));

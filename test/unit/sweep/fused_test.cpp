@@ -36,6 +36,26 @@ tl::vector<T, N> seeded(std::uint64_t seed, double lo, double hi) {
   return x;
 }
 
+/// Rosenbrock over N elements, as benchmark case S3 writes it: head = slice(x) is used twice.
+template <std::size_t N>
+constexpr auto rosenbrock = [](const auto& x) {
+  const auto head = tl::slice<0, N - 1>(x);
+  const auto tail = tl::slice<1, N - 1>(x);
+  return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+};
+
+/// Its exact gradient.
+template <std::size_t N>
+tl::vector<double, N> rosenbrock_gradient(const tl::vector<double, N>& x) {
+  auto g = tl::vector<double, N>::filled(0.0);
+  for (std::size_t i = 0; i + 1 < N; ++i) {
+    const double a = x[i + 1] - x[i] * x[i];
+    g[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
+    g[i + 1] += 200.0 * a;
+  }
+  return g;
+}
+
 /// Two gradients element by element: within `ulps` (two NaNs agree).
 template <class M>
 void check_same(const std::string& what, const M& fused, const M& node_by_node, int ulps) {
@@ -297,11 +317,7 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
   // head = slice(x) is used twice: one input (one value, one adjoint, one sweep into x), as x used
   // twice is; tail is another. 40 elements: a region of plain arithmetic, fused.
   constexpr std::size_t n = 40;
-  const auto f = [](const auto& x) {
-    const auto head = tl::slice<0, n - 1>(x);
-    const auto tail = tl::slice<1, n - 1>(x);
-    return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
-  };
+  const auto f = rosenbrock<n>;
   const auto x = seeded<n>(3, -1.5, 1.5);
   using V = tl::vector<double, n>;
   namespace d = tl::detail;
@@ -316,12 +332,7 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
   const auto node_by_node = tl::value_and_grad(f)(x).second;
   // x[i] gets the adjoints of head and of tail, of opposite signs, added in another order: 16 ulp.
   check_same("Rosenbrock, n = 40", g, node_by_node, 16);
-  V exact = V::filled(0.0);
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const double a = x[i + 1] - x[i] * x[i];
-    exact[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
-    exact[i + 1] += 200.0 * a;
-  }
+  const V exact = rosenbrock_gradient(x);
   for (std::size_t i = 0; i < n; ++i) CHECK(g[i] == doctest::Approx(exact[i]).epsilon(1e-13));
   CHECK(tl::check_gradient(f, x));
 }
@@ -329,18 +340,11 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
 TEST_CASE("small plain regions stay node by node, their sweeps marked for clang to inline") {
   // Rosenbrock at n = 16: 15 elements, fewer than fuse_min_elements, so plain arithmetic is swept node
   // by node, each sweep marked TAPELESS_SWEEP_INLINE (sweep/inline.hpp); at n = 40, a region.
-  const auto rosenbrock = []<std::size_t N>(std::integral_constant<std::size_t, N>) {
-    return [](const auto& x) {
-      const auto head = tl::slice<0, N - 1>(x);
-      const auto tail = tl::slice<1, N - 1>(x);
-      return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
-    };
-  };
   namespace d = tl::detail;
   using V16 = tl::vector<double, 16>;
   using V40 = tl::vector<double, 40>;
-  const auto f16 = rosenbrock(std::integral_constant<std::size_t, 16>{});
-  const auto f40 = rosenbrock(std::integral_constant<std::size_t, 40>{});
+  const auto f16 = rosenbrock<16>;
+  const auto f40 = rosenbrock<40>;
   using Sum16 = decltype(f16(std::declval<const tl::argument<0, V16>&>()));
   using Sum40 = decltype(f40(std::declval<const tl::argument<0, V40>&>()));
   using Body16 = decltype(std::declval<Sum16>().arg);
@@ -355,12 +359,7 @@ TEST_CASE("small plain regions stay node by node, their sweeps marked for clang 
   // The gradient, against the exact one and finite differences.
   const auto x = seeded<16>(4, -1.5, 1.5);
   const V16 g = tl::grad(f16)(x);
-  V16 exact = V16::filled(0.0);
-  for (std::size_t i = 0; i + 1 < 16; ++i) {
-    const double a = x[i + 1] - x[i] * x[i];
-    exact[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
-    exact[i + 1] += 200.0 * a;
-  }
+  const V16 exact = rosenbrock_gradient(x);
   for (std::size_t i = 0; i < 16; ++i) CHECK(g[i] == doctest::Approx(exact[i]).epsilon(1e-13));
   CHECK(tl::check_gradient(f16, x));
 }
