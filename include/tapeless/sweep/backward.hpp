@@ -21,6 +21,9 @@
 #include <tapeless/sweep/fused.hpp>
 #include <tapeless/sweep/inline.hpp>
 
+#include <new>
+#include <type_traits>
+
 namespace tapeless::detail {
 
 // The sweeps are left to the compiler's inliner, but for the leaves' and those of operations on small
@@ -66,13 +69,33 @@ constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n
   sweep_region(n, v, dense_or_uniform(g), store);  // the loop reads a uniform or dense adjoint
 }
 
+/// The sweep of operand x with the adjoint adjoint() makes. Where x is a leaf that receives its first
+/// matrix adjoint (claim_sum: grad's result, a let's sum), that adjoint is constructed there, in place:
+/// assigned, it was made on the stack and copied (the MLP of S8: W1's 1 KB, a tenth of its time under
+/// clang).
+template <class X, class E, class Adjoint, class Store>
+[[gnu::always_inline]] constexpr void sweep_operand(const X& x, const E& values, const Adjoint& adjoint, Store& store) {
+  using M = decltype(adjoint());
+  if constexpr (Matrix<M> && std::is_same_v<decltype(claim_sum(store, x)), M*>) {
+    if (!std::is_constant_evaluated()) {  // placement new is not constexpr
+      if (M* destination = claim_sum(store, x)) {
+        ::new (static_cast<void*>(destination)) M(adjoint());  // a prvalue: made there, no copy
+        return;
+      }
+    }
+  }
+  backward_sweep(x, values, adjoint(), store);
+}
+
 // The sweep of an operation node, always inlined into the backward_sweep below that calls it: that one
 // is what an inliner sees, forced or not (sweep_inline).
 template <class Op, class A, bool Need, class G, class Store>
 [[gnu::always_inline]] constexpr void sweep_operation(const unary_node<Op, A>& n,
                                                       const evaluated<unary_node<Op, A>, Need>& v, const G& g,
                                                       Store& store) {
-  if constexpr (A::is_active) backward_sweep(n.arg, v.arg, unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out()), store);
+  if constexpr (A::is_active)
+    sweep_operand(
+        n.arg, v.arg, [&] { return unary_vjp(n.op, g, value_at(n.arg, v.arg), v.out()); }, store);
 }
 
 template <class Op, class A, class B, bool Need, class G, class Store>
@@ -83,8 +106,12 @@ template <class Op, class A, class B, bool Need, class G, class Store>
   const auto& x = value_at(n.lhs, v.lhs);
   const auto& y = value_at(n.rhs, v.rhs);
   if constexpr (is_matrix_operation<Op>) {
-    if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, matrix_binary_vjp<0>(n.op, g, x, y, v.out()), store);
-    if constexpr (B::is_active) backward_sweep(n.rhs, v.rhs, matrix_binary_vjp<1>(n.op, g, x, y, v.out()), store);
+    if constexpr (A::is_active)
+      sweep_operand(
+          n.lhs, v.lhs, [&] { return matrix_binary_vjp<0>(n.op, g, x, y, v.out()); }, store);
+    if constexpr (B::is_active)
+      sweep_operand(
+          n.rhs, v.rhs, [&] { return matrix_binary_vjp<1>(n.op, g, x, y, v.out()); }, store);
   } else if constexpr (A::is_active || B::is_active) {
     const auto [ga, gb] = n.op.vjp(T(g), T(x), T(y), v.value());
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, ga, store);

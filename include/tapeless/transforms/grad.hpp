@@ -5,6 +5,7 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/meta/selected.hpp>
+#include <tapeless/meta/type_list.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
@@ -76,6 +77,46 @@ constexpr auto aux_value(const A& a) {
     return a;
   }
 }
+
+/// Whether grad's result sums the adjoints itself (gradient_alone): a matrix, or a tuple with a matrix
+/// among its elements. A gradient of numbers alone stays in the store, in registers.
+template <class G>
+inline constexpr bool summed_in_result = Matrix<G>;
+template <class... T>
+inline constexpr bool summed_in_result<std::tuple<T...>> = (Matrix<T> || ...);
+
+/// The parts of grad's result that sum the adjoints of the arguments: the matrix, or the tuple's elements.
+template <class G>
+struct result_parts_of {
+  using type = type_list<G>;
+};
+template <class... T>
+struct result_parts_of<std::tuple<T...>> {
+  using type = type_list<T...>;
+};
+template <class G>
+using result_parts = typename result_parts_of<G>::type;
+
+/// References to those parts, in order.
+template <class G>
+constexpr std::tuple<G&> parts_of(G& g) {
+  return std::tuple<G&>(g);
+}
+template <class... T>
+constexpr std::tuple<T&...> parts_of(std::tuple<T...>& g) {
+  return std::apply([](T&... part) { return std::tuple<T&...>(part...); }, g);
+}
+
+/// The argument a part of the result is constructed from: uninitialized for a matrix, whose every
+/// element the sweep writes (constructed in place: a matrix returned by a constexpr function is folded
+/// by g++ into a constant of zeros, filled in), 0 for a number.
+template <class T>
+inline constexpr auto unwritten = [] {
+  if constexpr (Matrix<T>)
+    return uninitialized;
+  else
+    return T(0);
+}();
 
 /// The callable grad(f) and value_and_grad(f) return. With HasAux, f returns a pair (loss, aux) and
 /// the gradient is of the loss, with aux passed through.
@@ -213,8 +254,8 @@ struct gradient_transform {
                               const Out& out) {
     decltype(make_shared_work<Root>(selected, arg_types)) shared;  // e.g. one LU of A for det(A) and inverse(A)
     using G = decltype(make_store(selected, arg_types).gradient());
-    if constexpr (!HasAux && !WithValue && Matrix<G>) {
-      return gradient_alone<G>(root, shared, seed);
+    if constexpr (!HasAux && !WithValue && summed_in_result<G>) {
+      return gradient_alone<G>(result_parts<G>{}, root, shared, seed);
     } else {
       decltype(make_store(selected, arg_types)) store;
       return evaluate_and_sweep(root, shared, seed, store,
@@ -222,12 +263,13 @@ struct gradient_transform {
     }
   }
 
-  // The gradient of one matrix argument alone: summed in the matrix returned, not copied out. One
-  // return of one local, so that the local is the caller's result.
-  template <class G, class Root, class Shared, class Seed>
-  static constexpr G gradient_alone(const Root& root, Shared& shared, const Seed& seed) {
-    G gradient(uninitialized);
-    argument_adjoint_into<G> store(gradient);
+  // The gradient alone, of a matrix argument or of several with a matrix among them: summed in the
+  // result itself, not copied out of a store. One return of one local, so that the local is the
+  // caller's result. Part is G for a matrix, the tuple's element types for a tuple.
+  template <class G, class... Part, class Root, class Shared, class Seed>
+  static constexpr G gradient_alone(type_list<Part...>, const Root& root, Shared& shared, const Seed& seed) {
+    G gradient(unwritten<Part>...);
+    auto store = std::make_from_tuple<argument_adjoints_into<Part...>>(parts_of(gradient));
     evaluate_and_sweep(root, shared, seed, store, [](const auto&) {});
     store.finish();
     return gradient;
