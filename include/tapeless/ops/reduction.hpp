@@ -10,7 +10,8 @@
 //   max_element and min_element give the whole adjoint to one element: the first arg-max (arg-min)
 //   in row-major order at a tie. A NaN element wins: the value is NaN, and that (first) NaN element's
 //   adjoint is NaN, so NaN reaches the gradient; the others receive 0 (as tl::max and tl::min do).
-//   log_sum_exp, softmax and log_softmax subtract the largest element first, so no exp overflows;
+//   log_sum_exp, softmax and log_softmax subtract the largest element first, so no exp overflows
+//   (the first two at run time only where one might: within [-690, 690], exp(x) is normal and finite);
 //   when that largest element is infinite they take the limit (+inf elements share softmax equally,
 //   all -inf gives the uniform softmax and log_sum_exp = -inf). A NaN element makes everything NaN.
 #pragma once
@@ -77,6 +78,37 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
     s += e[i];
   }
   return {m, s};
+}
+
+/// e_i = exp(x_i - m) written into e, for an m that keeps every e_i and their sum normal and finite;
+/// returns {m, sum of e}. At run time, where every element lies within [-limit, limit] (no NaN, no
+/// infinity), m = 0: every exp(x_i) is then a normal number, and so are their sum, at most N e^limit,
+/// and its reciprocal, which log_sum_exp's rule and softmax multiply by.
+/// One pass, where exp_shifted takes two (the largest element, then the exps) and subtracts it from
+/// each element first: log-sum-exp's value log(s) and its rule e_i / s are as accurate unshifted,
+/// exp(x_i) even more (x_i - m rounds). Else, exp_shifted. log_softmax keeps the shift: x_i - log(s)
+/// cancels where (x_i - m) - log(s) does not.
+template <class M, class T = typename M::value_type>
+constexpr std::pair<T, T> exp_scaled(const M& x, M& e) {
+#if TAPELESS_SIMD
+  if constexpr (::tapeless::detail::simd::available<T>) {
+    if (!std::is_constant_evaluated()) {
+      namespace simd = ::tapeless::detail::simd;
+      using B = simd::batch<T>;
+      // N e^690 < 1 / DBL_MIN (e^708.4) up to N = 2^20, and e^-690 > DBL_MIN (e^-708.4)
+      constexpr T limit = M::size() <= (std::size_t(1) << 20) ? T(690) : T(600);
+      auto in_range = B(T(0)) == B(T(0));
+      const auto exp_unshifted = [&in_range](const B& xi) {
+        const auto inside = xsimd::abs(xi) <= B(limit);  // false for NaN
+        in_range = in_range && inside;
+        return math::exp_within_range(xsimd::select(inside, xi, B(T(0))));  // 0: defined, and discarded
+      };
+      const T s = simd::transform_sum<M::size()>(e.data(), exp_unshifted, x.data());
+      if (xsimd::all(in_range)) return {T(0), s};
+    }
+  }
+#endif
+  return exp_shifted(x, e);
 }
 }  // namespace detail
 
@@ -232,9 +264,9 @@ struct min_element : ::tapeless::detail::matrix_operation {
   }
 };
 
-/// y = log(sum of exp(x_i)) = m + log(sum of exp(x_i - m)), m the largest element: no overflow, and
-/// the sum is at least 1. The adjoint of x_i is g softmax(x)_i; the forward pass keeps softmax(x) for it,
-/// so the backward pass computes no exp.
+/// y = log(sum of exp(x_i)) = m + log(sum of exp(x_i - m)), m the largest element (or 0 where no exp
+/// overflows: exp_scaled): no overflow, and the sum is at least 1 (at least e^-690). The adjoint of x_i is g
+/// softmax(x)_i; the forward pass keeps softmax(x) for it, so the backward pass computes no exp.
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
   /// What the rule needs: the shifted exps and 1 / their sum, whose product is softmax(x). The rule
@@ -264,7 +296,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr auto computed(const M& x) {
     using S = typename M::value_type;
     ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), ::tapeless::detail::uninitialized);
-    const auto [m, s] = detail::exp_shifted(x, out.cache.e);
+    const auto [m, s] = detail::exp_scaled(x, out.cache.e);
     out.cache.inverse_sum = S(1) / s;
     if constexpr (Value) out.value = m + math::log(s);
     return out;
@@ -279,7 +311,7 @@ struct softmax : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
-    const auto s = detail::exp_shifted(x, e).second;
+    const auto s = detail::exp_scaled(x, e).second;
     for (auto& v : e) v /= s;
     return e;
   }

@@ -315,6 +315,62 @@ TEST_CASE("log_sum_exp, softmax, log_softmax: stable for large and infinite elem
   }
 }
 
+namespace {
+/// log_sum_exp's value and gradient and softmax at x, against the shifted formula in long double.
+template <std::size_t N>
+void check_against_long_double(const tl::vector<double, N>& x, const std::string& what) {
+  using L = long double;
+  L m = x[0];
+  for (const double v : x) m = std::max<L>(m, v);
+  L s = 0;
+  for (const double v : x) s += std::exp(L(v) - m);
+  const auto [value, g] = tl::value_and_grad([](const auto& a) { return tl::log_sum_exp(a); })(x);
+  const auto alone = tl::grad([](const auto& a) { return tl::log_sum_exp(a); })(x);
+  const auto softmax = tl::softmax(x);
+  INFO(what << ", n = " << N);
+  CHECK(fd::rel_error(value, double(m + std::log(s))) < 1e-14);
+  bool close = true;
+  for (std::size_t i = 0; i < N; ++i) {
+    const double reference = double(std::exp(L(x[i]) - m) / s);
+    const double bound = 1e-13 * reference + 1e-300;  // relative; a subnormal reference, absolute
+    close =
+        close && std::abs(g[i] - reference) <= bound && alone[i] == g[i] && std::abs(softmax[i] - reference) <= bound;
+  }
+  CHECK(close);
+}
+}  // namespace
+
+TEST_CASE("log_sum_exp and softmax: unshifted within [-690, 690], shifted beyond, both as accurate") {
+  // At run time, where every element lies within [-690, 690], the exps are taken unshifted in one pass
+  // (exp_scaled, ops/reduction.hpp); one element beyond, infinite or NaN sends all to the shifted path.
+  using V2 = tl::vector<double, 2>;
+  check_against_long_double(V2{690.0, -690.0}, "the bounds");
+  check_against_long_double(V2{-690.0, -690.0}, "the lower bound twice: the sum is normal");
+  check_against_long_double(V2{690.5, 0.0}, "one element beyond");
+  check_against_long_double(V2{-690.5, -700.0}, "all below");
+  fd::rng r{52};
+  using V5 = tl::vector<double, 5>;
+  using V16 = tl::vector<double, 16>;
+  using V256 = tl::vector<double, 256>;
+  for (int k = 0; k < 20; ++k) {
+    check_against_long_double(mx::random<V5>(r, -690, 690), "a spread within");
+    check_against_long_double(mx::random<V16>(r, -3, 3), "near 0");
+    check_against_long_double(mx::random<V256>(r, -690, 690), "a spread within");
+    check_against_long_double(mx::random<V256>(r, 600, 690), "near the upper bound: the largest sum");
+    V256 beyond = mx::random<V256>(r, -2, 2);
+    beyond[static_cast<std::size_t>(k) * 13 % 256] = 800.0;
+    check_against_long_double(beyond, "one element beyond");
+  }
+  V256 with_nan = mx::random<V256>(r, -2, 2), with_inf = with_nan;
+  with_nan[200] = qnan;
+  with_inf[77] = inf;
+  CHECK(std::isnan(tl::log_sum_exp(with_nan)));
+  const auto g = tl::grad([](const auto& a) { return tl::log_sum_exp(a); })(with_inf);
+  CHECK(tl::log_sum_exp(with_inf) == inf);
+  CHECK(g[77] == 1.0);
+  CHECK(g[76] == 0.0);
+}
+
 TEST_CASE("log_sum_exp under grad skips its log only where nothing reads its value") {
   // Under grad, a root log_sum_exp, or one scaled by a constant, keeps only its exps (no log); where
   // a parent's rule reads its value (exp, square, a division by it) it computes the log as well.
