@@ -97,14 +97,15 @@ constexpr std::pair<T, T> exp_scaled(const M& x, M& e) {
       using B = simd::batch<T>;
       // N e^690 < 1 / DBL_MIN (e^708.4) up to N = 2^20, and e^-690 > DBL_MIN (e^-708.4)
       constexpr T limit = M::size() <= (std::size_t(1) << 20) ? T(690) : T(600);
-      auto in_range = B(T(0)) == B(T(0));
-      const auto exp_unshifted = [&in_range](const B& xi) {
-        const auto inside = xsimd::abs(xi) <= B(limit);  // false for NaN
-        in_range = in_range && inside;
-        return math::exp_within_range(xsimd::select(inside, xi, B(T(0))));  // 0: defined, and discarded
+      // An element outside makes its exp +inf, so the sum: the test is on the sum alone. A mask
+      // accumulated across the batches went through memory, a store and a load per batch.
+      const auto exp_unshifted = [](const B& xi) {
+        const auto inside = xsimd::abs(xi) <= B(limit);                          // false for NaN
+        const B e = math::exp_within_range(xsimd::select(inside, xi, B(T(0))));  // xsimd sees no NaN
+        return xsimd::select(inside, e, B(std::numeric_limits<T>::infinity()));
       };
       const T s = simd::transform_sum<M::size()>(e.data(), exp_unshifted, x.data());
-      if (xsimd::all(in_range)) return {T(0), s};
+      if (s < std::numeric_limits<T>::infinity()) return {T(0), s};
     }
   }
 #endif
