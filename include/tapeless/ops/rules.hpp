@@ -116,6 +116,38 @@ inline constexpr bool is_repeated = false;
 template <class M, bool Rows>
 inline constexpr bool is_repeated<repeated<M, Rows>> = true;
 
+/// a + b, two repeated adjoints of one matrix, as a matrix written in one pass: matmul(A, A) under a
+/// uniform G sends A both G Aᵀ (repeated rows) and Aᵀ G (repeated columns), which its sum wrote, then
+/// read back and added to (S7 with clang: a third of its stores and every load of its sweep).
+template <class M, bool RowsA, bool RowsB>
+constexpr M sum_of_repeated(const repeated<M, RowsA>& a, const repeated<M, RowsB>& b) {
+  using T = typename M::value_type;
+  const auto la = a.line;  // local copies: writing `out` cannot change them
+  const auto lb = b.line;
+  M out(uninitialized);
+#if TAPELESS_SIMD
+  if constexpr (simd::whole_batches<T, M::cols()>()) {
+    if (!std::is_constant_evaluated()) {
+      using B = simd::batch<T>;
+      const auto part = []<bool Rows>(std::bool_constant<Rows>, const auto& line, std::size_t i, std::size_t j) {
+        if constexpr (Rows)
+          return B::load_unaligned(&line[j]);
+        else
+          return B(line[i]);
+      };
+      for (std::size_t i = 0; i < M::rows(); ++i)
+        for (std::size_t j = 0; j < M::cols(); j += simd::width<T>)
+          (part(std::bool_constant<RowsA>{}, la, i, j) + part(std::bool_constant<RowsB>{}, lb, i, j))
+              .store_unaligned(&out(i, j));
+      return out;
+    }
+  }
+#endif
+  for (std::size_t i = 0; i < M::rows(); ++i)
+    for (std::size_t j = 0; j < M::cols(); ++j) out(i, j) = (RowsA ? la[j] : la[i]) + (RowsB ? lb[j] : lb[i]);
+  return out;
+}
+
 /// The adjoint of a matrix M that is zero outside elements Start .. Start + L - 1 (row-major), which
 /// are the L elements of part(): what slice's rule sends back. An adjoint sum writes or adds the part
 /// and the zeros around it, where the rule wrote a matrix of zeros and then the part, and the sum then

@@ -69,6 +69,22 @@ constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n
   sweep_region(n, v, dense_or_uniform(g), store);  // the loop reads a uniform or dense adjoint
 }
 
+/// Whether both operands of a binary node are one value, whose adjoints may be summed before its sweep:
+/// an argument or a let's name, used twice (matmul(A, A)), and active.
+template <class A, class B>
+inline constexpr bool same_operand = std::is_same_v<A, B>&& names_one_value<A>&& A::is_active;
+
+/// Whether a matrix operation's rules both send repeated adjoints (sum_of_repeated). A class, so that
+/// std::conjunction looks at it only for the same operand twice.
+template <class Op, class G, class X, class Y, class Z>
+struct repeated_adjoints
+    : std::bool_constant<is_repeated<decltype(matrix_binary_vjp<0>(std::declval<const Op&>(), std::declval<const G&>(),
+                                                                   std::declval<const X&>(), std::declval<const Y&>(),
+                                                                   std::declval<const Z&>()))> &&
+                         is_repeated<decltype(matrix_binary_vjp<1>(std::declval<const Op&>(), std::declval<const G&>(),
+                                                                   std::declval<const X&>(), std::declval<const Y&>(),
+                                                                   std::declval<const Z&>()))>> {};
+
 /// The sweep of operand x with the adjoint adjoint() makes. Where x is a leaf that receives its first
 /// matrix adjoint (claim_sum: grad's result, a let's sum), that adjoint is constructed there, in place:
 /// assigned, it was made on the stack and copied (the MLP of S8: W1's 1 KB, a tenth of its time under
@@ -106,12 +122,25 @@ template <class Op, class A, class B, bool Need, class G, class Store>
   const auto& x = value_at(n.lhs, v.lhs);
   const auto& y = value_at(n.rhs, v.rhs);
   if constexpr (is_matrix_operation<Op>) {
-    if constexpr (A::is_active)
+    using Adjoints = repeated_adjoints<Op, G, std::remove_cvref_t<decltype(x)>, std::remove_cvref_t<decltype(y)>,
+                                       std::remove_cvref_t<decltype(v.out())>>;
+    if constexpr (std::conjunction_v<std::bool_constant<same_operand<A, B>>, Adjoints>) {
+      // f(A, A) whose adjoints repeat a row and a column (matmul(A, A) under sum): one pass over A's.
       sweep_operand(
-          n.lhs, v.lhs, [&] { return matrix_binary_vjp<0>(n.op, g, x, y, v.out()); }, store);
-    if constexpr (B::is_active)
-      sweep_operand(
-          n.rhs, v.rhs, [&] { return matrix_binary_vjp<1>(n.op, g, x, y, v.out()); }, store);
+          n.lhs, v.lhs,
+          [&] {
+            return sum_of_repeated(matrix_binary_vjp<0>(n.op, g, x, y, v.out()),
+                                   matrix_binary_vjp<1>(n.op, g, x, y, v.out()));
+          },
+          store);
+    } else {
+      if constexpr (A::is_active)
+        sweep_operand(
+            n.lhs, v.lhs, [&] { return matrix_binary_vjp<0>(n.op, g, x, y, v.out()); }, store);
+      if constexpr (B::is_active)
+        sweep_operand(
+            n.rhs, v.rhs, [&] { return matrix_binary_vjp<1>(n.op, g, x, y, v.out()); }, store);
+    }
   } else if constexpr (A::is_active || B::is_active) {
     const auto [ga, gb] = n.op.vjp(T(g), T(x), T(y), v.value());
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, ga, store);

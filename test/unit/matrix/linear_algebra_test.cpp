@@ -1075,10 +1075,18 @@ void check_repeated_adjoints(std::uint64_t seed) {
       [](const auto& x, const auto& y) { return tl::let(x * 2.0, [&y](auto p) { return tl::sum(tl::matmul(p, y)); }); },
       [&](const auto& x, const auto& y) { return dense(tl::matmul(x * 2.0, y)); }, a, b);
   if constexpr (R == K && K == C) {
-    // one argument on both sides: a repeated row copied into its sum, then a repeated column added
+    // one argument on both sides: the repeated row and the repeated column summed in one pass
+    // (sum_of_repeated), into A's sum or added to what it holds; a let's name likewise
     check_pair(
         "sum(A A)", [](const auto& x) { return tl::sum(tl::matmul(x, x)); },
         [&](const auto& x) { return dense(tl::matmul(x, x)); }, a);
+    check_pair(
+        "sum(A) + sum(A A)", [](const auto& x) { return tl::sum(x) + tl::sum(tl::matmul(x, x)); },
+        [&](const auto& x) { return tl::sum(x) + dense(tl::matmul(x, x)); }, a);
+    check_pair(
+        "let p = 2 A: sum(p p)",
+        [](const auto& x) { return tl::let(x * 2.0, [](auto p) { return tl::sum(tl::matmul(p, p)); }); },
+        [&](const auto& x) { return dense(tl::matmul(x * 2.0, x * 2.0)); }, a);
     const auto f = [](const auto& x) { return tl::sum(tl::matmul(x, x)); };
     CHECK(tl::trace(f, a).gradient() == tl::grad(f)(a));  // the trace's sweep receives them dense
     // exact: d sum(A A) / dA(p, q) = sum_j A(q, j) + sum_i A(i, p)
@@ -1094,7 +1102,11 @@ void check_repeated_adjoints(std::uint64_t seed) {
 }
 
 TEST_CASE("matmul under sum or mean: repeated rows and columns reach every kind of operand") {
+  // sum(A A) in a constant expression: A's two adjoints summed in the scalar loop
+  constexpr auto exact = tl::grad([](const auto& x) { return tl::sum(tl::matmul(x, x)); })(mat<2, 2>{{1, 2}, {3, 4}});
+  static_assert(exact == mat<2, 2>{{7, 11}, {9, 13}});
   check_repeated_adjoints<8, 8, 8>(731);  // rows of whole SIMD batches
+  check_repeated_adjoints<4, 4, 4>(736);
   check_repeated_adjoints<3, 3, 3>(732);
   check_repeated_adjoints<2, 5, 4>(733);
   check_repeated_adjoints<4, 6, 1>(734);
