@@ -74,16 +74,17 @@ constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n
 template <class A, class B>
 inline constexpr bool same_operand = std::is_same_v<A, B>&& names_one_value<A>&& A::is_active;
 
+/// The type of the adjoint a matrix operation's rule sends operand Side.
+template <std::size_t Side, class Op, class G, class X, class Y, class Z>
+using rule_adjoint_t =
+    decltype(matrix_binary_vjp<Side>(std::declval<const Op&>(), std::declval<const G&>(), std::declval<const X&>(),
+                                     std::declval<const Y&>(), std::declval<const Z&>()));
+
 /// Whether a matrix operation's rules both send repeated adjoints (sum_of_repeated). A class, so that
 /// std::conjunction looks at it only for the same operand twice.
 template <class Op, class G, class X, class Y, class Z>
-struct repeated_adjoints
-    : std::bool_constant<is_repeated<decltype(matrix_binary_vjp<0>(std::declval<const Op&>(), std::declval<const G&>(),
-                                                                   std::declval<const X&>(), std::declval<const Y&>(),
-                                                                   std::declval<const Z&>()))> &&
-                         is_repeated<decltype(matrix_binary_vjp<1>(std::declval<const Op&>(), std::declval<const G&>(),
-                                                                   std::declval<const X&>(), std::declval<const Y&>(),
-                                                                   std::declval<const Z&>()))>> {};
+struct repeated_adjoints : std::bool_constant<is_repeated<rule_adjoint_t<0, Op, G, X, Y, Z>> &&
+                                              is_repeated<rule_adjoint_t<1, Op, G, X, Y, Z>>> {};
 
 /// The sweep of operand x with the adjoint adjoint() makes. Where x is a leaf that receives its first
 /// matrix adjoint (claim_sum: grad's result, a let's sum), that adjoint is constructed there, in place:
