@@ -121,11 +121,11 @@ inline constexpr bool is_repeated<repeated<M, Rows>> = true;
 /// read back and added to (S7 with clang: a third of its stores and every load of its sweep).
 template <class M, bool RowsA, bool RowsB>
 constexpr M sum_of_repeated(const repeated<M, RowsA>& a, const repeated<M, RowsB>& b) {
-  using T = typename M::value_type;
   const auto la = a.line;  // local copies: writing `out` cannot change them
   const auto lb = b.line;
   M out(uninitialized);
 #if TAPELESS_SIMD
+  using T = typename M::value_type;
   if constexpr (simd::whole_batches<T, M::cols()>()) {
     if (!std::is_constant_evaluated()) {
       using B = simd::batch<T>;
