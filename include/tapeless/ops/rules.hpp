@@ -79,7 +79,17 @@ template <class M, bool Rows>
 struct repeated {
   using matrix_type = M;
   using T = typename M::value_type;
-  std::conditional_t<Rows, matrix<T, 1, M::cols()>, matrix<T, M::rows(), 1>> line;
+  using line_type = std::conditional_t<Rows, matrix<T, 1, M::cols()>, matrix<T, M::rows(), 1>>;
+  line_type line;
+  /// Element (i, j) of the matrix, read from l (line or a copy of it); a batch B of its row i from j.
+  static constexpr T at(const line_type& l, std::size_t i, std::size_t j) { return Rows ? l[j] : l[i]; }
+  template <class B>
+  static B batch_at(const line_type& l, std::size_t i, std::size_t j) {
+    if constexpr (Rows)
+      return B::load_unaligned(&l[j]);
+    else
+      return B(l[i]);
+  }
   /// f(element (i, j) of target, element (i, j) of this) for every element, row by row. The line is
   /// read from a local copy, so that the compiler need not fear that writing target changes it.
   /// At run time, a batch of a row at a time: left to itself, g++ vectorised this loop across rows,
@@ -94,7 +104,7 @@ struct repeated {
         for (std::size_t i = 0; i < M::rows(); ++i)
           for (std::size_t j = 0; j < M::cols(); j += simd::width<T>) {
             B e = B::load_unaligned(&target(i, j));
-            f(e, Rows ? B::load_unaligned(&copy[j]) : B(copy[i]));
+            f(e, batch_at<B>(copy, i, j));
             e.store_unaligned(&target(i, j));
           }
         return;
@@ -102,7 +112,7 @@ struct repeated {
     }
 #endif
     for (std::size_t i = 0; i < M::rows(); ++i)
-      for (std::size_t j = 0; j < M::cols(); ++j) f(target(i, j), Rows ? copy[j] : copy[i]);
+      for (std::size_t j = 0; j < M::cols(); ++j) f(target(i, j), at(copy, i, j));
   }
   [[nodiscard]] constexpr M dense() const {
     M m(uninitialized);
@@ -129,22 +139,15 @@ constexpr M sum_of_repeated(const repeated<M, RowsA>& a, const repeated<M, RowsB
   if constexpr (simd::whole_batches<T, M::cols()>()) {
     if (!std::is_constant_evaluated()) {
       using B = simd::batch<T>;
-      const auto part = []<bool Rows>(std::bool_constant<Rows>, const auto& line, std::size_t i, std::size_t j) {
-        if constexpr (Rows)
-          return B::load_unaligned(&line[j]);
-        else
-          return B(line[i]);
-      };
       for (std::size_t i = 0; i < M::rows(); ++i)
         for (std::size_t j = 0; j < M::cols(); j += simd::width<T>)
-          (part(std::bool_constant<RowsA>{}, la, i, j) + part(std::bool_constant<RowsB>{}, lb, i, j))
-              .store_unaligned(&out(i, j));
+          (a.template batch_at<B>(la, i, j) + b.template batch_at<B>(lb, i, j)).store_unaligned(&out(i, j));
       return out;
     }
   }
 #endif
   for (std::size_t i = 0; i < M::rows(); ++i)
-    for (std::size_t j = 0; j < M::cols(); ++j) out(i, j) = (RowsA ? la[j] : la[i]) + (RowsB ? lb[j] : lb[i]);
+    for (std::size_t j = 0; j < M::cols(); ++j) out(i, j) = a.at(la, i, j) + b.at(lb, i, j);
   return out;
 }
 

@@ -78,34 +78,23 @@ constexpr auto aux_value(const A& a) {
   }
 }
 
-/// Whether grad's result sums the adjoints itself (gradient_alone): a matrix, or a tuple with a matrix
-/// among its elements. A gradient of numbers alone stays in the store, in registers.
+/// The parts of grad's result that sum the adjoints of the arguments, Part...: the matrix, or the
+/// tuple's elements, and references to them. The result sums the adjoints itself (gradient_alone)
+/// where a part is a matrix; a gradient of numbers alone stays in the store, in registers.
 template <class G>
-inline constexpr bool summed_in_result = Matrix<G>;
-template <class... T>
-inline constexpr bool summed_in_result<std::tuple<T...>> = (Matrix<T> || ...);
-
-/// The parts of grad's result that sum the adjoints of the arguments: the matrix, or the tuple's elements.
-template <class G>
-struct result_parts_of {
-  using type = type_list<G>;
+struct result_parts {
+  using types = type_list<G>;
+  static constexpr bool summed_in_result = Matrix<G>;
+  static constexpr std::tuple<G&> of(G& g) { return std::tie(g); }
 };
 template <class... T>
-struct result_parts_of<std::tuple<T...>> {
-  using type = type_list<T...>;
+struct result_parts<std::tuple<T...>> {
+  using types = type_list<T...>;
+  static constexpr bool summed_in_result = (Matrix<T> || ...);
+  static constexpr std::tuple<T&...> of(std::tuple<T...>& g) {
+    return std::apply([](T&... part) { return std::tie(part...); }, g);
+  }
 };
-template <class G>
-using result_parts = typename result_parts_of<G>::type;
-
-/// References to those parts, in order.
-template <class G>
-constexpr std::tuple<G&> parts_of(G& g) {
-  return std::tuple<G&>(g);
-}
-template <class... T>
-constexpr std::tuple<T&...> parts_of(std::tuple<T...>& g) {
-  return std::apply([](T&... part) { return std::tuple<T&...>(part...); }, g);
-}
 
 /// The argument a part of the result is constructed from: uninitialized for a matrix, whose every
 /// element the sweep writes (constructed in place: a matrix returned by a constexpr function is folded
@@ -254,8 +243,8 @@ struct gradient_transform {
                               const Out& out) {
     decltype(make_shared_work<Root>(selected, arg_types)) shared;  // e.g. one LU of A for det(A) and inverse(A)
     using G = decltype(make_store(selected, arg_types).gradient());
-    if constexpr (!HasAux && !WithValue && summed_in_result<G>) {
-      return gradient_alone<G>(result_parts<G>{}, root, shared, seed);
+    if constexpr (!HasAux && !WithValue && result_parts<G>::summed_in_result) {
+      return gradient_alone<G>(typename result_parts<G>::types{}, root, shared, seed);
     } else {
       decltype(make_store(selected, arg_types)) store;
       return evaluate_and_sweep(root, shared, seed, store,
@@ -269,7 +258,7 @@ struct gradient_transform {
   template <class G, class... Part, class Root, class Shared, class Seed>
   static constexpr G gradient_alone(type_list<Part...>, const Root& root, Shared& shared, const Seed& seed) {
     G gradient(unwritten<Part>...);
-    auto store = std::make_from_tuple<argument_adjoints_into<Part...>>(parts_of(gradient));
+    auto store = std::make_from_tuple<argument_adjoints_into<Part...>>(result_parts<G>::of(gradient));
     evaluate_and_sweep(root, shared, seed, store, [](const auto&) {});
     store.finish();
     return gradient;
