@@ -319,9 +319,19 @@ TEST_CASE("grad: matrix adjoints are summed in the gradient returned, made there
   constexpr auto cg = tl::grad(f)(M{{1, 2}, {3, 4}}, 2.0, 5.0);
   static_assert(std::get<0>(cg) == M{{316, 548}, {532, 964}});
   static_assert(std::get<1>(cg) == 858.0 && std::get<2>(cg) == 0.0);
-  const auto vg = tl::value_and_grad(f)(a, 2.0, 5.0);  // through the store of value_and_grad: the same
+  // value_and_grad: the same gradient, the value beside it; in a constant expression too.
+  const auto vg = tl::value_and_grad(f)(a, 2.0, 5.0);
   CHECK(vg.first == 2 * 858.0);
   CHECK(std::get<0>(vg.second) == expected);
+  CHECK(std::get<1>(vg.second) == 858.0);
+  CHECK((std::get<2>(vg.second) == 0.0 && !std::signbit(std::get<2>(vg.second))));
+  constexpr auto cvg = tl::value_and_grad(f)(M{{1, 2}, {3, 4}}, 2.0, 5.0);
+  static_assert(cvg.first == 2 * 858.0 && std::get<0>(cvg.second) == M{{316, 548}, {532, 964}});
+  const auto [value_alone, gradient_alone] =
+      tl::value_and_grad([](const auto& m) { return tl::sum(tl::square(tl::matmul(m, m))); })(a);
+  static_assert(std::is_same_v<decltype(gradient_alone), const M>);
+  CHECK(value_alone == 858.0);
+  CHECK(gradient_alone == expected / 2.0);
 
   // Two matrix arguments reached once each, and a let's name reached first by matmul: its sum is made
   // there, then added to and swept into x.
