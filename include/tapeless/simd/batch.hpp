@@ -115,6 +115,13 @@ batch<T> load_partial(const In& in, std::size_t i, std::size_t n) {
   }
 }
 
+/// Which lanes of a batch hold real elements where n of them remain: those below n.
+template <class T>
+auto lanes_below(std::size_t n) {
+  return [&]<std::size_t... K>(std::index_sequence<K...>) { return batch<T>{T(K)...} < batch<T>(T(n)); }
+  (std::make_index_sequence<width<T>>{});
+}
+
 /// The sum over i < N of f(in[i]...), a batch of elements at a time, added per lane and the lanes at
 /// the end (an order that differs from a scalar loop's by a few roundings); with an `out` pointer, each
 /// f(in[i]...) is also stored to out[i]. The one loop of transform and sum. Flattened: g++ otherwise

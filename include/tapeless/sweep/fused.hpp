@@ -19,6 +19,10 @@
 // (region_in_batches), the element is a batch of elements: the same scalar tree, on xsimd::batch.
 // Small regions of plain arithmetic stay node by node (fused_region).
 //
+// Where every input with an adjoint is a number and the loop's adjoint is the same for every element
+// (under sum or mean: normal_logpdf's mu and sigma), the loop keeps the factors common to every element
+// apart and multiplies each number's sum by them once, after it (sweep/scaled.hpp).
+//
 // A region's value computed only to be read (value_and_grad's root, a matmul operand) stays node by
 // node: a fused loop would compute its elements twice, forward and again in the reverse sweep.
 //
@@ -44,9 +48,11 @@
 #include <tapeless/ops/shape.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/scaled.hpp>
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -166,20 +172,26 @@ using element_operation = std::conditional_t<std::is_same_v<Op, ops::divide> && 
                                              ops::divide_by_uniform, Op>;
 
 /// The region's scalar tree for one element of number (or batch) type T: its operations, on
-/// leaves holding in[K], in[K + 1], ...: argument<K> (its adjoint is slot K's), or a constant.
-template <class Inputs, std::size_t K, class T, class N, std::size_t I>
+/// leaves holding in[K], in[K + 1], ...: argument<slot of K> (its adjoint is that slot's), or a
+/// constant. ByPosition (for scaled adjoints, sweep/scaled.hpp): argument<K> for each input K, one
+/// slot each, and for a number input as well as an active one, so that its value is known to be the
+/// same for every element (its adjoint, if it has none, is never read).
+template <class Inputs, std::size_t K, bool ByPosition = false, class T, class N, std::size_t I>
 constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
-  if constexpr (!is_elementwise_node<N> && N::is_active) {
+  if constexpr (!is_elementwise_node<N> && ByPosition && (N::is_active || !Matrix<typename N::value_type>)) {
+    return argument<K, T>(in[K]);
+  } else if constexpr (!is_elementwise_node<N> && N::is_active && !ByPosition) {
     return argument<input_slot<Inputs, K>, T>(in[K]);
   } else if constexpr (!is_elementwise_node<N>) {
     return constant<T>(in[K]);
   } else if constexpr (requires { n.arg; }) {
-    using A = decltype(element_tree<Inputs, K>(n.arg, in));
-    return unary_node<decltype(n.op.op), A>(n.op.op, built_by{}, [&] { return element_tree<Inputs, K>(n.arg, in); });
+    using A = decltype(element_tree<Inputs, K, ByPosition>(n.arg, in));
+    return unary_node<decltype(n.op.op), A>(n.op.op, built_by{},
+                                            [&] { return element_tree<Inputs, K, ByPosition>(n.arg, in); });
   } else {
     constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
-    using A = decltype(element_tree<Inputs, K>(n.lhs, in));
-    using B = decltype(element_tree<Inputs, KB>(n.rhs, in));
+    using A = decltype(element_tree<Inputs, K, ByPosition>(n.lhs, in));
+    using B = decltype(element_tree<Inputs, KB, ByPosition>(n.rhs, in));
     using Own = decltype(n.op.op);
     using Op = element_operation<Own, std::remove_cvref_t<decltype(n.rhs)>, T>;
     const Op op = [&] {
@@ -189,8 +201,8 @@ constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
         return Op{};
     }();
     return binary_node<Op, A, B>(
-        op, built_by{}, [&] { return element_tree<Inputs, K>(n.lhs, in); },
-        [&] { return element_tree<Inputs, KB>(n.rhs, in); });
+        op, built_by{}, [&] { return element_tree<Inputs, K, ByPosition>(n.lhs, in); },
+        [&] { return element_tree<Inputs, KB, ByPosition>(n.rhs, in); });
   }
 }
 
@@ -544,6 +556,49 @@ inline constexpr auto uniform_slot_adjoints = [] {
   return per_slot;
 }();
 
+/// Which inputs of the region rooted at Root are the same for every element: its numbers, bit K for
+/// input K (the uniform leaves of sweep/scaled.hpp).
+template <class Root, std::size_t... K>
+constexpr std::uint64_t uniform_inputs_of(std::index_sequence<K...>) {
+  return ((Matrix<typename region_input_t<Root, K>::value_type> ? std::uint64_t{0} : std::uint64_t{1} << K) | ... |
+          std::uint64_t{0});
+}
+template <class Root>
+inline constexpr std::uint64_t uniform_inputs = uniform_inputs_of<Root>(std::make_index_sequence<region_size<Root>>{});
+
+/// Whether input K of the region rooted at Root receives an adjoint that its loop sums over the
+/// elements: a number whose adjoint is not the same for every element.
+template <class Root, std::size_t K>
+inline constexpr bool sums_over_elements =
+    region_input_t<Root, K>::is_active && !Matrix<typename region_input_t<Root, K>::value_type> &&
+    !uniform_slot_adjoints<Root>[input_slot<region_inputs_t<Root>, K>];
+
+/// Whether the region's loop under adjoint G sweeps with scaled adjoints (sweep/scaled.hpp): under sum
+/// or mean, when every input with an adjoint is a number, and the loop sums some of their adjoints.
+/// (A matrix's adjoints would each be multiplied by the scale: nothing saved.)
+template <class Root, class G, class Is = std::make_index_sequence<region_size<Root>>>
+inline constexpr bool scales_apart = false;
+template <class Root, class G, std::size_t... K>
+  requires(is_uniform<G> && sizeof...(K) <= 64)
+inline constexpr bool scales_apart<Root, G, std::index_sequence<K...>> =
+    ((!region_input_t<Root, K>::is_active || !Matrix<typename region_input_t<Root, K>::value_type>)&&...) &&
+    (sums_over_elements<Root, K> || ...);
+
+/// Whether N is a region whose loop runs with scaled adjoints under sum or mean (sweeps_scaled under a
+/// uniform adjoint): for the sweep of the node above it, which clang is made to inline too.
+template <class N>
+inline constexpr bool scaled_under_sum = false;
+template <class N>
+  requires fused_region<N>
+inline constexpr bool scaled_under_sum<N> = TAPELESS_SIMD && region_in_batches<N, typename N::value_type::value_type> &&
+                                            scales_apart<N, uniform<typename N::value_type>>;
+
+/// Whether the region rooted at Root, under adjoint G (as sweep_region takes it), runs its loop with
+/// scaled adjoints (sweep_region_scaled): in SIMD batches, where scales_apart.
+template <class Root, class G>
+inline constexpr bool sweeps_scaled =
+    TAPELESS_SIMD&& region_in_batches<Root, typename Root::value_type::value_type>&& scales_apart<Root, G>;
+
 /// Element i of an operand of the loop (a matrix's element, or the number itself), as T.
 template <class T, class V>
 constexpr T element_at(const V& v, std::size_t i) {
@@ -627,6 +682,97 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
       }(plain_get<K>(gathered)),
       ...);
 }
+
+/// What sweep_region_batches gathers for inputs that are all numbers (sweep_region_scaled's): their
+/// sums, per input. Rare (where sweep_region_scaled declined), so out of line; and all by value, so
+/// that nothing of the caller's is passed by address.
+template <std::size_t N, class T, class Gathered, class Sweep, class G, class Values, std::size_t... K>
+[[gnu::noinline, gnu::cold]] std::array<T, sizeof...(K)> number_adjoints_in_batches(Sweep element_sweep, G g,
+                                                                                    Values values,
+                                                                                    std::index_sequence<K...> inputs) {
+  Gathered gathered;
+  sweep_region_batches<N, T>(element_sweep, g, values, gathered, inputs);
+  std::array<T, sizeof...(K)> sums{};
+  (
+      [&]<class Out>(const Out& out) {
+        if constexpr (Out::active) sums[K] = out.sum;
+      }(plain_get<K>(gathered)),
+      ...);
+  return sums;
+}
+
+/// The region's loop with scaled adjoints (sweep/scaled.hpp): the scales once, from the scalar tree of
+/// the first element; per batch the lines, summed per input; each sum times its scale. Where a sum or a
+/// scale is not comfortably normal, the loop of plain adjoints instead (sweep_region_batches).
+template <class Root, std::size_t N, class T, class Sweep, class G, class Values, class Gathered, std::size_t... K>
+TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep, const G& g, const Values& values,
+                                                      Gathered& gathered, std::index_sequence<K...> inputs) {
+  using B = simd::batch<T>;
+  constexpr std::size_t w = simd::width<T>, count = sizeof...(K);
+  const auto scale = element_sweep(std::array<T, count>{element_at<T>(plain_get<K>(values), 0)...},
+                                   static_cast<T>(g.value), scale_part{});
+  const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
+      {simd_operand<T>(plain_get<K>(values))}...};
+  std::array<B, count> sums;
+  sums.fill(B(T(-0.0)));
+  std::array<T, count> same{};  // the lines of an adjoint the same for every element
+  const auto lanes_of = [](const B& lines, const auto&... real) {
+    if constexpr (sizeof...(real) == 0)
+      return lines;
+    else
+      return xsimd::select(real..., lines, B(T(0)));
+  };
+  // Takes a batch's lines; in the last, partial batch only its real lanes (the padding ones' selected
+  // away, not multiplied by 0, which is NaN for an infinity).
+  const auto take = [&](const auto& a, const auto&... real) {
+    (
+        [&] {
+          if constexpr (sums_over_elements<Root, K>)
+            sums[K] += lanes_of(a[K], real...);
+          else if constexpr (region_input_t<Root, K>::is_active)
+            same[K] = a[K].get(0);
+        }(),
+        ...);
+  };
+  std::size_t i = 0;
+  for (; i + w <= N; i += w)
+    take(element_sweep(std::array<B, count>{simd::load<T>(plain_get<K>(operands), i)...}, B(T(1)), lines_part{}));
+  if constexpr (N % w != 0)
+    take(element_sweep(std::array<B, count>{simd::load_partial<T>(plain_get<K>(operands), i, N - i)...}, B(T(1)),
+                       lines_part{}),
+         simd::lanes_below<T>(N - i));
+  // Per slot, the sum of its adjoints.
+  constexpr auto slot = input_slots<region_inputs_t<Root>>::slot;
+  std::array<T, count> total;
+  total.fill(T(-0.0));
+  bool normal = true;
+  (
+      [&] {
+        if constexpr (sums_over_elements<Root, K>) {
+          const T sum = xsimd::hadd(sums[K]);
+          normal = normal && comfortably_normal(sum) && comfortably_normal(scale[K]);
+          total[slot[K]] += sum * scale[K];
+        } else if constexpr (region_input_t<Root, K>::is_active) {
+          total[slot[K]] += same[K] * scale[K];
+        }
+      }(),
+      ...);
+  if (normal) {
+    (
+        [&]<class Out>(Out& out) {
+          if constexpr (Out::active) out.put(0, total[K]);
+          out.template finish<N>();
+        }(plain_get<K>(gathered)),
+        ...);
+  } else {
+    const auto plain = number_adjoints_in_batches<N, T, Gathered>(element_sweep, g, values, inputs);
+    (
+        [&]<class Out>(Out& out) {
+          if constexpr (Out::active) out.sum = plain[K];
+        }(plain_get<K>(gathered)),
+        ...);
+  }
+}
 #endif
 
 /// The reverse sweep of a region, its loop over the elements, then the sweep of each input with the
@@ -651,19 +797,31 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
       gathered;
   (plain_get<K>(gathered).claim(*plain_get<K>(in), store), ...);
 
-  // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi.
-  const auto element_sweep = [&n](const auto& x, const auto& gi) {
-    const auto tree = element_tree<region_inputs_t<Root>, 0>(n, x);
+  // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi. With a tag
+  // lines_part or scale_part, that part of scaled adjoints (sweep/scaled.hpp), each input its own leaf.
+  const auto element_sweep = [&n](const auto& x, const auto& gi, auto... part) {
+    using E = std::remove_cvref_t<decltype(gi)>;
+    const auto tree = element_tree<region_inputs_t<Root>, 0, sizeof...(part) != 0>(n, x);
     const evaluated<std::remove_cvref_t<decltype(tree)>, false> tree_values(tree);
-    element_adjoints<std::remove_cvref_t<decltype(gi)>, inputs> adjoints;
-    backward_sweep(tree, tree_values, gi, adjoints);
-    return adjoints.slot;
+    if constexpr (sizeof...(part) != 0) {
+      constexpr bool scale = (std::is_same_v<decltype(part), scale_part> || ...);
+      adjoint_parts<E, inputs> adjoints{};
+      backward_sweep(tree, tree_values, adjoint_part<E, uniform_inputs<Root>, scale>{gi}, adjoints);
+      return adjoints.slot;
+    } else {
+      element_adjoints<E, inputs> adjoints;
+      backward_sweep(tree, tree_values, gi, adjoints);
+      return adjoints.slot;
+    }
   };
 
 #if TAPELESS_SIMD
   if constexpr (region_in_batches<Root, T>) {
     if (!std::is_constant_evaluated()) {
-      sweep_region_batches<M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
+      if constexpr (scales_apart<Root, G>)
+        sweep_region_scaled<Root, M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
+      else
+        sweep_region_batches<M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
       (sweep_input(*plain_get<K>(in), plain_get<K>(v.input_values), plain_get<K>(gathered), store), ...);
       return;
     }

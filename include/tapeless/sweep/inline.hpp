@@ -24,3 +24,13 @@
 #define TAPELESS_SWEEP_INLINE
 #endif
 #endif
+
+// And with clang, every function the sweep so marked calls, inlined into it: the loops with scaled
+// adjoints (sweep/scaled.hpp), whose gradients of a few numbers cost less than the calls.
+#ifndef TAPELESS_SWEEP_FLATTEN
+#if defined(__clang__) && defined(__OPTIMIZE__)
+#define TAPELESS_SWEEP_FLATTEN [[gnu::flatten]]
+#else
+#define TAPELESS_SWEEP_FLATTEN
+#endif
+#endif

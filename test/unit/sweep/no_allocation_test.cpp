@@ -215,6 +215,23 @@ TEST_CASE("matrix operations with tl::cref data allocate nothing") {
   check_grad_allocates_nothing(loss, b3, 0.5);
 }
 
+TEST_CASE("a loop with scaled adjoints allocates nothing, nor does its plain fallback") {
+  // The normal log-density of mu and sigma over data (sweep/scaled.hpp). At data of 1e160 and sigma 1e5
+  // the lines z^2 overflow (z up to 1e155) where z^2 / sigma does not: the gradient is finite only
+  // because the loop ran again with plain adjoints (number_adjoints_in_batches).
+  tl::vector<double, 37> y;
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::sin(static_cast<double>(i));
+  const auto normal = [&y](const auto& mu, const auto& sigma) {
+    return tl::sum(-0.5 * tl::square((tl::cref(y) - mu) / sigma) - tl::log(sigma));
+  };
+  std::tuple<double, double> g{};
+  CHECK(allocations_during([&] { g = tl::grad(normal)(0.3, 1.7); }) == 0);
+  CHECK(all_finite_nonzero(g));
+  y *= 1e160;
+  CHECK(allocations_during([&] { g = tl::grad(normal)(0.3, 1e5); }) == 0);
+  CHECK(all_finite_nonzero(g));
+}
+
 TEST_CASE("matrix operations: backward() into a tl::var allocates nothing") {
   check_backward_allocates_nothing(matrix_elementwise, x23, y23);
   check_backward_allocates_nothing(linear_algebra, a33, b3);
