@@ -704,6 +704,8 @@ template <std::size_t N, class T, class Gathered, class Sweep, class G, class Va
 /// The region's loop with scaled adjoints (sweep/scaled.hpp): the scales once, from the scalar tree of
 /// the first element; per batch the lines, summed per input; each sum times its scale. Where a sum or a
 /// scale is not comfortably normal, the loop of plain adjoints instead (sweep_region_batches).
+/// Declared inline: g++ then inlines it where the gradient is taken, as it does the plain loop (this
+/// one's size is over its limit for functions not so declared); clang is made to.
 template <class Root, std::size_t N, class T, class Sweep, class G, class Values, class Gathered, std::size_t... K>
 TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep, const G& g, const Values& values,
                                                       Gathered& gathered, std::index_sequence<K...> inputs) {
