@@ -53,40 +53,22 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const var_ref<T>& leaf, cons
   *leaf.grad_ += g;
 }
 
-// An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp). The
-// loop reads a uniform or dense adjoint. A loop with scaled adjoints is made inline with clang, and all
-// it calls (TAPELESS_SWEEP_FLATTEN): called out of line, normal_logpdf (S5) took 1.66x the vectorised
+// An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp), which
+// reads a uniform or dense adjoint. A loop with scaled adjoints is made inline with clang, and all it
+// calls (TAPELESS_SWEEP_FLATTEN): called out of line, normal_logpdf (S5) took 1.66x the vectorised
 // hand-written gradient. (Every region made inline slowed log-sum-exp.)
 template <class N, class G>
 concept scaled_region =
     fused_region<N> && sweeps_scaled<N, std::remove_cvref_t<decltype(dense_or_uniform(std::declval<const G&>()))>>;
 
-template <class Op, class A, class G, class Store>
-  requires fused_region<unary_node<elementwise_unary<Op>, A>>
-constexpr void backward_sweep(const unary_node<elementwise_unary<Op>, A>& n,
-                              const evaluated<unary_node<elementwise_unary<Op>, A>, false>& v, const G& g,
-                              Store& store) {
+template <class N, class G, class Store>
+  requires(fused_region<N> && !scaled_region<N, G>)
+constexpr void backward_sweep(const N& n, const evaluated<N, false>& v, const G& g, Store& store) {
   sweep_region(n, v, dense_or_uniform(g), store);
 }
-template <class Op, class A, class B, class G, class Store>
-  requires fused_region<binary_node<elementwise_binary<Op>, A, B>>
-constexpr void backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n,
-                              const evaluated<binary_node<elementwise_binary<Op>, A, B>, false>& v, const G& g,
-                              Store& store) {
-  sweep_region(n, v, dense_or_uniform(g), store);
-}
-template <class Op, class A, class G, class Store>
-requires scaled_region<unary_node<elementwise_unary<Op>, A>, G> TAPELESS_SWEEP_INLINE
-    TAPELESS_SWEEP_FLATTEN constexpr void
-    backward_sweep(const unary_node<elementwise_unary<Op>, A>& n,
-                   const evaluated<unary_node<elementwise_unary<Op>, A>, false>& v, const G& g, Store& store) {
-  sweep_region(n, v, dense_or_uniform(g), store);
-}
-template <class Op, class A, class B, class G, class Store>
-requires scaled_region<binary_node<elementwise_binary<Op>, A, B>, G> TAPELESS_SWEEP_INLINE
-    TAPELESS_SWEEP_FLATTEN constexpr void
-    backward_sweep(const binary_node<elementwise_binary<Op>, A, B>& n,
-                   const evaluated<binary_node<elementwise_binary<Op>, A, B>, false>& v, const G& g, Store& store) {
+template <class N, class G, class Store>
+requires scaled_region<N, G> TAPELESS_SWEEP_INLINE TAPELESS_SWEEP_FLATTEN constexpr void backward_sweep(
+    const N& n, const evaluated<N, false>& v, const G& g, Store& store) {
   sweep_region(n, v, dense_or_uniform(g), store);
 }
 

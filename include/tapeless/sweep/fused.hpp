@@ -584,20 +584,19 @@ inline constexpr bool scales_apart<Root, G, std::index_sequence<K...>> =
     ((!region_input_t<Root, K>::is_active || !Matrix<typename region_input_t<Root, K>::value_type>)&&...) &&
     (sums_over_elements<Root, K> || ...);
 
-/// Whether N is a region whose loop runs with scaled adjoints under sum or mean (sweeps_scaled under a
-/// uniform adjoint): for the sweep of the node above it, which clang is made to inline too.
-template <class N>
-inline constexpr bool scaled_under_sum = false;
-template <class N>
-  requires fused_region<N>
-inline constexpr bool scaled_under_sum<N> = TAPELESS_SIMD && region_in_batches<N, typename N::value_type::value_type> &&
-                                            scales_apart<N, uniform<typename N::value_type>>;
-
 /// Whether the region rooted at Root, under adjoint G (as sweep_region takes it), runs its loop with
 /// scaled adjoints (sweep_region_scaled): in SIMD batches, where scales_apart.
 template <class Root, class G>
 inline constexpr bool sweeps_scaled =
     TAPELESS_SIMD&& region_in_batches<Root, typename Root::value_type::value_type>&& scales_apart<Root, G>;
+
+/// Whether N is a region whose loop runs with scaled adjoints under sum or mean: for the sweep of the
+/// node above it, which clang is made to inline too.
+template <class N>
+inline constexpr bool scaled_under_sum = false;
+template <class N>
+  requires fused_region<N>
+inline constexpr bool scaled_under_sum<N> = sweeps_scaled<N, uniform<typename N::value_type>>;
 
 /// Element i of an operand of the loop (a matrix's element, or the number itself), as T.
 template <class T, class V>
@@ -805,16 +804,14 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
     using E = std::remove_cvref_t<decltype(gi)>;
     const auto tree = element_tree<region_inputs_t<Root>, 0, sizeof...(part) != 0>(n, x);
     const evaluated<std::remove_cvref_t<decltype(tree)>, false> tree_values(tree);
+    std::conditional_t<sizeof...(part) != 0, adjoint_parts<E, inputs>, element_adjoints<E, inputs>> adjoints;
     if constexpr (sizeof...(part) != 0) {
       constexpr bool scale = (std::is_same_v<decltype(part), scale_part> || ...);
-      adjoint_parts<E, inputs> adjoints{};
       backward_sweep(tree, tree_values, adjoint_part<E, uniform_inputs<Root>, scale>{gi}, adjoints);
-      return adjoints.slot;
     } else {
-      element_adjoints<E, inputs> adjoints;
       backward_sweep(tree, tree_values, gi, adjoints);
-      return adjoints.slot;
     }
+    return adjoints.slot;
   };
 
 #if TAPELESS_SIMD

@@ -122,10 +122,12 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const binary_node<Op, A, C>&
 }
 
 /// Where a scalar tree swept with one part of scaled adjoints puts its arguments': one slot per
-/// argument K, which the tree reaches once (its leaves are distinct inputs of the loop).
+/// argument K, which the tree reaches once (its leaves are distinct inputs of the loop). Assigned, not
+/// added to a -0 (element_adjoints): with that, g++ stopped inlining normal_logpdf's loop (138 -> 195
+/// instructions per gradient).
 template <class T, std::size_t I>
 struct adjoint_parts {
-  std::array<T, I> slot;
+  std::array<T, I> slot{};
   template <class Leaf, std::uint64_t U, bool Scale>
   TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const adjoint_part<T, U, Scale>& g) {
     slot[Leaf::slot] = g.value;
