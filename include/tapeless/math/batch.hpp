@@ -122,11 +122,15 @@ TAPELESS_BATCH_GUARDED(log, !(x > B(0) && x < B(std::numeric_limits<double>::min
 TAPELESS_BATCH_GUARDED(tanh, xsimd::abs(x) < B(20.0))
 #undef TAPELESS_BATCH_GUARDED
 
-/// exp of a batch the caller keeps within [-690, 690], inside exp's trusted range: xsimd's, without
-/// the test (ops/reduction.hpp's exp_scaled tests the range once for all the elements).
+/// exp without the guard's branch, for a caller that checks the results instead (ops/reduction.hpp's
+/// exp_scaled, once for all the elements): xsimd's exp, within 2 ulp of std::exp where that is a
+/// normal number; 0 below (x < -708.39, -inf), inf from x = 709.44 on, and inf for NaN. The argument
+/// is clamped to [-750, 750] first, so that xsimd's conversion to integers never sees NaN or a huge
+/// value (see guarded); min puts its second operand where the first is NaN.
 template <class A>
-inline xsimd::batch<double, A> exp_within_range(const xsimd::batch<double, A>& x) {
-  return xsimd::exp(x);
+inline xsimd::batch<double, A> exp_saturating(const xsimd::batch<double, A>& x) {
+  using B = xsimd::batch<double, A>;
+  return xsimd::exp(xsimd::max(xsimd::min(x, B(750.0)), B(-750.0)));
 }
 #endif
 

@@ -11,9 +11,10 @@
 //   in row-major order at a tie. A NaN element wins: the value is NaN, and that (first) NaN element's
 //   adjoint is NaN, so NaN reaches the gradient; the others receive 0 (as tl::max and tl::min do).
 //   log_sum_exp, softmax and log_softmax subtract the largest element first, so no exp overflows
-//   (the first two at run time only where one might: within [-690, 690], exp(x) is normal and finite);
-//   when that largest element is infinite they take the limit (+inf elements share softmax equally,
-//   all -inf gives the uniform softmax and log_sum_exp = -inf). A NaN element makes everything NaN.
+//   (the first two at run time only where one did: where every exp(x) is normal and their sum at
+//   most 2^64, the unshifted ones are as accurate); when that largest element is infinite they take
+//   the limit (+inf elements share softmax equally, all -inf gives the uniform softmax and
+//   log_sum_exp = -inf). A NaN element makes everything NaN.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
@@ -80,36 +81,51 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
   return {m, s};
 }
 
-/// e_i = exp(x_i - m) written into e, for an m that keeps every e_i and their sum normal and finite;
-/// returns {m, sum of e}. At run time, where every element lies within [-limit, limit] (no NaN, no
-/// infinity), m = 0: every exp(x_i) is then a normal number, and so are their sum, at most N e^limit,
-/// and its reciprocal, which log_sum_exp's rule and softmax multiply by.
-/// One pass, where exp_shifted takes two (the largest element, then the exps) and subtracts it from
-/// each element first: log-sum-exp's value log(s) and its rule e_i / s are as accurate unshifted,
-/// exp(x_i) even more (x_i - m rounds). Else, exp_shifted. log_softmax keeps the shift: x_i - log(s)
+/// What exp_scaled leaves beside its e_i: their sum, within [1, 2^64], and (where asked for) the log
+/// of the sum of the unscaled exp(x_i).
+template <class T>
+struct exp_sum {
+  T sum;
+  T log_sum;
+};
+
+/// e_i = c exp(x_i) written into e, for a c that keeps every e_i accurate and their sum s within
+/// [1, 2^64]; returns s, and log(sum of exp(x_i)) where Log (else NaN).
+/// Why that range: log_sum_exp's rule scales the e_i by g / s, which then neither overflows nor
+/// underflows where g e_i / s does not (short of g < 2^-958); with s = 1e-300, g = 1e10 made it inf.
+/// At run time, one pass first takes c = 1, no shift: exp(x_i) itself, with the least of them. Where
+/// every one is normal (none flushed to 0) and the sum finite, they are as accurate as the shifted ones,
+/// exp(x_i) more so (x_i - m rounds), and log_sum_exp's value log(s) as well; a sum below 1 is then
+/// scaled by a power of 2 (exact) into [1, 2). Else, and in a constant expression, exp_shifted: two
+/// passes, the largest element m and then c = exp(-m). log_softmax keeps the shift: x_i - log(s)
 /// cancels where (x_i - m) - log(s) does not.
-template <class M, class T = typename M::value_type>
-constexpr std::pair<T, T> exp_scaled(const M& x, M& e) {
+template <bool Log, class M, class T = typename M::value_type>
+constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
 #if TAPELESS_SIMD
   if constexpr (::tapeless::detail::simd::available<T>) {
     if (!std::is_constant_evaluated()) {
       namespace simd = ::tapeless::detail::simd;
       using B = simd::batch<T>;
-      // N e^690 < 1 / DBL_MIN (e^708.4) up to N = 2^20, and e^-690 > DBL_MIN (e^-708.4)
-      constexpr T limit = M::size() <= (std::size_t(1) << 20) ? T(690) : T(600);
-      // An element outside makes its exp +inf, so the sum: the test is on the sum alone. A mask
-      // accumulated across the batches went through memory, a store and a load per batch.
-      const auto exp_unshifted = [](const B& xi) {
-        const auto inside = xsimd::abs(xi) <= B(limit);                          // false for NaN
-        const B e = math::exp_within_range(xsimd::select(inside, xi, B(T(0))));  // xsimd sees no NaN
-        return xsimd::select(inside, e, B(std::numeric_limits<T>::infinity()));
-      };
-      const T s = simd::transform_sum<M::size()>(e.data(), exp_unshifted, x.data());
-      if (s < std::numeric_limits<T>::infinity()) return {T(0), s};
+      // The tests on the sum and the least alone: a mask of the elements accumulated across the
+      // batches went through memory, a store and a load per batch.
+      const auto [s, least] = simd::transform_sum_least<M::size()>(
+          e.data(), [](const B& xi) { return math::exp_saturating(xi); }, x.data());
+      if (least >= std::numeric_limits<T>::min() && s <= T(0x1p64)) {  // false for NaN
+        T log_sum = math::quiet_nan<T>();
+        if constexpr (Log) log_sum = math::log(s);
+        if (s >= T(1)) return {s, log_sum};
+        const T c = std::ldexp(T(1), -std::ilogb(s));  // s c in [1, 2); the e_i, normal, stay exact
+        simd::transform<M::size()>(
+            e.data(), [](const B& ei, const B& scale) { return ei * scale; }, e.data(), c);
+        return {s * c, log_sum};
+      }
     }
   }
 #endif
-  return exp_shifted(x, e);
+  const auto [m, s] = exp_shifted(x, e);
+  T log_sum = math::quiet_nan<T>();
+  if constexpr (Log) log_sum = m + math::log(s);
+  return {s, log_sum};
 }
 }  // namespace detail
 
@@ -265,12 +281,12 @@ struct min_element : ::tapeless::detail::matrix_operation {
   }
 };
 
-/// y = log(sum of exp(x_i)) = m + log(sum of exp(x_i - m)), m the largest element (or 0 where no exp
-/// overflows: exp_scaled): no overflow, and the sum is at least 1 (at least e^-690). The adjoint of x_i is g
-/// softmax(x)_i; the forward pass keeps softmax(x) for it, so the backward pass computes no exp.
+/// y = log(sum of exp(x_i)), from exps scaled so that no exp overflows and their sum lies within
+/// [1, 2^64] (exp_scaled). The adjoint of x_i is g softmax(x)_i; the forward pass keeps softmax(x) for
+/// it, so the backward pass computes no exp.
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
-  /// What the rule needs: the shifted exps and 1 / their sum, whose product is softmax(x). The rule
+  /// What the rule needs: the scaled exps and 1 / their sum, whose product is softmax(x). The rule
   /// scales by g / sum in one pass, where scaling into softmax first took a pass of its own.
   template <class M>
   struct exps {
@@ -297,9 +313,9 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr auto computed(const M& x) {
     using S = typename M::value_type;
     ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), ::tapeless::detail::uninitialized);
-    const auto [m, s] = detail::exp_scaled(x, out.cache.e);
+    const auto [s, log_sum] = detail::exp_scaled<Value>(x, out.cache.e);
     out.cache.inverse_sum = S(1) / s;
-    if constexpr (Value) out.value = m + math::log(s);
+    out.value = log_sum;
     return out;
   }
 };
@@ -312,7 +328,7 @@ struct softmax : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
-    const auto s = detail::exp_scaled(x, e).second;
+    const auto s = detail::exp_scaled<false>(x, e).sum;
     for (auto& v : e) v /= s;
     return e;
   }

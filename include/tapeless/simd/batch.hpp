@@ -92,7 +92,7 @@ consteval bool whole_batches() {
 
 /// An operand of a loop: a pointer to the elements, or one number used for every element.
 template <class T, class In>
-batch<T> load(const In& in, std::size_t i) {
+batch<T> load(In in, std::size_t i) {
   if constexpr (std::is_pointer_v<In>)
     return batch<T>::load_unaligned(in + i);
   else
@@ -105,7 +105,7 @@ batch<T> load(const In& in, std::size_t i) {
 /// (a load wider than the stores it reads is not forwarded from them), 56% of simd::max's time in
 /// log-sum-exp with n = 16, whose first batch is whole.
 template <class T, class In>
-batch<T> load_partial(const In& in, std::size_t i, std::size_t n) {
+batch<T> load_partial(In in, std::size_t i, std::size_t n) {
   if constexpr (std::is_pointer_v<In>) {
     if (n >= width<T>) return load<T>(in, i);  // a constant where the callers are inlined
     return [&]<std::size_t... K>(std::index_sequence<K...>) { return batch<T>{in[i + (K < n ? K : 0)]...}; }
@@ -122,49 +122,83 @@ auto lanes_below(std::size_t n) {
   (std::make_index_sequence<width<T>>{});
 }
 
+/// The largest (Largest) or the least of a batch's lanes (a NaN lane may or may not win).
+template <bool Largest, class T, class A>
+T extreme_lane(const xsimd::batch<T, A>& b) {
+  alignas(A::alignment()) std::array<T, xsimd::batch<T, A>::size> lanes;
+  b.store_aligned(lanes.data());
+  T e = lanes[0];
+  for (std::size_t k = 1; k < lanes.size(); ++k) e = (Largest ? lanes[k] > e : lanes[k] < e) ? lanes[k] : e;
+  return e;
+}
+
+/// What transform_sum_least returns: the sum of the f(in[i]...) and the least of them.
+template <class T>
+struct sum_and_least {
+  T sum;
+  T least;
+};
+
 /// The sum over i < N of f(in[i]...), a batch of elements at a time, added per lane and the lanes at
 /// the end (an order that differs from a scalar loop's by a few roundings); with an `out` pointer, each
-/// f(in[i]...) is also stored to out[i]. The one loop of transform and sum. Flattened: g++ otherwise
-/// called xsimd's exp out of line for every batch of log_sum_exp (68% of its time at n = 256), with
-/// the batch passed through memory, where the hand-written loop that calls it directly inlines it.
-template <std::size_t N, class T, class Out, class F, class... In>
-[[gnu::flatten]] T sum_storing(Out out, const F& f, const In&... in) {
+/// f(in[i]...) is also stored to out[i]; where Least, also the least of them (a lane-wise min, so NaN
+/// may or may not win: a caller that cares tests the sum). The one loop of transform and sum.
+/// Flattened: g++ otherwise called xsimd's exp out of line for every batch of log_sum_exp (68% of its
+/// time at n = 256), with the batch passed through memory, where the hand-written loop that calls it
+/// directly inlines it. The operands are pointers and numbers, taken by value: by reference, each
+/// store to out might have changed them, and each batch loaded the pointer again.
+template <std::size_t N, class T, bool Least = false, class Out, class F, class... In>
+[[gnu::flatten]] auto sum_storing(Out out, const F& f, In... in) {
   constexpr bool stores = !std::is_null_pointer_v<Out>;
   constexpr std::size_t w = width<T>;
   batch<T> s(T(0));
+  batch<T> least(std::numeric_limits<T>::infinity());
   std::size_t i = 0;
   for (; i + w <= N; i += w) {
     const batch<T> y = f(load<T>(in, i)...);
     if constexpr (stores) y.store_unaligned(out + i);
     s += y;
+    if constexpr (Least) least = xsimd::min(least, y);
   }
   T total = xsimd::hadd(s);
   if constexpr (N % w != 0) {
     alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
-    f(load_partial<T>(in, i, N - i)...).store_aligned(lanes.data());
+    // The padding lanes repeat element i (load_partial), so they leave the least as it is.
+    const batch<T> y = f(load_partial<T>(in, i, N - i)...);
+    y.store_aligned(lanes.data());
+    if constexpr (Least) least = xsimd::min(least, y);
     for (std::size_t k = 0; i + k < N; ++k) {
       if constexpr (stores) out[i + k] = lanes[k];
       total += lanes[k];
     }
   }
-  return total;
+  if constexpr (Least)
+    return sum_and_least<T>{total, extreme_lane<false>(least)};
+  else
+    return total;
 }
 
 /// out[i] = f(in[i]...) for i < N; returns the sum of the out[i].
 template <std::size_t N, class T, class F, class... In>
-T transform_sum(T* out, const F& f, const In&... in) {
+T transform_sum(T* out, const F& f, In... in) {
   return sum_storing<N, T>(out, f, in...);
+}
+
+/// out[i] = f(in[i]...) for i < N; returns the sum and the least of the out[i].
+template <std::size_t N, class T, class F, class... In>
+sum_and_least<T> transform_sum_least(T* out, const F& f, In... in) {
+  return sum_storing<N, T, true>(out, f, in...);
 }
 
 /// out[i] = f(in[i]...) for i < N, a batch of elements at a time.
 template <std::size_t N, class T, class F, class... In>
-void transform(T* out, const F& f, const In&... in) {
+void transform(T* out, const F& f, In... in) {
   (void)sum_storing<N, T>(out, f, in...);  // the unused sum is dropped once inlined
 }
 
 /// The sum over i < N of f(in[i]...).
 template <std::size_t N, class T, class F, class... In>
-T sum(const F& f, const In&... in) {
+T sum(const F& f, In... in) {
   return sum_storing<N, T>(nullptr, f, in...);
 }
 
@@ -180,11 +214,7 @@ T max(const T* p) {
     m = xsimd::max(m, v);
   }
   if (xsimd::any(nan)) return std::numeric_limits<T>::quiet_NaN();
-  alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
-  m.store_aligned(lanes.data());
-  T largest = lanes[0];
-  for (std::size_t k = 1; k < w; ++k) largest = lanes[k] > largest ? lanes[k] : largest;
-  return largest;
+  return extreme_lane<true>(m);
 }
 #endif
 

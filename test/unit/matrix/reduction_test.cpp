@@ -12,12 +12,14 @@
 #include "matrix_check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace tl = tapeless;
 
@@ -316,50 +318,87 @@ TEST_CASE("log_sum_exp, softmax, log_softmax: stable for large and infinite elem
 }
 
 namespace {
-/// log_sum_exp's value and gradient and softmax at x, against the shifted formula in long double.
+/// log_sum_exp's reference at x in long double, by the shifted formula: {its value, softmax}.
 template <std::size_t N>
-void check_against_long_double(const tl::vector<double, N>& x, const std::string& what) {
+std::pair<long double, std::array<long double, N>> log_sum_exp_reference(const tl::vector<double, N>& x) {
   using L = long double;
   L m = x[0];
   for (const double v : x) m = std::max<L>(m, v);
   L s = 0;
   for (const double v : x) s += std::exp(L(v) - m);
+  std::array<L, N> softmax{};
+  for (std::size_t i = 0; i < N; ++i) softmax[i] = std::exp(L(x[i]) - m) / s;
+  return {m + std::log(s), softmax};
+}
+
+/// Whether a is within rel of a reference b, relatively; absolutely (1e-300) where b is subnormal.
+bool close_to(double a, long double b, double rel) {
+  return std::abs(a - double(b)) <= rel * std::abs(double(b)) + 1e-300;
+}
+
+/// log_sum_exp's value and gradient and softmax at x, against the shifted formula in long double.
+template <std::size_t N>
+void check_against_long_double(const tl::vector<double, N>& x, const std::string& what) {
+  const auto [reference, softmax_reference] = log_sum_exp_reference(x);
   const auto [value, g] = tl::value_and_grad([](const auto& a) { return tl::log_sum_exp(a); })(x);
   const auto alone = tl::grad([](const auto& a) { return tl::log_sum_exp(a); })(x);
   const auto softmax = tl::softmax(x);
   INFO(what << ", n = " << N);
-  CHECK(fd::rel_error(value, double(m + std::log(s))) < 1e-14);
+  CHECK(fd::rel_error(value, double(reference)) < 1e-14);
   bool close = true;
-  for (std::size_t i = 0; i < N; ++i) {
-    const double reference = double(std::exp(L(x[i]) - m) / s);
-    const double bound = 1e-13 * reference + 1e-300;  // relative; a subnormal reference, absolute
-    close =
-        close && std::abs(g[i] - reference) <= bound && alone[i] == g[i] && std::abs(softmax[i] - reference) <= bound;
-  }
+  for (std::size_t i = 0; i < N; ++i)
+    close = close && close_to(g[i], softmax_reference[i], 1e-13) && alone[i] == g[i] &&
+            close_to(softmax[i], softmax_reference[i], 1e-13);
+  CHECK(close);
+}
+
+/// The gradient of exp(log_sum_exp(x) + c), g softmax(x) with g = exp(log_sum_exp(x) + c): an adjoint
+/// far from 1 reaching log_sum_exp's rule, which scales its exps by g / (their sum).
+template <std::size_t N>
+void check_scaled_adjoint(const tl::vector<double, N>& x, double c, const std::string& what) {
+  const auto [reference, softmax_reference] = log_sum_exp_reference(x);
+  const long double g = std::exp(reference + c);
+  const auto gradient = tl::grad([c](const auto& a) { return tl::exp(tl::log_sum_exp(a) + c); })(x);
+  INFO(what << ", n = " << N << ", adjoint " << double(g));
+  bool close = true;
+  // exp amplifies the rounding of log_sum_exp(x) + c: |x| ulps of it, 1e-13 at x = 700
+  for (std::size_t i = 0; i < N; ++i) close = close && close_to(gradient[i], g * softmax_reference[i], 1e-12);
   CHECK(close);
 }
 }  // namespace
 
-TEST_CASE("log_sum_exp and softmax: unshifted within [-690, 690], shifted beyond, both as accurate") {
-  // At run time, where every element lies within [-690, 690], the exps are taken unshifted in one pass
-  // (exp_scaled, ops/reduction.hpp); one element beyond, infinite or NaN sends all to the shifted path.
+TEST_CASE("log_sum_exp and softmax: unshifted where every exp is normal, shifted beyond, both as accurate") {
+  // At run time the exps are first taken unshifted, in one pass; where every one is normal (x >= -708.39)
+  // and their sum at most 2^64, they stay, scaled by a power of 2 into [1, 2) where the sum is below 1
+  // (exp_scaled, ops/reduction.hpp). Else (an element below, a larger sum, an infinite or NaN element),
+  // the shifted path.
   using V2 = tl::vector<double, 2>;
-  check_against_long_double(V2{690.0, -690.0}, "the bounds");
-  check_against_long_double(V2{-690.0, -690.0}, "the lower bound twice: the sum is normal");
-  check_against_long_double(V2{690.5, 0.0}, "one element beyond");
-  check_against_long_double(V2{-690.5, -700.0}, "all below");
+  check_against_long_double(V2{-708.0, -708.0}, "unshifted, scaled up by 2^1020");
+  check_against_long_double(V2{-708.0, -1.0}, "unshifted, scaled up by 2");
+  check_against_long_double(V2{-708.5, -700.0}, "an exp flushed to 0 unshifted: shifted");
+  check_against_long_double(tl::vector<double, 5>{-700.0, -701.0, -702.0, -703.0, -720.0},
+                            "an exp flushed to 0 in the last, partial batch: shifted");
+  check_against_long_double(V2{-708.5, 0.0}, "an exp flushed to 0 unshifted, a subnormal softmax: shifted");
+  check_against_long_double(V2{43.0, 43.0}, "a sum below 2^64: unshifted");
+  check_against_long_double(V2{44.0, 44.4}, "a sum above 2^64: shifted");
+  check_against_long_double(V2{709.0, 0.0}, "a sum near the largest number: shifted");
+  check_against_long_double(V2{710.0, 0.0}, "an exp that overflows: shifted");
   fd::rng r{52};
   using V5 = tl::vector<double, 5>;
   using V16 = tl::vector<double, 16>;
   using V256 = tl::vector<double, 256>;
   for (int k = 0; k < 20; ++k) {
-    check_against_long_double(mx::random<V5>(r, -690, 690), "a spread within");
+    check_against_long_double(mx::random<V5>(r, -700, 40), "a spread, unshifted");
+    check_against_long_double(mx::random<V5>(r, -700, -5), "a small sum, scaled up");
     check_against_long_double(mx::random<V16>(r, -3, 3), "near 0");
-    check_against_long_double(mx::random<V256>(r, -690, 690), "a spread within");
-    check_against_long_double(mx::random<V256>(r, 600, 690), "near the upper bound: the largest sum");
+    check_against_long_double(mx::random<V256>(r, -708, 38), "a spread, unshifted");
+    check_against_long_double(mx::random<V256>(r, -708, 700), "a spread, shifted");
+    check_against_long_double(mx::random<V256>(r, -708, -700), "a sum near the smallest normal, scaled up");
     V256 beyond = mx::random<V256>(r, -2, 2);
     beyond[static_cast<std::size_t>(k) * 13 % 256] = 800.0;
     check_against_long_double(beyond, "one element beyond");
+    beyond[static_cast<std::size_t>(k) * 13 % 256] = -800.0;
+    check_against_long_double(beyond, "one element below");
   }
   V256 with_nan = mx::random<V256>(r, -2, 2), with_inf = with_nan;
   with_nan[200] = qnan;
@@ -369,6 +408,24 @@ TEST_CASE("log_sum_exp and softmax: unshifted within [-690, 690], shifted beyond
   CHECK(tl::log_sum_exp(with_inf) == inf);
   CHECK(g[77] == 1.0);
   CHECK(g[76] == 0.0);
+}
+
+TEST_CASE("log_sum_exp's rule scales by g / (the sum of its exps) without overflow or underflow") {
+  // The sum lies within [1, 2^64] on either path, so g / sum keeps g's range. Unshifted exps with a sum of
+  // 1e-299 made g / sum inf for g = 1e10 (a finite gradient of 1e10 came out inf), and a sum of 1e260
+  // made it subnormal for g = 1e-61.
+  using V4 = tl::vector<double, 4>;
+  check_scaled_adjoint(V4{-689.0, -689.0, -689.5, -689.9}, 712.0, "a sum of 1e-299, adjoint 1e10");
+  check_scaled_adjoint(V4{-689.0, -689.0, -689.5, -720.0}, 712.0, "the same, shifted");
+  check_scaled_adjoint(V4{600.0, 599.0, 598.0, 1.0}, -740.0, "a sum of 1e260, adjoint 1e-61");
+  check_scaled_adjoint(V4{40.0, 39.0, 38.0, 1.0}, -700.0, "a sum of 4e17, adjoint 1e-287");
+  fd::rng r{53};
+  using V16 = tl::vector<double, 16>;
+  for (int k = 0; k < 20; ++k) {
+    check_scaled_adjoint(mx::random<V16>(r, -690, -680), 712.0, "a small sum, a large adjoint");
+    check_scaled_adjoint(mx::random<V16>(r, 550, 600), -740.0, "a large sum, a small adjoint");
+    check_scaled_adjoint(mx::random<V16>(r, -10, 40), -700.0, "a sum below 2^64, a small adjoint");
+  }
 }
 
 TEST_CASE("log_sum_exp under grad skips its log only where nothing reads its value") {
