@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
-// A libFuzzer target: fuzzer bytes choose one of two composed functions, the operations in it and its
+// A libFuzzer target: fuzzer bytes choose one of three composed functions, the operations in it and its
 // inputs, and the gradient is checked. Built with clang's -fsanitize=fuzzer,address,undefined
 // (TAPELESS_BUILD_FUZZ, test/fuzz/CMakeLists.txt), so memory errors and undefined behaviour stop it too.
 //
-// Input bytes: [0] the function (bit 0: numbers or matrices) and the mode (bit 1: raw doubles); [1..5]
-// the operations; then the inputs, 8 bytes each as raw doubles (NaN, infinities, subnormals, anything),
-// or 2 bytes each mapped to [-4, 4] (off the grid of 2-byte values: see reader::mapped). Missing bytes
-// read as 0.
+// Input bytes: [0] the function (bits 4 and 5 both set: a loop over data; else bit 0: numbers or
+// matrices) and the mode (bit 1: raw doubles); [1..5] the operations; then the inputs, 8 bytes each as raw doubles
+// (NaN, infinities, subnormals, anything), or 2 bytes each mapped to [-4, 4] (off the grid of 2-byte values: see
+// reader::mapped). Missing bytes read as 0.
 //
 // Every input: tl::value_and_grad's value equals the function evaluated on plain doubles (NaN matching
 // NaN), and for numbers the gradient equals the one tl::var's backward() accumulates (NaN matching NaN,
@@ -19,6 +19,12 @@
 // is skipped,
 // and counted: at exit the target prints how many components were compared and skipped, and aborts if
 // fewer than half were compared.
+//
+// The loop over data: sum (or mean) over 40 data points of a term in the point and two numbers, the
+// shape whose fused loop keeps the factors common to every element apart (sweep/scaled.hpp, S5) and
+// falls back to plain adjoints outside the normal range. Its gradient is checked against the sum of
+// the terms' gradients, each taken on numbers alone (no loop), within a few roundings of the sum of
+// their magnitudes.
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
@@ -129,14 +135,40 @@ constexpr auto matrices = [](const choices& c) {
   };
 };
 
+/// The terms of the loop over data: each one of the shapes sweep/scaled.hpp sweeps apart (negation, the
+/// right side of a subtraction, products and quotients by a number, square's 2) or keeps in its lines
+/// (a function of the point, a product of two varying factors). d is the data point (or all of them), a
+/// and b the numbers.
+template <int K>
+constexpr auto term = [](const auto& d, const auto& a, const auto& b) {
+  if constexpr (K == 0)
+    return -0.5 * tl::square((d - a) / b) - tl::log(1.0 + b * b);  // normal_logpdf's form
+  else if constexpr (K == 1)
+    return tl::square(d * a - b);
+  else if constexpr (K == 2)
+    return -(d - a) * b;
+  else if constexpr (K == 3)
+    return (a - d) / b + a * b;
+  else if constexpr (K == 4)
+    return tl::sin(d * a) / b;
+  else if constexpr (K == 5)
+    return tl::square(d - a) * b - d / b;
+  else
+    return tl::exp(-(d - a) * b);
+};
+constexpr int term_kinds = 7;
+constexpr std::size_t loop_points = 40;  // at least fuse_min_elements (sweep/fused.hpp), not whole batches
+using loop_data = tl::vector<double, loop_points>;
+
 struct counters {
-  long inputs = 0, compared = 0, skipped = 0, out_of_range = 0;
+  long inputs = 0, loops = 0, compared = 0, skipped = 0, out_of_range = 0;
   ~counters() {
     if (inputs == 0) return;
     std::fprintf(stderr,
-                 "gradient_fuzz: %ld inputs, %ld gradient components compared with finite differences, %ld skipped; "
-                 "%ld components apart from var.backward()'s out of the normal range\n",
-                 inputs, compared, skipped, out_of_range);
+                 "gradient_fuzz: %ld inputs (%ld loops over data), %ld gradient components compared with finite "
+                 "differences, %ld skipped; %ld components apart from var.backward()'s or the terms' out of the normal "
+                 "range\n",
+                 inputs, loops, compared, skipped, out_of_range);
     if (compared + skipped >= 1000 && compared < skipped) {
       std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
       std::abort();
@@ -275,16 +307,79 @@ void matrices_case(const choices& c, const std::array<double, 7>& x, bool check_
   for (std::size_t i = 0; i < 7; ++i) compare_component(flat, c, x, i, ad[i]);
 }
 
+/// The loop over data, term K summed (or averaged, Mean) over the points: the gradient in a and b
+/// against the sum of each term's gradient on numbers, within 4 n roundings of the sum of their
+/// magnitudes, n the points (the loop adds in lanes and multiplies the common factors last; each sum of
+/// n terms is within n - 1 roundings of it).
+template <int K, bool Mean>
+void loop_case(const choices& c, const std::array<double, 2 + loop_points>& x, bool check_fd) {
+  loop_data d;
+  for (std::size_t i = 0; i < loop_points; ++i) d[i] = x[2 + i];
+  const auto f = [&d](const auto& a, const auto& b) {
+    if constexpr (Mean)
+      return tl::mean(term<K>(d, a, b));
+    else
+      return tl::sum(term<K>(d, a, b));
+  };
+  std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
+  const auto [ga, gb] = tl::grad(f)(x[0], x[1]);
+  double ra = 0, rb = 0, magnitude_a = 0, magnitude_b = 0;
+  for (std::size_t i = 0; i < loop_points; ++i) {
+    const auto [ta, tb] = tl::grad([p = d[i]](const auto& a, const auto& b) { return term<K>(p, a, b); })(x[0], x[1]);
+    ra += ta;
+    rb += tb;
+    magnitude_a += std::abs(ta);
+    magnitude_b += std::abs(tb);
+  }
+  if constexpr (Mean) {
+    ra /= double(loop_points), rb /= double(loop_points);
+    magnitude_a /= double(loop_points), magnitude_b /= double(loop_points);
+  }
+  const auto close = [](double got, double expected, double magnitude) {
+    return same(got, expected) ||
+           std::abs(got - expected) <= 4 * loop_points * std::numeric_limits<double>::epsilon() * magnitude +
+                                           8 * std::numeric_limits<double>::denorm_min();
+  };
+  const std::array<double, 2> ad{ga, gb}, reference{ra, rb}, magnitude{magnitude_a, magnitude_b};
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (close(ad[i], reference[i], magnitude[i])) continue;
+    // Summed in another order, a sum can overflow where the other does not: raw inputs only, counted.
+    if (check_fd || !left_normal_range())
+      fail("the loop's gradient differs from the sum of its terms'", c, x.data(), x.size(), ad[i], reference[i]);
+    ++stats.out_of_range;
+  }
+  if (!check_fd || !std::isfinite(f(x[0], x[1]))) return;
+  const auto flat = [&f](const std::array<double, 2>& p) { return f(p[0], p[1]); };
+  for (std::size_t i = 0; i < 2; ++i) compare_component(flat, c, std::array<double, 2>{x[0], x[1]}, i, ad[i]);
+}
+
+/// Term c.b0 (of term_kinds), summed, or averaged where c.b1 is odd.
+template <int K = 0>
+void loop_case_for(const choices& c, const std::array<double, 2 + loop_points>& x, bool check_fd) {
+  if constexpr (K < term_kinds) {
+    if (c.b0 % term_kinds != K) return loop_case_for<K + 1>(c, x, check_fd);
+    if (c.b1 % 2 != 0)
+      loop_case<K, true>(c, x, check_fd);
+    else
+      loop_case<K, false>(c, x, check_fd);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader in{data, size};
   const std::uint8_t head = in.byte();
-  const bool of_matrices = (head & 1) != 0, raw = (head & 2) != 0;
+  const bool of_loop = (head & 0x30) == 0x30, of_matrices = (head & 1) != 0, raw = (head & 2) != 0;
   const choices c{in.byte() % 16, in.byte() % 16, in.byte() % 16, in.byte() % 9, in.byte() % 9};
   const auto next = [&] { return raw ? in.raw() : in.mapped(); };
   ++stats.inputs;
-  if (of_matrices) {
+  if (of_loop) {
+    ++stats.loops;
+    std::array<double, 2 + loop_points> x{};
+    for (auto& e : x) e = next();
+    loop_case_for(c, x, !raw);
+  } else if (of_matrices) {
     std::array<double, 7> x{};
     for (auto& e : x) e = next();
     matrices_case(c, x, !raw);
