@@ -292,6 +292,18 @@ TEST_CASE("let: chains of k = 1..20 lets, each using the previous value three ti
   }
 }
 
+TEST_CASE("let: the adjoint meets each partial in turn, so a partial alone may overflow") {
+  // d/dx of 1e-20 (1 / x) at x = 1e-160 is -1e300, while d(1 / x)/dx alone is -1e320, beyond double:
+  // a let that took its bound's derivative apart and then multiplied by its adjoint (as a cut does)
+  // would give -inf here (README, Performance: let_chain).
+  for (const double x : {1e-160, -1e-160, 3e-155}) {
+    CAPTURE(x);
+    const double g = tl::grad([](auto a) { return tl::let(1.0 / a, [](auto t) { return 1e-20 * t; }); })(x);
+    CHECK(std::isfinite(g));
+    CHECK(fd::strict_rel_error(g, -1e-20 / x / x) < 1e-15);
+  }
+}
+
 // A matrix name points at the value its let keeps (expr/leaf.hpp), and a let that is copied or moved
 // points its names at its own copy (expr/let.hpp). Each function below moves or copies a let over a
 // matrix after it was built, and must still give the gradient of the same function written without
