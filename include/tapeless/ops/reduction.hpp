@@ -81,7 +81,7 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
   return {m, s};
 }
 
-/// What exp_scaled leaves beside its e_i: their sum, within [1, 2^64], and (where asked for) the log
+/// What exp_scaled leaves beside its e_i: their sum, at most 2^64, and (where asked for) the log
 /// of the sum of the unscaled exp(x_i).
 template <class T>
 struct exp_sum {
@@ -90,7 +90,8 @@ struct exp_sum {
 };
 
 /// e_i = c exp(x_i) written into e, for a c that keeps every e_i accurate and their sum s within
-/// [1, 2^64]; returns s, and log(sum of exp(x_i)) where Log (else NaN).
+/// [1, 2^64] (within (0, 2^64] unless AtLeastOne: softmax divides by s itself, so a sum below 1 needs
+/// no pass to scale it); returns s, and log(sum of exp(x_i)) where Log (else NaN).
 /// Why that range: log_sum_exp's rule scales the e_i by g / s, which then neither overflows nor
 /// underflows where g e_i / s does not (short of g < 2^-958); with s = 1e-300, g = 1e10 made it inf.
 /// At run time, one pass first takes c = 1, no shift: exp(x_i) itself, with the least of them. Where
@@ -99,7 +100,7 @@ struct exp_sum {
 /// scaled by a power of 2 (exact) into [1, 2). Else, and in a constant expression, exp_shifted: two
 /// passes, the largest element m and then c = exp(-m). log_softmax keeps the shift: x_i - log(s)
 /// cancels where (x_i - m) - log(s) does not.
-template <bool Log, class M, class T = typename M::value_type>
+template <bool Log, bool AtLeastOne, class M, class T = typename M::value_type>
 constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
 #if TAPELESS_SIMD
   if constexpr (::tapeless::detail::simd::available<T>) {
@@ -113,7 +114,7 @@ constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
       if (least >= std::numeric_limits<T>::min() && s <= T(0x1p64)) {  // false for NaN
         T log_sum = math::quiet_nan<T>();
         if constexpr (Log) log_sum = math::log(s);
-        if (s >= T(1)) return {s, log_sum};
+        if (!AtLeastOne || s >= T(1)) return {s, log_sum};
         const T c = std::ldexp(T(1), -std::ilogb(s));  // s c in [1, 2); the e_i, normal, stay exact
         simd::transform<M::size()>(
             e.data(), [](const B& ei, const B& scale) { return ei * scale; }, e.data(), c);
@@ -313,7 +314,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr auto computed(const M& x) {
     using S = typename M::value_type;
     ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), ::tapeless::detail::uninitialized);
-    const auto [s, log_sum] = detail::exp_scaled<Value>(x, out.cache.e);
+    const auto [s, log_sum] = detail::exp_scaled<Value, true>(x, out.cache.e);
     out.cache.inverse_sum = S(1) / s;
     out.value = log_sum;
     return out;
@@ -328,7 +329,7 @@ struct softmax : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
-    const auto s = detail::exp_scaled<false>(x, e).sum;
+    const auto s = detail::exp_scaled<false, false>(x, e).sum;
     for (auto& v : e) v /= s;
     return e;
   }
