@@ -15,7 +15,7 @@ Shapes:
             with W an n x n matrix and x an n-vector: its size is n, not its number of operations
 
 Usage: python3 bench/compile_time.py [--cxx g++,clang++] [--flags "-O2"] [--sizes 10,100,1000,3000]
-       [--matrix-sizes 2,4,8,16,32] [--out FILE] [--timeout 600]
+       [--matrix-sizes 2,4,8,16,32] [--out FILE] [--timeout 600] [--repeat 3]
 bench/run.sh --compile-time runs it with these defaults after installing what it needs.
 """
 import argparse
@@ -148,25 +148,39 @@ def main():
     parser.add_argument("--matrix-sizes", default="2,4,8,16,32")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "COMPILE_TIME.md"))
     parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of every compile; the least time is kept")
     args = parser.parse_args()
     compilers = args.cxx.split(",")
     flags = args.flags.split()
     sizes = [int(s) for s in args.sizes.split(",")]
     matrix_sizes = [int(s) for s in args.matrix_sizes.split(",")]
 
+    # Every program once, then every program again, and so on: the least of a program's times is kept.
+    # This machine is shared, and the same compile has taken from 15 to 40 s of processor time; a slow
+    # spell of minutes then lands on different programs in different rounds.
+    jobs = [(shape, cxx, size) for shape in SHAPES for cxx in compilers
+            for size in (matrix_sizes if shape == "matrix" else sizes)]
+    best = {}
+    for r in range(1, args.repeat + 1):
+        for shape, cxx, size in jobs:
+            if r > 1 and best[(shape, cxx, size)][2] is not None:
+                continue  # a failure does not time out again
+            function, arguments, element = SHAPES[shape](size)
+            source = PROGRAM.format(function=function, arguments=arguments, element=element)
+            seconds, peak, error = compile_one(cxx, flags, source, args.timeout)
+            label = f"round {r}: {shape} {size:5d} {cxx:8s}"
+            print(f"{label} {seconds:7.2f} s {peak:7.0f} MiB" + (f"  FAILED: {error}" if error else ""), flush=True)
+            kept = best.get((shape, cxx, size))
+            if kept is None or seconds < kept[0]:
+                best[(shape, cxx, size)] = (seconds, peak if kept is None else max(peak, kept[1]), error)
+            else:
+                best[(shape, cxx, size)] = (kept[0], max(peak, kept[1]), kept[2])
+
     table = []
     growths = []
-    for shape, generate in SHAPES.items():
+    for shape in SHAPES:
         for cxx in compilers:
-            rows = []
-            for size in (matrix_sizes if shape == "matrix" else sizes):
-                function, arguments, element = generate(size)
-                source = PROGRAM.format(function=function, arguments=arguments, element=element)
-                seconds, peak, error = compile_one(cxx, flags, source, args.timeout)
-                rows.append((size, seconds, peak, error))
-                label = f"{shape} {size:5d} {cxx:8s}"
-                print(f"{label} {seconds:7.2f} s {peak:7.0f} MiB" + (f"  FAILED: {error}" if error else ""),
-                      flush=True)
+            rows = [(size, *best[(s, c, size)]) for s, c, size in jobs if s == shape and c == cxx]
             table += [(shape, cxx, *row) for row in rows]
             growths.append((shape, cxx, growth(rows)))
 
@@ -175,7 +189,8 @@ def main():
     with open(args.out, "w") as out:
         out.write("# Compile time of a gradient\n\n")
         out.write(f"Measured {datetime.date.today().isoformat()} on {platform.node() or 'this machine'} "
-                  f"({os.cpu_count()} cores), one compile at a time, by `bench/run.sh --compile-time` "
+                  f"({os.cpu_count()} cores), one compile at a time, the least of {args.repeat} rounds of every "
+                  f"compile, by `bench/run.sh --compile-time` "
                   f"(`bench/compile_time.py`). Flags: `-std=c++20 {' '.join(flags)}`; compilers: "
                   + "; ".join(f"`{v}`" for v in version.values()) + ".\n\n")
         out.write("Each program computes `tl::grad` of one function and prints it (compile and link); "

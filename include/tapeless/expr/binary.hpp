@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/ops/rules.hpp>
 
 #include <type_traits>
@@ -34,10 +35,11 @@ struct binary_node : expression<binary_node<Op, A, B>> {
   [[no_unique_address]] Op op;
   A lhs;
   B rhs;
-  constexpr binary_node(Op o, A a, B b) : op(std::move(o)), lhs(std::move(a)), rhs(std::move(b)) {}
+  TAPELESS_BUILD_INLINE constexpr binary_node(Op o, A a, B b)
+      : op(std::move(o)), lhs(std::move(a)), rhs(std::move(b)) {}
   /// The operands built in place from what the makers return: no copy of them.
   template <class MakeA, class MakeB>
-  constexpr binary_node(Op o, detail::built_by, MakeA&& make_a, MakeB&& make_b)
+  TAPELESS_BUILD_INLINE constexpr binary_node(Op o, detail::built_by, MakeA&& make_a, MakeB&& make_b)
       : op(std::move(o)), lhs(make_a()), rhs(make_b()) {}
 
   /// Computed on demand, from the operands' values; a sweep computes it once (expr/evaluated.hpp).

@@ -4,6 +4,7 @@
 
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/cut.hpp>
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/shape.hpp>
@@ -47,7 +48,7 @@ constexpr auto as_number(const X& x) {
 /// An operand as a node: nodes pass through, a var becomes a var_ref, a number a constant of type T,
 /// a plain matrix a constant matrix of T.
 template <class T, class E>
-constexpr auto as_node(E&& e) {
+TAPELESS_BUILD_INLINE constexpr auto as_node(E&& e) {
   using D = std::remove_cvref_t<E>;
   if constexpr (ConstantNode<D> && lifts_to<T, scalar_type_of_t<D>>)
     return constant<decltype(lifted<T>(e.value()))>(lifted<T>(e.value()));  // data in a dual expression
@@ -105,7 +106,7 @@ inline constexpr bool any_shape_error = (ShapeError<X> || ...);
 /// `Fits`, instantiated only then (it is its static_assert that names the shapes), whether their shapes
 /// fit. An operand that already is a shape_error passes on without either check.
 template <class Fits, bool Kind, class Op, class... X>
-constexpr auto checked_node(Op op, X&&... x) {
+TAPELESS_BUILD_INLINE constexpr auto checked_node(Op op, X&&... x) {
   if constexpr (any_shape_error<X...> || !Kind)
     return shape_error{};  // NOLINT(bugprone-branch-clone): not merged with the next, so Fits waits for Kind
   else if constexpr (!Fits::ok)
@@ -117,7 +118,7 @@ constexpr auto checked_node(Op op, X&&... x) {
 }
 
 template <class Op, class X>
-constexpr auto make_unary(Op op, X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
   if constexpr (ShapeError<X>) {
     return shape_error{};
   } else if constexpr (!is_matrix_operation<Op> && Matrix<value_type_of_t<X>>) {
@@ -125,7 +126,10 @@ constexpr auto make_unary(Op op, X&& x) {
   } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
     using A = decltype(as_node<T>(std::forward<X>(x)));
-    auto make = [&] { return unary_node<Op, A>(op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); }); };
+    auto make = [&]() TAPELESS_BUILD_INLINE_LAMBDA {
+      return unary_node<Op, A>(op, built_by{},
+                               [&]() TAPELESS_BUILD_INLINE_LAMBDA { return as_node<T>(std::forward<X>(x)); });
+    };
     if constexpr (to_be_cut<unary_node<Op, A>>)
       return cut(make());
     else
@@ -140,7 +144,7 @@ constexpr auto make_unary(Op op, X&& x) {
 /// op(x, y): a node when either is differentiable, else the plain number op.value(x, y).
 /// A plain number beside a node takes the node's number type (`2 * x` stays double for a double x).
 template <class Op, class X, class Y>
-constexpr auto make_binary(Op op, X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
   if constexpr (any_shape_error<X, Y>) {
     return shape_error{};
   } else if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
@@ -155,10 +159,10 @@ constexpr auto make_binary(Op op, X&& x, Y&& y) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     using B = decltype(as_node<T>(std::forward<Y>(y)));
-    auto make = [&] {
+    auto make = [&]() TAPELESS_BUILD_INLINE_LAMBDA {
       return binary_node<Op, A, B>(
-          op, built_by{}, [&] { return as_node<T>(std::forward<X>(x)); },
-          [&] { return as_node<T>(std::forward<Y>(y)); });
+          op, built_by{}, [&]() TAPELESS_BUILD_INLINE_LAMBDA { return as_node<T>(std::forward<X>(x)); },
+          [&]() TAPELESS_BUILD_INLINE_LAMBDA { return as_node<T>(std::forward<Y>(y)); });
     };
     if constexpr (to_be_cut<binary_node<Op, A, B>>)
       return cut(make());

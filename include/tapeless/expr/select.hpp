@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/expr/inline.hpp>
 
 #include <type_traits>
 #include <utility>
@@ -16,7 +17,8 @@ struct select_node : expression<select_node<A, B>> {
   bool cond;
   A if_true;
   B if_false;
-  constexpr select_node(bool c, A a, B b) : cond(c), if_true(std::move(a)), if_false(std::move(b)) {}
+  TAPELESS_BUILD_INLINE constexpr select_node(bool c, A a, B b)
+      : cond(c), if_true(std::move(a)), if_false(std::move(b)) {}
 
   /// The taken branch's value, computed on demand.
   [[nodiscard]] constexpr value_type value() const {

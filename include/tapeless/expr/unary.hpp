@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/ops/rules.hpp>
 
 #include <type_traits>
@@ -19,10 +20,11 @@ struct unary_node : expression<unary_node<Op, A>> {
   static constexpr bool is_active = A::is_active;
   [[no_unique_address]] Op op;
   A arg;
-  constexpr unary_node(Op o, A a) : op(std::move(o)), arg(std::move(a)) {}
+  TAPELESS_BUILD_INLINE constexpr unary_node(Op o, A a) : op(std::move(o)), arg(std::move(a)) {}
   /// The operand built in place from what make_arg returns: no copy of it.
   template <class MakeArg>
-  constexpr unary_node(Op o, detail::built_by, MakeArg&& make_arg) : op(std::move(o)), arg(make_arg()) {}
+  TAPELESS_BUILD_INLINE constexpr unary_node(Op o, detail::built_by, MakeArg&& make_arg)
+      : op(std::move(o)), arg(make_arg()) {}
 
   /// Computed on demand, from the operand's value; a sweep computes it once (expr/evaluated.hpp).
   [[nodiscard]] constexpr value_type value() const { return detail::op_value(op, arg.value()); }

@@ -2,6 +2,7 @@
 // tapeless/ops/arithmetic.hpp: unary minus and + - * /, between nodes, vars and plain numbers.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/ops/power.hpp>  // ops::square, for x * x
 #include <tapeless/simd/batch.hpp>
@@ -137,27 +138,24 @@ struct divide_by_uniform : divide {
 }  // namespace ops
 
 template <Differentiable X>
-constexpr auto operator-(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto operator-(X&& x) {
   return detail::make_unary(ops::negate{}, std::forward<X>(x));
 }
 template <Differentiable X>
-constexpr auto operator+(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto operator+(X&& x) {
   return detail::as_node<value_type_of_t<X>>(std::forward<X>(x));
 }
 
 template <class X, class Y>
-  requires BinaryOperands<X, Y>
-constexpr auto operator+(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto operator+(X&& x, Y&& y) requires BinaryOperands<X, Y> {
   return detail::make_binary(ops::add{}, std::forward<X>(x), std::forward<Y>(y));
 }
 template <class X, class Y>
-  requires BinaryOperands<X, Y>
-constexpr auto operator-(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto operator-(X&& x, Y&& y) requires BinaryOperands<X, Y> {
   return detail::make_binary(ops::subtract{}, std::forward<X>(x), std::forward<Y>(y));
 }
 template <class X, class Y>
-  requires BinaryOperands<X, Y>
-constexpr auto operator*(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto operator*(X&& x, Y&& y) requires BinaryOperands<X, Y> {
   // t * t of one argument or let name is square(t): its sweep does 2 t g once instead of t g twice.
   if constexpr (std::is_same_v<std::remove_cvref_t<X>, std::remove_cvref_t<Y>> &&
                 detail::names_one_value<std::remove_cvref_t<X>>)
@@ -166,8 +164,7 @@ constexpr auto operator*(X&& x, Y&& y) {
     return detail::make_binary(ops::multiply{}, std::forward<X>(x), std::forward<Y>(y));
 }
 template <class X, class Y>
-  requires BinaryOperands<X, Y>
-constexpr auto operator/(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto operator/(X&& x, Y&& y) requires BinaryOperands<X, Y> {
   return detail::make_binary(ops::divide{}, std::forward<X>(x), std::forward<Y>(y));
 }
 

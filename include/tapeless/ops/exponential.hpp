@@ -2,6 +2,7 @@
 // tapeless/ops/exponential.hpp: exp, exp2, expm1, log, log2, log10, log1p.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/ops/rules.hpp>
@@ -120,31 +121,31 @@ struct log1p {
 }  // namespace ops
 
 template <Operand X>
-constexpr auto exp(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto exp(X&& x) {
   return detail::make_unary(ops::exp{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto exp2(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto exp2(X&& x) {
   return detail::make_unary(ops::exp2{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto expm1(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto expm1(X&& x) {
   return detail::make_unary(ops::expm1{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto log(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto log(X&& x) {
   return detail::make_unary(ops::log{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto log2(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto log2(X&& x) {
   return detail::make_unary(ops::log2{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto log10(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto log10(X&& x) {
   return detail::make_unary(ops::log10{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto log1p(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto log1p(X&& x) {
   return detail::make_unary(ops::log1p{}, std::forward<X>(x));
 }
 

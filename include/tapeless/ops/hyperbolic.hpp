@@ -2,6 +2,7 @@
 // tapeless/ops/hyperbolic.hpp: sinh, cosh, tanh, asinh, acosh, atanh.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/ops/rules.hpp>
@@ -96,27 +97,27 @@ struct atanh {
 }  // namespace ops
 
 template <Operand X>
-constexpr auto sinh(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto sinh(X&& x) {
   return detail::make_unary(ops::sinh{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto cosh(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto cosh(X&& x) {
   return detail::make_unary(ops::cosh{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto tanh(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto tanh(X&& x) {
   return detail::make_unary(ops::tanh{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto asinh(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto asinh(X&& x) {
   return detail::make_unary(ops::asinh{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto acosh(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto acosh(X&& x) {
   return detail::make_unary(ops::acosh{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto atanh(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto atanh(X&& x) {
   return detail::make_unary(ops::atanh{}, std::forward<X>(x));
 }
 

@@ -6,6 +6,7 @@
 // NaN propagates: a NaN operand gives a NaN value and receives the adjoint, so NaN reaches the gradient.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/select.hpp>
 #include <tapeless/math/functions.hpp>
@@ -88,19 +89,19 @@ struct max {
 }  // namespace ops
 
 template <Operand X>
-constexpr auto abs(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto abs(X&& x) {
   return detail::make_unary(ops::abs{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto relu(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto relu(X&& x) {
   return detail::make_unary(ops::relu{}, std::forward<X>(x));
 }
 template <Operand X, Operand Y>
-constexpr auto min(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto min(X&& x, Y&& y) {
   return detail::make_binary(ops::min{}, std::forward<X>(x), std::forward<Y>(y));
 }
 template <Operand X, Operand Y>
-constexpr auto max(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto max(X&& x, Y&& y) {
   return detail::make_binary(ops::max{}, std::forward<X>(x), std::forward<Y>(y));
 }
 
@@ -122,7 +123,7 @@ inline constexpr bool elementwise_if_else = Matrix<value_type_of_t<A>> != Matrix
 /// number is used for every element, the shapes are checked the same way, and the result is a plain
 /// matrix when both branches are plain.
 template <Operand A, Operand B>
-constexpr auto if_else(bool cond, A&& a, B&& b) {
+TAPELESS_BUILD_INLINE constexpr auto if_else(bool cond, A&& a, B&& b) {
   if constexpr (detail::any_shape_error<A, B>) {
     return detail::shape_error{};
   } else if constexpr (detail::elementwise_if_else<A, B>) {

@@ -2,6 +2,7 @@
 // tapeless/ops/power.hpp: pow (by an integer, a number, an expression, and of a number), sqrt, cbrt, square, hypot.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 
@@ -161,7 +162,7 @@ struct hypot {
 /// pow(base, exponent), each an expression, a var or a number. An integer exponent is kept exact
 /// (pow(x, 2) costs one multiplication); a number on either side is not differentiated.
 template <Operand X, Operand Y>
-constexpr auto pow(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto pow(X&& x, Y&& y) {
   using XD = std::remove_cvref_t<X>;
   using YD = std::remove_cvref_t<Y>;
   if constexpr (std::integral<YD>) {
@@ -186,19 +187,19 @@ constexpr auto pow(X&& x, Y&& y) {
 }
 
 template <Operand X>
-constexpr auto sqrt(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto sqrt(X&& x) {
   return detail::make_unary(ops::sqrt{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto cbrt(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto cbrt(X&& x) {
   return detail::make_unary(ops::cbrt{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto square(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto square(X&& x) {
   return detail::make_unary(ops::square{}, std::forward<X>(x));
 }
 template <Operand X, Operand Y>
-constexpr auto hypot(X&& x, Y&& y) {
+TAPELESS_BUILD_INLINE constexpr auto hypot(X&& x, Y&& y) {
   return detail::make_binary(ops::hypot{}, std::forward<X>(x), std::forward<Y>(y));
 }
 

@@ -2,6 +2,7 @@
 // tapeless/ops/special.hpp: erf, erfc, and the two functions of machine learning, sigmoid and softplus.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 
@@ -83,19 +84,19 @@ struct softplus {
 }  // namespace ops
 
 template <Operand X>
-constexpr auto erf(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto erf(X&& x) {
   return detail::make_unary(ops::erf{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto erfc(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto erfc(X&& x) {
   return detail::make_unary(ops::erfc{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto sigmoid(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto sigmoid(X&& x) {
   return detail::make_unary(ops::sigmoid{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto softplus(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto softplus(X&& x) {
   return detail::make_unary(ops::softplus{}, std::forward<X>(x));
 }
 

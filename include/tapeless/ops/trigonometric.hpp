@@ -2,6 +2,7 @@
 // tapeless/ops/trigonometric.hpp: sin, cos, tan, asin, acos, atan, atan2.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 
@@ -110,31 +111,31 @@ struct atan2 {
 }  // namespace ops
 
 template <Operand X>
-constexpr auto sin(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto sin(X&& x) {
   return detail::make_unary(ops::sin{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto cos(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto cos(X&& x) {
   return detail::make_unary(ops::cos{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto tan(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto tan(X&& x) {
   return detail::make_unary(ops::tan{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto asin(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto asin(X&& x) {
   return detail::make_unary(ops::asin{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto acos(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto acos(X&& x) {
   return detail::make_unary(ops::acos{}, std::forward<X>(x));
 }
 template <Operand X>
-constexpr auto atan(X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto atan(X&& x) {
   return detail::make_unary(ops::atan{}, std::forward<X>(x));
 }
 template <Operand Y, Operand X>
-constexpr auto atan2(Y&& y, X&& x) {
+TAPELESS_BUILD_INLINE constexpr auto atan2(Y&& y, X&& x) {
   return detail::make_binary(ops::atan2{}, std::forward<Y>(y), std::forward<X>(x));
 }
 

@@ -10,6 +10,7 @@
 
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/backward.hpp>
@@ -50,9 +51,9 @@ struct leaf_partials {
 
 /// The cut_node of the subtree n: its value, and its sweep with seed 1.
 template <class N>
-constexpr auto cut(const N& n) {
+TAPELESS_CUT_INLINE constexpr auto cut(const N& n) {
   using T = typename N::value_type;
-  return [&]<class... L>(leaf_list<L...>) {
+  return [&]<class... L>(leaf_list<L...>) TAPELESS_CUT_INLINE_LAMBDA {
     const evaluated<N, true> values(n);
     leaf_partials<L...> store;
     backward_sweep(n, values, T(1), store);

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/expr/inline.hpp: how the building of an expression is inlined into the function that
+// writes it, each compiler as its optimiser costs least on long expressions (bench/compile_time.py).
+//
+// A function of thousands of operations is one long body, and past some size the inliners stop
+// inlining into it. With g++ 12, the operators and makers left as calls take the addresses of the
+// nodes they are given, every temporary node of the body escapes, and the points-to analysis grows
+// with the square of the body: 18 s of the 28 s that a left-deep sum of 3000 operations took at -O2.
+// TAPELESS_BUILD_INLINE forces every step from `a + b` to its node inline (building a node copies its
+// operands and nothing more): the same sum then compiles in 11 s. clang 14 has no such analysis, and
+// forced there the longer body cost its InstCombine and MemCpyOpt more: a chain of 3000 operations
+// took 23 s instead of 10. So that attribute is g++'s only.
+//
+// A cut (expr/cut.hpp) is a whole sweep of up to cut_depth levels. clang 14 called it out of line,
+// with the subtree copied to memory, and spent most of the sum's 16-42 s in MemCpyOpt; with
+// TAPELESS_CUT_INLINE forcing it inline, 12-16 s. g++ 12 took 38 s with it forced and 11 s deciding
+// for itself, so that attribute is clang's only.
+//
+// Neither at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing it only costs compile
+// time. Either defined before this header, empty, leaves the choice to the compiler's inliner.
+#pragma once
+
+#ifndef TAPELESS_BUILD_INLINE
+#if !defined(__clang__) && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define TAPELESS_BUILD_INLINE [[gnu::always_inline]]
+#define TAPELESS_BUILD_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define TAPELESS_BUILD_INLINE
+#endif
+#endif
+#ifndef TAPELESS_BUILD_INLINE_LAMBDA  // the same for the lambdas in those functions
+#define TAPELESS_BUILD_INLINE_LAMBDA
+#endif
+
+#ifndef TAPELESS_CUT_INLINE
+#if defined(__clang__) && defined(__OPTIMIZE__)
+#define TAPELESS_CUT_INLINE [[gnu::always_inline]]
+#define TAPELESS_CUT_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define TAPELESS_CUT_INLINE
+#endif
+#endif
+#ifndef TAPELESS_CUT_INLINE_LAMBDA  // the same for the lambdas in those functions
+#define TAPELESS_CUT_INLINE_LAMBDA
+#endif
