@@ -124,6 +124,12 @@ def compile_one(cxx, flags, source, timeout):
         return seconds, peak, error
 
 
+def most(peak, kept):
+    """The larger peak memory of this round and the rounds before, ignoring a timed-out round's NaN."""
+    peaks = [p for p in (peak, kept[1] if kept else float("nan")) if not math.isnan(p)]
+    return max(peaks) if peaks else float("nan")
+
+
 def growth(rows):
     """The exponent k of time ~ size^k between consecutive sizes that compiled, above the smallest
     size's time (what the headers cost whatever the size)."""
@@ -150,6 +156,8 @@ def main():
     parser.add_argument("--timeout", type=int, default=600)
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every compile; the least time is kept")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     compilers = args.cxx.split(",")
     flags = args.flags.split()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -171,10 +179,11 @@ def main():
             label = f"round {r}: {shape} {size:5d} {cxx:8s}"
             print(f"{label} {seconds:7.2f} s {peak:7.0f} MiB" + (f"  FAILED: {error}" if error else ""), flush=True)
             kept = best.get((shape, cxx, size))
-            if kept is None or seconds < kept[0]:
-                best[(shape, cxx, size)] = (seconds, peak if kept is None else max(peak, kept[1]), error)
+            if kept is None or error is not None or (kept[2] is None and seconds < kept[0]):
+                # A failure in any round stands: the compilers are deterministic, the machine is not.
+                best[(shape, cxx, size)] = (seconds, most(peak, kept), error)
             else:
-                best[(shape, cxx, size)] = (kept[0], max(peak, kept[1]), kept[2])
+                best[(shape, cxx, size)] = (kept[0], most(peak, kept), kept[2])
 
     table = []
     growths = []
@@ -189,8 +198,8 @@ def main():
     with open(args.out, "w") as out:
         out.write("# Compile time of a gradient\n\n")
         out.write(f"Measured {datetime.date.today().isoformat()} on {platform.node() or 'this machine'} "
-                  f"({os.cpu_count()} cores), one compile at a time, the least of {args.repeat} rounds of every "
-                  f"compile, by `bench/run.sh --compile-time` "
+                  f"({os.cpu_count()} cores), one compile at a time, {args.repeat} rounds of every compile (the "
+                  f"least time of the rounds, the largest memory), by `bench/run.sh --compile-time` "
                   f"(`bench/compile_time.py`). Flags: `-std=c++20 {' '.join(flags)}`; compilers: "
                   + "; ".join(f"`{v}`" for v in version.values()) + ".\n\n")
         out.write("Each program computes `tl::grad` of one function and prints it (compile and link); "
