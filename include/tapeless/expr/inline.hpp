@@ -19,33 +19,22 @@
 // attribute is clang's only.
 //
 // Neither at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing it only costs compile
-// time. Either defined before this header, empty, leaves the choice to the compiler's inliner.
+// time. Either defined before this header, empty, leaves the choice to the compiler's inliner. Both
+// are spelled as GNU attributes, which g++ and clang++ take on functions and on lambdas alike.
 #pragma once
 
 #ifndef TAPELESS_BUILD_INLINE
 #if !defined(__clang__) && defined(__GNUC__) && defined(__OPTIMIZE__)
-#define TAPELESS_BUILD_INLINE [[gnu::always_inline]]
-#ifndef TAPELESS_BUILD_INLINE_LAMBDA
-#define TAPELESS_BUILD_INLINE_LAMBDA __attribute__((always_inline))
-#endif
+#define TAPELESS_BUILD_INLINE __attribute__((always_inline))
 #else
 #define TAPELESS_BUILD_INLINE
 #endif
 #endif
-#ifndef TAPELESS_BUILD_INLINE_LAMBDA  // the same for the lambdas in those functions
-#define TAPELESS_BUILD_INLINE_LAMBDA
-#endif
 
 #ifndef TAPELESS_CUT_INLINE
 #if defined(__clang__) && defined(__OPTIMIZE__)
-#define TAPELESS_CUT_INLINE [[gnu::always_inline]]
-#ifndef TAPELESS_CUT_INLINE_LAMBDA
-#define TAPELESS_CUT_INLINE_LAMBDA __attribute__((always_inline))
-#endif
+#define TAPELESS_CUT_INLINE __attribute__((always_inline))
 #else
 #define TAPELESS_CUT_INLINE
 #endif
-#endif
-#ifndef TAPELESS_CUT_INLINE_LAMBDA  // the same for the lambdas in those functions
-#define TAPELESS_CUT_INLINE_LAMBDA
 #endif

@@ -126,9 +126,8 @@ TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
   } else if constexpr (Differentiable<X>) {
     using T = value_type_of_t<X>;
     using A = decltype(as_node<T>(std::forward<X>(x)));
-    auto make = [&]() TAPELESS_BUILD_INLINE_LAMBDA {
-      return unary_node<Op, A>(op, built_by{},
-                               [&]() TAPELESS_BUILD_INLINE_LAMBDA { return as_node<T>(std::forward<X>(x)); });
+    auto make = [&]() TAPELESS_BUILD_INLINE {
+      return unary_node<Op, A>(op, built_by{}, [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); });
     };
     if constexpr (to_be_cut<unary_node<Op, A>>)
       return cut(make());
@@ -159,10 +158,10 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     using B = decltype(as_node<T>(std::forward<Y>(y)));
-    auto make = [&]() TAPELESS_BUILD_INLINE_LAMBDA {
+    auto make = [&]() TAPELESS_BUILD_INLINE {
       return binary_node<Op, A, B>(
-          op, built_by{}, [&]() TAPELESS_BUILD_INLINE_LAMBDA { return as_node<T>(std::forward<X>(x)); },
-          [&]() TAPELESS_BUILD_INLINE_LAMBDA { return as_node<T>(std::forward<Y>(y)); });
+          op, built_by{}, [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); },
+          [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<Y>(y)); });
     };
     if constexpr (to_be_cut<binary_node<Op, A, B>>)
       return cut(make());

@@ -53,7 +53,7 @@ struct leaf_partials {
 template <class N>
 TAPELESS_CUT_INLINE constexpr auto cut(const N& n) {
   using T = typename N::value_type;
-  return [&]<class... L>(leaf_list<L...>) TAPELESS_CUT_INLINE_LAMBDA {
+  return [&]<class... L>(leaf_list<L...>) TAPELESS_CUT_INLINE {
     const evaluated<N, true> values(n);
     leaf_partials<L...> store;
     backward_sweep(n, values, T(1), store);
