@@ -3,11 +3,13 @@
 // branch that serves numbers and batches alike.
 //
 // An operation whose value and rule are written with these (its flag `batched`, simd/batch.hpp) runs
-// its matrix loops a batch at a time: the same source as for one number. The functions are xsimd's;
-// each agrees with the standard library's within 2 ulp over its domain, and on NaN, infinities and
-// the domain rules (test/unit/simd/batch_math_test.cpp sweeps them): only those that do are here.
+// its matrix loops a batch at a time: the same source as for one number. The functions are xsimd's,
+// but for exp, tapeless's own (math/batch_exp.hpp, twice as fast); each agrees with the standard library's within 2 ulp
+// over its domain, and on NaN, infinities and the domain rules (test/unit/simd/batch_math_test.cpp sweeps them): only
+// those that do are here.
 #pragma once
 
+#include <tapeless/math/batch_exp.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/inline.hpp>
 
@@ -106,31 +108,31 @@ TAPELESS_BATCH_1(cos)
 TAPELESS_BATCH_1(abs)
 #undef TAPELESS_BATCH_1
 
-// Trusted ranges (NaN fails every comparison, so it goes to std too). xsimd's exp flushes results
-// below the smallest normal number (x < -708.39) to 0 and overflows from x = 709.44 on, short of 709.78;
-// its expm1 overflows early too; its log is off for subnormal x; tanh is ±1 exactly from |x| = 20.
-#define TAPELESS_BATCH_GUARDED(name, trusted_if)                                                          \
-  template <class A>                                                                                      \
-  TAPELESS_SWEEP_INLINE inline xsimd::batch<double, A> name(const xsimd::batch<double, A>& x) {           \
-    using B = xsimd::batch<double, A>;                                                                    \
-    return detail::guarded(                                                                               \
-        x, trusted_if, [](const B& v) { return xsimd::name(v); }, [](double v) { return std::name(v); }); \
+// Trusted ranges (NaN fails every comparison, so it goes to std too). The batch exp (tapeless's own,
+// math/batch_exp.hpp) is exact to 1 ulp where e^x is a normal number (x in [-708.39, 709.43]); xsimd's
+// expm1 overflows early too; its log is off for subnormal x; tanh is ±1 exactly from |x| = 20.
+#define TAPELESS_BATCH_GUARDED(name, batch_form, trusted_if)                                             \
+  template <class A>                                                                                     \
+  TAPELESS_SWEEP_INLINE inline xsimd::batch<double, A> name(const xsimd::batch<double, A>& x) {          \
+    using B = xsimd::batch<double, A>;                                                                   \
+    return detail::guarded(                                                                              \
+        x, trusted_if, [](const B& v) { return batch_form(v); }, [](double v) { return std::name(v); }); \
   }
-TAPELESS_BATCH_GUARDED(exp, x > B(-708.39) && x < B(709.43))
-TAPELESS_BATCH_GUARDED(expm1, x > B(-700.0) && x < B(709.0))
-TAPELESS_BATCH_GUARDED(log, !(x > B(0) && x < B(std::numeric_limits<double>::min())))
-TAPELESS_BATCH_GUARDED(tanh, xsimd::abs(x) < B(20.0))
+TAPELESS_BATCH_GUARDED(exp, detail::exp_normal, x > B(-708.39) && x < B(709.43))
+TAPELESS_BATCH_GUARDED(expm1, xsimd::expm1, x > B(-700.0) && x < B(709.0))
+TAPELESS_BATCH_GUARDED(log, xsimd::log, !(x > B(0) && x < B(std::numeric_limits<double>::min())))
+TAPELESS_BATCH_GUARDED(tanh, xsimd::tanh, xsimd::abs(x) < B(20.0))
 #undef TAPELESS_BATCH_GUARDED
 
-/// exp without the guard's branch, for a caller that checks the results instead (ops/reduction.hpp's
-/// exp_scaled, once for all the elements): xsimd's exp, within 2 ulp of std::exp where that is a
-/// normal number; 0 below (x < -708.39, -inf), inf from x = 709.44 on, and inf for NaN. The argument
-/// is clamped to [-750, 750] first, so that xsimd's conversion to integers never sees NaN or a huge
-/// value (see guarded); min puts its second operand where the first is NaN.
+/// exp without the guard's branch, for a caller that tests the results instead (ops/reduction.hpp's
+/// exp_scaled, once for all the elements): within 1 ulp of std::exp where that is a normal number
+/// (x in [-708.39, 709.43]); elsewhere, NaN included, a value below the smallest normal number (zero
+/// or negative), +inf or NaN, which such a test rejects (math/batch_exp.hpp). The argument is clamped
+/// to [-750, 750] first, where that holds; min puts its second operand where the first is NaN.
 template <class A>
-inline xsimd::batch<double, A> exp_saturating(const xsimd::batch<double, A>& x) {
+inline xsimd::batch<double, A> exp_unguarded(const xsimd::batch<double, A>& x) {
   using B = xsimd::batch<double, A>;
-  return xsimd::exp(xsimd::max(xsimd::min(x, B(750.0)), B(-750.0)));
+  return detail::exp_normal(xsimd::max(xsimd::min(x, B(750.0)), B(-750.0)));
 }
 #endif
 

@@ -110,7 +110,7 @@ constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
       // The tests on the sum and the least alone: a mask of the elements accumulated across the
       // batches went through memory, a store and a load per batch.
       const auto [s, least] = simd::transform_sum_least<M::size()>(
-          e.data(), [](const B& xi) { return math::exp_saturating(xi); }, x.data());
+          e.data(), [](const B& xi) { return math::exp_unguarded(xi); }, x.data());
       if (least >= std::numeric_limits<T>::min() && s <= T(0x1p64)) {  // false for NaN
         T log_sum = math::quiet_nan<T>();
         if constexpr (Log) log_sum = math::log(s);

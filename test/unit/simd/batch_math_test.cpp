@@ -95,6 +95,34 @@ TEST_CASE("exp of a batch: within 2 ulp of std::exp, subnormal results and overf
        points(4, 709.0, 709.9, false)});
 }
 
+TEST_CASE("exp_unguarded: within 1 ulp of std::exp where that is normal; elsewhere a value its callers reject") {
+  // What exp_scaled (ops/reduction.hpp) relies on: each lane is std::exp's within 1 ulp, or a value
+  // that fails its test (at least the smallest normal number and at most 2^64), and never the first
+  // where e^x is a normal number below 2^1023.
+  const auto rejected = [](double y) { return !(y >= dbl_min && y <= 0x1p64); };
+  std::vector<double> xs = specials;
+  for (const auto& more : {points(23, -800, 800, false), points(24, 1e-300, 1e308, true), points(25, -709, -708, false),
+                           points(26, 709, 710, false), points(27, -1, 1, false)})
+    xs.insert(xs.end(), more.begin(), more.end());
+  std::size_t exact = 0, refused = 0;
+  for (std::size_t i = 0; i + width <= xs.size(); i += width) {
+    alignas(64) std::array<double, width> out;
+    math::exp_unguarded(batch::load_unaligned(xs.data() + i)).store_aligned(out.data());
+    for (std::size_t k = 0; k < width; ++k) {
+      const double x = xs[i + k], y = out[k], d = fd::ulp_distance(y, std::exp(x));
+      INFO("x = " << fd::str(x) << ": " << fd::str(y) << ", " << d << " ulp from std::exp");
+      if (x >= -708.39 && x <= 709.43) {
+        CHECK(d <= 1);
+      } else {
+        CHECK((d <= 1 || rejected(y)));
+      }
+      (d <= 1 ? exact : refused) += 1;
+    }
+  }
+  CHECK(refused > 1000);  // the ranges reach the rejected lanes, above and below
+  CHECK(exact > sweep_points);
+}
+
 TEST_CASE("expm1 of a batch: within 2 ulp of std::expm1") {
   check(
       "expm1", [](const batch& x) { return math::expm1(x); }, [](double x) { return std::expm1(x); },
