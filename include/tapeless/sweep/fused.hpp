@@ -714,8 +714,11 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
                                    static_cast<T>(g.value), scale_part{});
   const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
       {simd_operand<T>(plain_get<K>(values))}...};
-  std::array<B, count> sums;
+  // Two sums per input, the batches taken in turn: with one, the loop was a chain of additions, each
+  // waiting for the one before (S5: 16 of them, the whole of its time).
+  std::array<B, count> sums, other_sums;
   sums.fill(B(T(-0.0)));
+  other_sums.fill(B(T(-0.0)));
   std::array<T, count> same{};  // the lines of an adjoint the same for every element
   const auto lanes_of = [](const B& lines, const auto&... real) {
     if constexpr (sizeof...(real) == 0)
@@ -723,23 +726,33 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
     else
       return xsimd::select(real..., lines, B(T(0)));
   };
-  // Takes a batch's lines; in the last, partial batch only its real lanes (the padding ones' selected
-  // away, not multiplied by 0, which is NaN for an infinity).
-  const auto take = [&](const auto& a, const auto&... real) {
+  // Takes a batch's lines into `to`; in the last, partial batch only its real lanes (the padding ones'
+  // selected away, not multiplied by 0, which is NaN for an infinity).
+  const auto take = [&](std::array<B, count>& to, const auto& a, const auto&... real) {
     (
         [&] {
           if constexpr (sums_over_elements<Root, K>)
-            sums[K] += lanes_of(a[K], real...);
+            to[K] += lanes_of(a[K], real...);
           else if constexpr (region_input_t<Root, K>::is_active)
             same[K] = a[K].get(0);
         }(),
         ...);
   };
+  const auto lines_at = [&](std::size_t i) {
+    return element_sweep(std::array<B, count>{simd::load<T>(plain_get<K>(operands), i)...}, B(T(1)), lines_part{});
+  };
   std::size_t i = 0;
-  for (; i + w <= N; i += w)
-    take(element_sweep(std::array<B, count>{simd::load<T>(plain_get<K>(operands), i)...}, B(T(1)), lines_part{}));
+  for (; i + 2 * w <= N; i += 2 * w) {
+    take(sums, lines_at(i));
+    take(other_sums, lines_at(i + w));
+  }
+  if constexpr (N / w % 2 != 0) {
+    take(sums, lines_at(i));
+    i += w;
+  }
   if constexpr (N % w != 0)
-    take(element_sweep(std::array<B, count>{simd::load_partial<T>(plain_get<K>(operands), i, N - i)...}, B(T(1)),
+    take(other_sums,
+         element_sweep(std::array<B, count>{simd::load_partial<T>(plain_get<K>(operands), i, N - i)...}, B(T(1)),
                        lines_part{}),
          simd::lanes_below<T>(N - i));
   // Per slot, the sum of its adjoints.
@@ -750,7 +763,7 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
   (
       [&] {
         if constexpr (sums_over_elements<Root, K>) {
-          const T sum = xsimd::hadd(sums[K]);
+          const T sum = xsimd::hadd(sums[K] + other_sums[K]);
           normal = normal && comfortably_normal(sum) && comfortably_normal(scale[K]);
           total[slot[K]] += sum * scale[K];
         } else if constexpr (region_input_t<Root, K>::is_active) {
