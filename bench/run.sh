@@ -15,7 +15,8 @@
 # ratios.png (gnuplot), and scalar.json, vector.json and matrix.json (Google Benchmark's JSON output).
 # --compile-time writes bench/results/COMPILE_TIME.md (bench/compile_time.py; its options follow it,
 # e.g. --sizes 10,100): generated gradients of 10 to 3000 operations and of matrices of growing size.
-# REPORT_NOTE="..." adds a sentence on the conditions of the run to the report.
+# REPORT_NOTE="..." adds a sentence on the conditions of the run to the report. Timing starts once the
+# load the build left has settled (1-minute load average below 1, at most SETTLE=180 seconds).
 # --callgrind counts handwritten, handwritten_simd, tapeless and adolc_tape unless a --benchmark_filter
 # of yours says otherwise: the other peers take minutes under valgrind.
 #
@@ -77,6 +78,15 @@ fi
 
 # --- timing -------------------------------------------------------------------------------------
 if ((!callgrind)); then
+  # The build leaves the 1-minute load average near 2 on two cores: the first cases timed after it ran
+  # up to 1.3x slower than the same code later (S1 in two reports, at an equal instruction count).
+  # So wait, up to SETTLE seconds (default 180), for it to fall below 1.
+  settle="${SETTLE:-180}"
+  for ((waited = 0; waited < settle; waited += 5)); do
+    if awk '{ exit !($1 < 1.0) }' /proc/loadavg; then break; fi
+    sleep 5
+  done
+  echo "=== timing after ${waited} s for the load to settle (1-minute load average $(cut -d' ' -f1 /proc/loadavg))"
   results="$root/bench/results"  # the report, and Google Benchmark's JSON output (not committed: .gitignore)
   jsons=()
   if ((report)); then mkdir -p "$results"; fi
