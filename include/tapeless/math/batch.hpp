@@ -4,9 +4,9 @@
 //
 // An operation whose value and rule are written with these (its flag `batched`, simd/batch.hpp) runs
 // its matrix loops a batch at a time: the same source as for one number. The functions are xsimd's,
-// but for exp, tapeless's own (math/batch_exp.hpp, twice as fast); each agrees with the standard library's within 2 ulp
-// over its domain, and on NaN, infinities and the domain rules (test/unit/simd/batch_math_test.cpp sweeps them): only
-// those that do are here.
+// but for exp, tapeless's own (math/batch_exp.hpp, half the instructions); each agrees with the
+// standard library's within 2 ulp over its domain, and on NaN, infinities and the domain rules
+// (test/unit/simd/batch_math_test.cpp sweeps them): only those that do are here.
 #pragma once
 
 #include <tapeless/math/batch_exp.hpp>
@@ -73,7 +73,7 @@ constexpr T quiet_nan() {
 namespace detail {
 /// f's batch form where it is trusted, and the standard library's in the other lanes: exact there, and
 /// a branch not taken elsewhere. The batch form sees 0 in those lanes, never an argument it mishandles:
-/// xsimd's exp, expm1 and tanh convert doubles to integers in plain C++ on SSE2 and AVX2, which is
+/// xsimd's expm1 and tanh convert doubles to integers in plain C++ on SSE2 and AVX2, which is
 /// undefined for NaN, infinities and huge values (UndefinedBehaviorSanitizer reports it). Inlined
 /// under clang (sweep/inline.hpp), with the functions below that call it: called out of line, the
 /// batch went through memory (S8's tanh: 1.15x -> 1.09x the vectorised hand-written adjoint).
@@ -109,8 +109,8 @@ TAPELESS_BATCH_1(abs)
 #undef TAPELESS_BATCH_1
 
 // Trusted ranges (NaN fails every comparison, so it goes to std too). The batch exp (tapeless's own,
-// math/batch_exp.hpp) is exact to 1 ulp where e^x is a normal number (x in [-708.39, 709.43]); xsimd's
-// expm1 overflows early too; its log is off for subnormal x; tanh is ±1 exactly from |x| = 20.
+// math/batch_exp.hpp) is exact to 1 ulp for x in [-708.39, 709.43] (e^x normal and below 2^1023
+// sqrt(2)); xsimd's expm1 overflows early; its log is off for subnormal x; tanh is ±1 exactly from |x| = 20.
 #define TAPELESS_BATCH_GUARDED(name, batch_form, trusted_if)                                             \
   template <class A>                                                                                     \
   TAPELESS_SWEEP_INLINE inline xsimd::batch<double, A> name(const xsimd::batch<double, A>& x) {          \
@@ -125,10 +125,11 @@ TAPELESS_BATCH_GUARDED(tanh, xsimd::tanh, xsimd::abs(x) < B(20.0))
 #undef TAPELESS_BATCH_GUARDED
 
 /// exp without the guard's branch, for a caller that tests the results instead (ops/reduction.hpp's
-/// exp_scaled, once for all the elements): within 1 ulp of std::exp where that is a normal number
-/// (x in [-708.39, 709.43]); elsewhere, NaN included, a value below the smallest normal number (zero
-/// or negative), +inf or NaN, which such a test rejects (math/batch_exp.hpp). The argument is clamped
-/// to [-750, 750] first, where that holds; min puts its second operand where the first is NaN.
+/// exp_scaled, once for all the elements): within 1 ulp of std::exp for x in [-708.39, 709.43];
+/// elsewhere, NaN included, the right value or one below the smallest normal number (zero or
+/// negative) or +-inf, which such a test rejects (math/batch_exp.hpp). The argument is clamped to
+/// [-750, 750] first, where that holds (beyond, the exponent bits wrap onto plausible values); min
+/// puts its second operand where the first is NaN. 23 instructions a batch with the clamp.
 template <class A>
 inline xsimd::batch<double, A> exp_unguarded(const xsimd::batch<double, A>& x) {
   using B = xsimd::batch<double, A>;

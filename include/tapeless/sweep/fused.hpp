@@ -715,7 +715,7 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
   const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
       {simd_operand<T>(plain_get<K>(values))}...};
   // Two sums per input, the batches taken in turn: with one, the loop was a chain of additions, each
-  // waiting for the one before (S5: 16 of them, the whole of its time).
+  // waiting for the one before (S5: 16 of them, most of its time).
   std::array<B, count> sums, other_sums;
   sums.fill(B(T(-0.0)));
   other_sums.fill(B(T(-0.0)));
