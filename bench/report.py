@@ -4,16 +4,27 @@
 
     python3 bench/report.py --out bench/results --compiler "g++ ..." --flags "-O3 ..." scalar.json ...
 
-`bash bench/run.sh --report` runs it on the `--benchmark_out_format=json` output of every bench
-executable (one benchmark per "<case>/<library>", with the median aggregate of its repetitions). It
-writes the table of medians, the ratios to `handwritten` and to `handwritten_simd` of the same run, the
-targets of issue 4, the machine, compiler, flags and date, and a log-scale chart of the ratios drawn by
-gnuplot. Standard library only.
+`bash bench/run.sh --report` runs it on the `--benchmark_out_format=json` output of every round: one
+run of a bench executable that times each of its benchmarks ("<case>/<library>") once, in random
+order. It writes the median over the rounds of each benchmark's time, and the median over the rounds
+of each ratio taken within a round (to `handwritten`, to `handwritten_simd`), the targets of issue 4,
+the machine, compiler, flags and date, and a log-scale chart of the ratios drawn by gnuplot. A file
+with median aggregates (a run with repetitions) counts as one round of those medians. Standard
+library only.
+
+Why ratios within a round: this shared machine switches between two speeds. The same gradient took
+12 or 19 ns (2026-11-25: S1, both libraries, from one benchmark to the next), so the median of 20
+repetitions could fall on either speed for one library and not for the one it is compared with: S1
+came out 1.16x and 1.55x at an equal instruction count. A ratio within a round is taken at one speed
+more often than not, and the median over the rounds of those ratios is then the ratio at one speed.
+Where the speed flips faster than a round, the ratios of 10-20 ns cases still vary by run (S2 0.92x
+to 1.15x): compare their instruction counts (`bash bench/run.sh --callgrind`).
 """
 import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 
@@ -47,28 +58,49 @@ def package_versions():
 
 
 def load(paths):
-    """Median ns per gradient by (case, library), in the order of the files and, in each, of
-    registration (not of the run, which interleaves them at random), and each file's context."""
-    medians, contexts = {}, []
-    for path in paths:
+    """ns per gradient by (case, library), a list of {round: ns}, in the order of the files and, in
+    each, of registration (not of the run, which interleaves them at random), and each file's context.
+    Each file is a round."""
+    times, contexts = {}, []
+    for index, path in enumerate(paths):
+        if os.path.getsize(path) == 0:  # an executable none of whose benchmarks the filter selected
+            continue
         with open(path) as f:
             data = json.load(f)
         contexts.append(data.get("context", {}))
-        runs = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+        benchmarks = data["benchmarks"]
+        runs = [b for b in benchmarks if b.get("aggregate_name") == "median"]
+        if not runs:
+            runs = [b for b in benchmarks if b.get("run_type", "iteration") == "iteration"]
         for b in sorted(runs, key=lambda b: b.get("family_index", 0)):
             case, library = b["run_name"].split("/")[:2]
             scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
-            medians[(case, library)] = b["real_time"] * scale
-    return medians, contexts
+            times.setdefault((case, library), {})[index] = b["real_time"] * scale
+    return times, contexts
+
+
+def median_time(times, case, library):
+    t = times.get((case, library))
+    return statistics.median(t.values()) if t else None
+
+
+def per_round(times, case, f, *libraries):
+    """The median over the rounds that timed every one of `libraries` of f(their times in the round)."""
+    series = [times.get((case, l)) for l in libraries]
+    if not all(series):
+        return None
+    rounds = set.intersection(*(set(t) for t in series))
+    values = [f(*(t[r] for t in series)) for r in sorted(rounds)]
+    return statistics.median(values) if values else None
 
 
 def distinct(values):
     return list(dict.fromkeys(values))
 
 
-def ratio(medians, case, library, reference):
-    a, b = medians.get((case, library)), medians.get((case, reference))
-    return a / b if a is not None and b else None
+def ratio(times, case, library, reference):
+    """library's time over reference's, within each round; the median of those."""
+    return per_round(times, case, lambda a, b: a / b if b else math.nan, library, reference)
 
 
 def fmt_ns(v):
@@ -84,14 +116,13 @@ def table(header, rows):
     return "\n".join("| " + " | ".join(r) + " |" for r in [header, align] + rows)
 
 
-def targets(medians, cases):
+def targets(times, cases):
     """The table of issue 4's targets, and a sentence per miss."""
     rows, misses = [], []
     for c in cases:
-        t = medians.get((c, "tapeless"))
-        hands = [medians[(c, r)] for r in REFERENCES if (c, r) in medians]
-        to_best = t / min(hands) if t and hands else None
-        speedups = [medians[(c, p)] / t if (c, p) in medians and t else None for p in SLOW_PEERS]
+        hands = [r for r in REFERENCES if (c, r) in times]
+        to_best = per_round(times, c, lambda t, *h: t / min(h), "tapeless", *hands) if hands else None
+        speedups = [ratio(times, c, p, "tapeless") for p in SLOW_PEERS]
         hand_ok = to_best is not None and to_best <= TARGET_HAND
         if not hand_ok:
             misses.append(f"{c}: tapeless takes {fmt_ratio(to_best)}x the time of the faster hand-written gradient")
@@ -99,7 +130,7 @@ def targets(medians, cases):
                    for p, s in zip(SLOW_PEERS, speedups) if s is not None and s < TARGET_PEERS]
         # A case without the peers (not one of the suite's) has no peer target.
         peers_ok = "–" if None in speedups else "yes" if min(speedups) >= TARGET_PEERS else "**no**"
-        rows.append([c] + [fmt_ratio(ratio(medians, c, "tapeless", r)) for r in REFERENCES]
+        rows.append([c] + [fmt_ratio(ratio(times, c, "tapeless", r)) for r in REFERENCES]
                     + [fmt_ratio(to_best), "yes" if hand_ok else "**no**"] + [fmt_ratio(s) for s in speedups]
                     + [peers_ok])
     header = (["case"] + [f"tapeless / {r}" for r in REFERENCES]
@@ -108,10 +139,10 @@ def targets(medians, cases):
     return table(header, rows), misses
 
 
-def chart(medians, cases, libraries, png):
+def chart(times, cases, libraries, png):
     """Each library's ratio to handwritten per case, log scale, drawn by gnuplot; False if it cannot."""
     shown = [l for l in libraries if l != "handwritten"]
-    values = [[ratio(medians, c, l, "handwritten") for l in shown] for c in cases]
+    values = [[ratio(times, c, l, "handwritten") for l in shown] for c in cases]
     known = [v for row in values for v in row if v]
     bottom = 10 ** math.floor(math.log10(min(known + [1.0]) / 1.2))  # powers of 10 around every bar
     top = 10 ** math.ceil(math.log10(max(known + [1.0]) * 1.2))
@@ -157,18 +188,19 @@ def main():
     ap.add_argument("json", nargs="+")
     args = ap.parse_args()
 
-    medians, contexts = load(args.json)
-    if not medians:
-        sys.exit("report.py: no median aggregates in the JSON (run with --benchmark_repetitions > 1)")
-    cases = distinct(c for c, _ in medians)
-    present = distinct(l for _, l in medians)
+    times, contexts = load(args.json)
+    if not times:
+        sys.exit("report.py: no benchmark times in the JSON")
+    cases = distinct(c for c, _ in times)
+    present = distinct(l for _, l in times)
     libraries = [r for r in REFERENCES if r in present] + [l for l in present if l not in REFERENCES]
     os.makedirs(args.out, exist_ok=True)
 
     date = min(c.get("date", "") for c in contexts) or "unknown"
-    loads = ", ".join(f"{c['load_avg'][0]:.2f}" for c in contexts if c.get("load_avg"))
-    target_table, misses = targets(medians, cases)
-    has_chart = chart(medians, cases, libraries, os.path.join(args.out, "ratios.png"))
+    loads = [c["load_avg"][0] for c in contexts if c.get("load_avg")]
+    load_range = f"{min(loads):.2f} to {max(loads):.2f}" if loads else "unknown"
+    target_table, misses = targets(times, cases)
+    has_chart = chart(times, cases, libraries, os.path.join(args.out, "ratios.png"))
 
     lines = [
         "# Benchmark report",
@@ -178,9 +210,11 @@ def main():
         f"- **Machine**: {machine()}.",
         f"- **Compiler**: {args.compiler}.",
         f"- **Flags**: `{args.flags}` (CMake Release).",
-        f"- **Timing**: Google Benchmark, real time per gradient, median of {args.repetitions} repetitions "
-        "of at least 0.1 s each, the benchmarks of each executable interleaved in random order.",
-        f"- **Load**: 1-minute load average {loads or 'unknown'} as each of the executables started.",
+        f"- **Timing**: Google Benchmark, real time per gradient, in {args.repetitions} rounds: a round runs "
+        "each executable once, timing each of its benchmarks for at least 0.1 s, in random order. The times "
+        "are medians over the rounds; each ratio is the median over the rounds of the ratio within a round "
+        "(the machine switches between two speeds: `bench/report.py`).",
+        f"- **Load**: 1-minute load average {load_range} as the executables started.",
         f"- **Libraries**: {package_versions()}.",
     ]
     if args.note:
@@ -212,11 +246,11 @@ def main():
         lines += ["## Ratios to the hand-written adjoint", "", "![ratio to handwritten, log scale](ratios.png)", ""]
     header = ["case"] + libraries
     lines += ["## ns per gradient (median)", "",
-              table(header, [[c] + [fmt_ns(medians.get((c, l))) for l in libraries] for c in cases]), ""]
+              table(header, [[c] + [fmt_ns(median_time(times, c, l)) for l in libraries] for c in cases]), ""]
     for r in REFERENCES:
-        rows = [[c] + [fmt_ratio(ratio(medians, c, l, r)) for l in libraries] for c in cases if (c, r) in medians]
+        rows = [[c] + [fmt_ratio(ratio(times, c, l, r)) for l in libraries] for c in cases if (c, r) in times]
         if rows:
-            lines += [f"## Ratio to `{r}` (same run)", "", table(header, rows), ""]
+            lines += [f"## Ratio to `{r}` (median over the rounds of the ratio within each)", "", table(header, rows), ""]
     with open(os.path.join(args.out, "REPORT.md"), "w") as f:
         f.write("\n".join(lines))
     print(f"report.py: wrote {os.path.join(args.out, 'REPORT.md')}" + (" and ratios.png" if has_chart else ""))

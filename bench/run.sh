@@ -12,7 +12,9 @@
 #   bash bench/run.sh --compile-time          # compile time and memory by expression size, g++ and clang++
 #
 # --report writes bench/results/: REPORT.md (medians, ratios, targets, machine, compiler, flags, date),
-# ratios.png (gnuplot), and scalar.json, vector.json and matrix.json (Google Benchmark's JSON output).
+# ratios.png (gnuplot), and rounds/ (Google Benchmark's JSON output of each executable in each of
+# REPETITIONS rounds, and its tables; not committed). Its ratios are taken within a round, then the
+# median over the rounds (bench/report.py says why).
 # --compile-time writes bench/results/COMPILE_TIME.md (bench/compile_time.py; its options follow it,
 # e.g. --sizes 10,100): generated gradients of 10 to 3000 operations and of matrices of growing size.
 # REPORT_NOTE="..." adds a sentence on the conditions of the run to the report. Timing starts once the
@@ -88,24 +90,34 @@ if ((!callgrind)); then
   done
   echo "=== timing after ${waited} s for the load to settle (1-minute load average $(cut -d' ' -f1 /proc/loadavg))"
   results="$root/bench/results"  # the report, and Google Benchmark's JSON output (not committed: .gitignore)
-  jsons=()
-  if ((report)); then mkdir -p "$results"; fi
-  # Repetitions of all benchmarks interleaved in random order, so that a slow spell of the machine
-  # falls on every library alike; later arguments override these.
-  for family in "${benches[@]}"; do
-    echo "=== tapeless_bench_$family"
-    out=()
-    if ((report)); then
-      jsons+=("$results/$family.json")
-      out=(--benchmark_out="$results/$family.json" --benchmark_out_format=json)
-    fi
-    "$build/bench/tapeless_bench_$family" --benchmark_repetitions="$repetitions" \
-      --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1 \
-      --benchmark_report_aggregates_only=true "${out[@]}" "${args[@]}"
-  done
   if ((report)); then
+    # Rounds: each runs every executable once, timing each benchmark once in random order, and the
+    # report takes each ratio within a round, then the median over the rounds (bench/report.py: the
+    # machine runs at two speeds for seconds at a time, which the median of repetitions spread over a
+    # minute did not cancel). Each round's tables go to rounds/<family>.<round>.txt.
+    rm -rf "$results/rounds" && mkdir -p "$results/rounds"
+    jsons=()
+    for ((round = 1; round <= repetitions; round++)); do
+      echo "=== round $round of $repetitions"
+      for family in "${benches[@]}"; do
+        json="$results/rounds/$family.$round.json"
+        jsons+=("$json")
+        "$build/bench/tapeless_bench_$family" --benchmark_repetitions=1 \
+          --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1 \
+          --benchmark_out="$json" --benchmark_out_format=json "${args[@]}" > "$results/rounds/$family.$round.txt"
+      done
+    done
     python3 "$root/bench/report.py" --out "$results" --compiler "$("$cxx" --version | head -1)" \
       --flags "-O3 ${arch//;/ }" --repetitions "$repetitions" --note "${REPORT_NOTE:-}" "${jsons[@]}"
+  else
+    # Repetitions of all benchmarks interleaved in random order, so that a slow spell of the machine
+    # falls on every library alike; later arguments override these.
+    for family in "${benches[@]}"; do
+      echo "=== tapeless_bench_$family"
+      "$build/bench/tapeless_bench_$family" --benchmark_repetitions="$repetitions" \
+        --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1 \
+        --benchmark_report_aggregates_only=true "${args[@]}"
+    done
   fi
   exit 0
 fi
