@@ -100,7 +100,7 @@ def distinct(values):
 
 def ratio(times, case, library, reference):
     """library's time over reference's, within each round; the median of those."""
-    return per_round(times, case, lambda a, b: a / b if b else math.nan, library, reference)
+    return per_round(times, case, lambda a, b: a / b, library, reference)
 
 
 def fmt_ns(v):

@@ -738,8 +738,10 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
         }(),
         ...);
   };
-  const auto lines_at = [&](std::size_t i) {
-    return element_sweep(std::array<B, count>{simd::load<T>(plain_get<K>(operands), i)...}, B(T(1)), lines_part{});
+  // The lines of the n elements from i (a whole batch unless n says fewer, padded as load_partial pads).
+  const auto lines_at = [&](std::size_t i, std::size_t n = simd::width<T>) {
+    return element_sweep(std::array<B, count>{simd::load_partial<T>(plain_get<K>(operands), i, n)...}, B(T(1)),
+                         lines_part{});
   };
   std::size_t i = 0;
   for (; i + 2 * w <= N; i += 2 * w) {
@@ -750,11 +752,7 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
     take(sums, lines_at(i));
     i += w;
   }
-  if constexpr (N % w != 0)
-    take(other_sums,
-         element_sweep(std::array<B, count>{simd::load_partial<T>(plain_get<K>(operands), i, N - i)...}, B(T(1)),
-                       lines_part{}),
-         simd::lanes_below<T>(N - i));
+  if constexpr (N % w != 0) take(other_sums, lines_at(i, N - i), simd::lanes_below<T>(N - i));
   // Per slot, the sum of its adjoints.
   constexpr auto slot = input_slots<region_inputs_t<Root>>::slot;
   std::array<T, count> total;
