@@ -19,11 +19,11 @@
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
-#include <optional>
-#include <tuple>
 #include <type_traits>
 
 namespace tapeless {
@@ -38,16 +38,23 @@ template <class Tag, class Bound, class Body>
 struct let_node;
 
 /// A number-valued subtree computed ahead of the sweep: its value, and for each leaf L it reads,
-/// d value / d L (a number, or a matrix for a matrix argument). The leaf is kept (a copy: only its type
-/// and, for the trace, its value matter); it is absent where the sweep of the subtree never reached it
-/// (the branch of an if_else not taken), and then nothing is sent to it.
+/// d value / d L (a number, or a matrix for a matrix argument), with whether the sweep of the subtree
+/// reached L at all (not from the branch of an if_else not taken: then nothing is sent to it).
+///
+/// What it holds is what keeps long expressions cheap to compile (bench/compile_time.py, a left-deep
+/// sum of 3000 operations at -O2):
+/// - No copy of the leaves: each is an argument slot or a let name, which its type says
+///   (detail::leaf_stand_in). Copies, made here and again in every node above, were never read, and
+///   clang 14 could not drop them: its MemCpyOpt took 17 s of 30, renumbering one long basic block.
+/// - A plain_tuple, not a std::tuple (never trivially copyable): g++ 12 moved every node above a cut by
+///   an out-of-line call, which took each node's address; its points-to analysis took 6 s of 18.
 template <class T, class... Leaves>
 struct cut_node : expression<cut_node<T, Leaves...>> {
   using value_type = T;
   static constexpr bool is_active = sizeof...(Leaves) > 0;
   T value_;
-  std::tuple<std::optional<Leaves>...> leaves;
-  std::tuple<typename Leaves::value_type...> partials;
+  std::array<bool, sizeof...(Leaves)> reached;
+  detail::plain_tuple<typename Leaves::value_type...> partials;
 
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
@@ -56,6 +63,14 @@ namespace detail {
 
 template <class T, class... Leaves>
 inline constexpr bool is_leaf<cut_node<T, Leaves...>> = true;
+
+/// A leaf of type Leaf where only its type is read: what a cut sends its partials to. Every leaf of a
+/// cut names one value (an argument slot, a let name: the leaf lists of free_leaves below). A matrix
+/// leaf points to a zero matrix of its own.
+template <class Leaf>
+inline constexpr typename Leaf::value_type stand_in_value{};
+template <class Leaf>
+inline constexpr Leaf leaf_stand_in{stand_in_value<Leaf>};
 
 /// Deeper than this, a number-valued tree is cut. No function of the benchmark suite is cut even at 8;
 /// at 16 a left-deep sum of 1000 operations compiles in 6 s (g++ 12) and 8.5 s (clang++ 14) at -O2,

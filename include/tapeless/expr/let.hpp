@@ -27,8 +27,6 @@ constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
 template <class Tag, class M, class N>
   requires is_leaf<N>
 constexpr void point_names(N& leaf, const M* value) noexcept;
-template <class Tag, class M, class T, class... Leaves>
-constexpr void point_names(cut_node<T, Leaves...>& n, const M* value) noexcept;
 template <class Tag, class M, class Op, class A>
 constexpr void point_names(unary_node<Op, A>& n, const M* value) noexcept;
 template <class Tag, class M, class Op, class A, class B>
@@ -106,12 +104,8 @@ constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
 
 template <class Tag, class M, class N>
   requires is_leaf<N>
-constexpr void point_names(N& leaf, const M* value) noexcept {
+constexpr void point_names(N& leaf, const M* value) noexcept {  // a cut_node keeps no names (expr/cut.hpp)
   if constexpr (std::is_same_v<N, bound<Tag, M>>) leaf.ref_ = value;
-}
-template <class Tag, class M, class T, class... Leaves>
-constexpr void point_names(cut_node<T, Leaves...>& n, const M* value) noexcept {
-  std::apply([value](auto&... leaf) { (..., (leaf ? point_names<Tag>(*leaf, value) : void())); }, n.leaves);
 }
 template <class Tag, class M, class Op, class A>
 constexpr void point_names(unary_node<Op, A>& n, const M* value) noexcept {

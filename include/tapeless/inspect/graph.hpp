@@ -564,12 +564,13 @@ std::size_t forward(const cut_node<T, L...>& n, const ::tapeless::detail::evalua
                     recorder_state& rec, bool root) {
   std::vector<std::size_t> inputs;
   std::string names;
-  auto read = [&]<class Leaf>(const std::optional<Leaf>& leaf) {
-    if (!leaf) return;
-    inputs.push_back(forward(*leaf, ::tapeless::detail::evaluated<Leaf>(*leaf), rec, false));
+  auto read = [&]<class Leaf>(bool reached, const Leaf& leaf) {
+    if (!reached) return;
+    inputs.push_back(forward(leaf, ::tapeless::detail::evaluated<Leaf>(leaf), rec, false));
     names += (names.empty() ? "" : ", ") + rec.name(inputs.back());
   };
-  std::apply([&](const auto&... leaf) { (read(leaf), ...); }, n.leaves);
+  [&]<std::size_t... K>(std::index_sequence<K...>) { (read(n.reached[K], ::tapeless::detail::leaf_stand_in<L>), ...); }
+  (std::index_sequence_for<L...>{});
   return rec.operation(key_of(n), root, true, "cut", "cut(" + names + ")", view(n.value()), std::move(inputs));
 }
 
@@ -683,16 +684,18 @@ void backward(const cut_node<T, L...>& n, const ::tapeless::detail::evaluated<cu
   const std::size_t self = rec.id(key_of(n));
   rec.reached(self, view(g));
   std::size_t operand = 0;
-  auto send = [&]<class Leaf, class P>(const std::optional<Leaf>& leaf, const P& partial) {
-    if (!leaf) return;
+  auto send = [&]<class Leaf, class P>(bool reached, const Leaf& leaf, const P& partial) {
+    if (!reached) return;
     const auto c = partial * T(g);
     if constexpr (Real<P>)
-      rec.contribute(step_kind::chain, rec.id(key_of(*leaf)), self, operand++, view(g), view(c), view(partial));
+      rec.contribute(step_kind::chain, rec.id(key_of(leaf)), self, operand++, view(g), view(c), view(partial));
     else
-      rec.contribute(step_kind::vjp, rec.id(key_of(*leaf)), self, operand++, view(g), view(c), {}, "cut", "");
-    backward(*leaf, ::tapeless::detail::evaluated<Leaf>(*leaf), c, store, rec);
+      rec.contribute(step_kind::vjp, rec.id(key_of(leaf)), self, operand++, view(g), view(c), {}, "cut", "");
+    backward(leaf, ::tapeless::detail::evaluated<Leaf>(leaf), c, store, rec);
   };
-  [&]<std::size_t... K>(std::index_sequence<K...>) { (send(std::get<K>(n.leaves), std::get<K>(n.partials)), ...); }
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (send(n.reached[K], ::tapeless::detail::leaf_stand_in<L>, ::tapeless::detail::plain_get<K>(n.partials)), ...);
+  }
   (std::index_sequence_for<L...>{});
 }
 

@@ -12,12 +12,12 @@
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/inline.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/backward.hpp>
 
+#include <array>
 #include <cstddef>
-#include <optional>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -31,20 +31,21 @@ constexpr std::size_t position_in() {
   return k;
 }
 
-/// The store of a cut's sweep: for each leaf of the subtree, the sum of what reached it, and the leaf.
-/// The sums start at -0, which adds exactly.
+/// The store of a cut's sweep: for each leaf of the subtree, whether anything reached it and the sum of
+/// what did. The sums start at -0, which adds exactly.
 template <class... Leaves>
 struct leaf_partials {
-  std::tuple<std::optional<Leaves>...> leaves{};
-  std::tuple<typename Leaves::value_type...> partials{filled<typename Leaves::value_type>(-0.0)...};
+  static_assert((names_one_value<Leaves> && ...), "a cut stands in for its leaves by their types");
+  std::array<bool, sizeof...(Leaves)> reached{};
+  plain_tuple<typename Leaves::value_type...> partials{{filled<typename Leaves::value_type>(-0.0)}...};
 
   template <class Leaf, class G>
-  constexpr void accumulate(const Leaf& leaf, const G& g) {
+  constexpr void accumulate(const Leaf&, const G& g) {
     constexpr std::size_t k = position_in<Leaf, Leaves...>();
     static_assert(k < sizeof...(Leaves), "a leaf reached by the sweep of a cut is missing from its list");
     if constexpr (k < sizeof...(Leaves)) {
-      if (!std::get<k>(leaves)) std::get<k>(leaves).emplace(leaf);
-      add_adjoint(std::get<k>(partials), g);
+      reached[k] = true;
+      add_adjoint(plain_get<k>(partials), g);
     }
   }
 };
@@ -57,7 +58,7 @@ TAPELESS_CUT_INLINE constexpr auto cut(const N& n) {
     const evaluated<N, true> values(n);
     leaf_partials<L...> store;
     backward_sweep(n, values, T(1), store);
-    return cut_node<T, L...>{{}, T(value_at(n, values)), std::move(store.leaves), std::move(store.partials)};
+    return cut_node<T, L...>{{}, T(value_at(n, values)), store.reached, std::move(store.partials)};
   }(typename free_leaves<N>::type{});
 }
 
@@ -66,10 +67,7 @@ template <class T, class... L, bool Need, class G, class Store>
 constexpr void backward_sweep(const cut_node<T, L...>& n, const evaluated<cut_node<T, L...>, Need>&, const G& g,
                               Store& store) {
   [&]<std::size_t... K>(std::index_sequence<K...>) {
-    auto send = [&](const auto& leaf, const auto& partial) {
-      if (leaf) store.accumulate(*leaf, partial * T(g));
-    };
-    (send(std::get<K>(n.leaves), std::get<K>(n.partials)), ...);
+    ((n.reached[K] ? store.accumulate(leaf_stand_in<L>, plain_get<K>(n.partials) * T(g)) : void()), ...);
   }
   (std::index_sequence_for<L...>{});
 }
