@@ -65,16 +65,21 @@ template <class T, class... Leaves>
 inline constexpr bool is_leaf<cut_node<T, Leaves...>> = true;
 
 /// A leaf of type Leaf where only its type is read: what a cut sends its partials to. Every leaf of a
-/// cut names one value (an argument slot, a let name: the leaf lists of free_leaves below). A matrix
-/// leaf points to a zero matrix of its own.
+/// cut is an argument slot or a let's name (the leaf lists of free_leaves below), whose type says which
+/// within the scope of the let (the trace tells apart two lets of one tag: inspect/graph.hpp). A number
+/// leaf holds 0, a matrix leaf points nowhere.
 template <class Leaf>
-inline constexpr typename Leaf::value_type stand_in_value{};
-template <class Leaf>
-inline constexpr Leaf leaf_stand_in{stand_in_value<Leaf>};
+inline constexpr Leaf leaf_stand_in = [] {
+  if constexpr (Matrix<typename Leaf::value_type>)
+    return Leaf(stand_in_t{});
+  else
+    return Leaf(typename Leaf::value_type{});
+}();
 
-/// Deeper than this, a number-valued tree is cut. No function of the benchmark suite is cut even at 8;
-/// at 16 a left-deep sum of 1000 operations compiles in 6 s (g++ 12) and 8.5 s (clang++ 14) at -O2,
-/// against 9 and 11 s at 32 (the copies of deep subtrees into their parents cost the optimiser more).
+/// Deeper than this, a number-valued tree is cut. No function of the benchmark suite is cut even at 8.
+/// When it was chosen, a left-deep sum of 1000 operations compiled in 6 s (g++ 12) and 8.5 s (clang++
+/// 14) at -O2 with 16, against 9 and 11 s with 32: the copies of deep subtrees into their parents cost
+/// the optimiser more.
 inline constexpr std::size_t cut_depth = 16;
 
 /// Levels of operations above the leaves. Each node's is computed once, when its type is made.

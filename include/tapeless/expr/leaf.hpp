@@ -4,9 +4,17 @@
 
 #include <tapeless/expr/expression.hpp>
 
+#include <concepts>
 #include <cstddef>
 
 namespace tapeless {
+
+namespace detail {
+/// Makes a matrix leaf that points nowhere: a cut's stand-in for a leaf whose type alone is read
+/// (expr/cut.hpp). The constructors taking it are templates, which {} cannot call: argument({}) is
+/// still a matrix.
+struct stand_in_t {};
+}  // namespace detail
 
 /// The argument in slot `Slot` of the gradient being taken by a transform (grad, value_and_grad):
 /// its adjoint is accumulated into that slot.
@@ -29,6 +37,8 @@ struct argument<Slot, M> : expression<argument<Slot, M>> {
   static constexpr bool is_active = true;
   const M* ref_;
   constexpr explicit argument(const M& v) noexcept : ref_(&v) {}
+  template <std::same_as<detail::stand_in_t> S>
+  constexpr explicit argument(S) noexcept : ref_(nullptr) {}
   [[nodiscard]] constexpr const M& value() const noexcept { return *ref_; }
 };
 
@@ -91,6 +101,8 @@ struct bound<Tag, M> : expression<bound<Tag, M>> {
   static constexpr bool is_active = true;
   const M* ref_;
   constexpr explicit bound(const M& v) noexcept : ref_(&v) {}
+  template <std::same_as<detail::stand_in_t> S>
+  constexpr explicit bound(S) noexcept : ref_(nullptr) {}
   [[nodiscard]] constexpr const M& value() const noexcept { return *ref_; }
 };
 

@@ -325,6 +325,22 @@ key key_of(const N& n) {
   return {&n, &type_key<N>};
 }
 
+/// What a node stands for besides itself: the name a let binds (its key is the let's node's), the leaf K
+/// of a cut (the cut keeps no leaf objects, and sends to a stand-in shared by every cut: expr/cut.hpp).
+/// Lets made by one function share a tag, so neither the tag nor a stand-in tells them apart.
+template <class Let>
+struct name_of_let {};
+template <std::size_t K>
+struct leaf_of_cut {};
+template <class N>
+key name_key(const N& let) {
+  return {&let, &type_key<name_of_let<N>>};
+}
+template <std::size_t K, class N>
+key leaf_key(const N& cut) {
+  return {&cut, &type_key<leaf_of_cut<K>>};
+}
+
 /// The bookkeeping of both walks: the graph being built and the way from node objects to its nodes.
 /// One instance, whatever the functions traced (a template only so as to be compiled when used).
 template <class = void>
@@ -554,6 +570,7 @@ std::size_t forward(const let_node<Tag, Bound, Body>& n,
   std::size_t shared = forward(n.bound_expr, n.bound_values, rec, false);
   if constexpr (::tapeless::detail::is_leaf<Bound>) shared = rec.let_name(shared);
   rec.lets[&type_key<Tag>] = shared;
+  rec.remember(name_key(n), shared);
   return rec.remember(key_of(n), forward(n.body, v.body, rec, root));
 }
 
@@ -564,12 +581,15 @@ std::size_t forward(const cut_node<T, L...>& n, const ::tapeless::detail::evalua
                     recorder_state& rec, bool root) {
   std::vector<std::size_t> inputs;
   std::string names;
-  auto read = [&]<class Leaf>(bool reached, const Leaf& leaf) {
-    if (!reached) return;
-    inputs.push_back(forward(leaf, ::tapeless::detail::evaluated<Leaf>(leaf), rec, false));
+  auto read = [&]<std::size_t K, class Leaf>(std::integral_constant<std::size_t, K>, const Leaf& leaf) {
+    if (!n.reached[K]) return;
+    inputs.push_back(
+        rec.remember(leaf_key<K>(n), forward(leaf, ::tapeless::detail::evaluated<Leaf>(leaf), rec, false)));
     names += (names.empty() ? "" : ", ") + rec.name(inputs.back());
   };
-  [&]<std::size_t... K>(std::index_sequence<K...>) { (read(n.reached[K], ::tapeless::detail::leaf_stand_in<L>), ...); }
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (read(std::integral_constant<std::size_t, K>{}, ::tapeless::detail::leaf_stand_in<L>), ...);
+  }
   (std::index_sequence_for<L...>{});
   return rec.operation(key_of(n), root, true, "cut", "cut(" + names + ")", view(n.value()), std::move(inputs));
 }
@@ -684,17 +704,20 @@ void backward(const cut_node<T, L...>& n, const ::tapeless::detail::evaluated<cu
   const std::size_t self = rec.id(key_of(n));
   rec.reached(self, view(g));
   std::size_t operand = 0;
-  auto send = [&]<class Leaf, class P>(bool reached, const Leaf& leaf, const P& partial) {
-    if (!reached) return;
+  auto send = [&]<std::size_t K, class Leaf>(std::integral_constant<std::size_t, K>, const Leaf& leaf) {
+    if (!n.reached[K]) return;
+    const auto& partial = ::tapeless::detail::plain_get<K>(n.partials);
     const auto c = partial * T(g);
-    if constexpr (Real<P>)
-      rec.contribute(step_kind::chain, rec.id(key_of(leaf)), self, operand++, view(g), view(c), view(partial));
+    // The stand-in's key now stands for this cut's leaf, which the leaf's own step reads.
+    const std::size_t id = rec.remember(key_of(leaf), rec.id(leaf_key<K>(n)));
+    if constexpr (Real<std::remove_cvref_t<decltype(partial)>>)
+      rec.contribute(step_kind::chain, id, self, operand++, view(g), view(c), view(partial));
     else
-      rec.contribute(step_kind::vjp, rec.id(key_of(leaf)), self, operand++, view(g), view(c), {}, "cut", "");
+      rec.contribute(step_kind::vjp, id, self, operand++, view(g), view(c), {}, "cut", "");
     backward(leaf, ::tapeless::detail::evaluated<Leaf>(leaf), c, store, rec);
   };
   [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (send(n.reached[K], ::tapeless::detail::leaf_stand_in<L>, ::tapeless::detail::plain_get<K>(n.partials)), ...);
+    (send(std::integral_constant<std::size_t, K>{}, ::tapeless::detail::leaf_stand_in<L>), ...);
   }
   (std::index_sequence_for<L...>{});
 }
@@ -709,7 +732,7 @@ void backward(const let_node<Tag, Bound, Body>& n,
   ::tapeless::detail::let_scope<Tag, T, Store> scope(store);
   if constexpr (Body::is_active) backward(n.body, v.body, g, scope, rec);
   const T& total = scope.sum.total(-0.0);
-  const std::size_t shared = rec.lets.at(&type_key<Tag>);
+  const std::size_t shared = rec.id(name_key(n));
   rec.complete(step_kind::total, shared, view(total));
   if constexpr (Bound::is_active) {
     if constexpr (::tapeless::detail::is_leaf<Bound>)

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace tl = tapeless;
 
@@ -230,6 +231,29 @@ TEST_CASE("the trace of a deep function shows the cuts and gives grad's gradient
       CHECK(n.expression == "cut(x1, x2, x3, x4)");
     }
   CHECK(cuts == 1);  // the last cut took the earlier ones in: it reads x1 to x4 directly
+}
+
+TEST_CASE("the trace of two lets of one tag, their bodies cut: each name gets its own adjoint") {
+  // One function makes both lets, so they share a tag, and the cuts of their bodies send to one
+  // stand-in for both names (expr/cut.hpp); the trace still tells the names apart.
+  const auto g = [](const auto& e) { return tl::let(e, [](const auto& u) { return left_sum<20>(u, u, u, u); }); };
+  const auto f = [&g](const auto& x) { return g(x - 1.0) + g(x - 2.0); };
+  const double x = 0.75;  // f = 20 (x - 1)^2 + 20 (x - 2)^2: each name's adjoint is 40 times its value
+  const auto t = tl::trace(f, x);
+  CHECK(t.gradient() == doctest::Approx(40 * (x - 1) + 40 * (x - 2)));
+  std::size_t names = 0;
+  for (const auto& n : t.graph().nodes)
+    if (n.uses > 0) {
+      ++names;
+      REQUIRE(n.adjoint);
+      CHECK(static_cast<double>(n.adjoint->number()) == doctest::Approx(40 * static_cast<double>(n.value.number())));
+    }
+  CHECK(names == 2);
+  const auto& graph = t.graph();
+  for (const auto& step : graph.sweep) {
+    if (graph.at(step.source).op == "cut") CHECK(graph.at(step.source).inputs == std::vector{step.target});
+    if (step.kind == tl::inspect::step_kind::total) CHECK(step.count == graph.at(step.target).uses);
+  }
 }
 
 TEST_CASE("a deep gradient in a constant expression") {
