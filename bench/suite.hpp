@@ -99,9 +99,11 @@ concept argument_list = requires {
 };
 
 /// Kernel called on a case's inputs: passed whole when it takes them so (an input struct, or a list
-/// taken as one), else spread over its parameters.
+/// taken as one), else spread over its parameters. Forced inline, as the kernel itself is
+/// (TAPELESS_BENCH_KERNEL): clang 14 left this wrapper a call wherever the kernel inlined into it was
+/// long, the hand-written adjoints of S3, S4 and S6 to S9 and tapeless's S5 and S8 among them.
 template <auto Kernel, class In>
-constexpr decltype(auto) invoke_kernel(const In& in) {
+[[gnu::always_inline]] constexpr decltype(auto) invoke_kernel(const In& in) {
   if constexpr (std::is_invocable_v<decltype(Kernel), const In&>)
     return std::invoke(Kernel, in);
   else

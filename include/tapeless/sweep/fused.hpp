@@ -620,6 +620,36 @@ constexpr void sweep_input(const In& input, const E& values, const Gathered& gat
     if (gathered.to_sweep()) backward_sweep(input, values, gathered.sum, store);
 }
 
+/// Input K's value (a reference into n or v), from the input owning its slot.
+template <class Root, std::size_t... K>
+constexpr auto region_values(const Root& n, const region_evaluated<Root, std::index_sequence<K...>>& v) {
+  const auto in = region_inputs(n);
+  using inputs_t = region_inputs_t<Root>;
+  return plain_tuple<decltype(region_value(*plain_get<input_slot<inputs_t, K>>(in),
+                                           plain_get<input_slot<inputs_t, K>>(v.input_values)))...>{
+      {region_value(*plain_get<input_slot<inputs_t, K>>(in), plain_get<input_slot<inputs_t, K>>(v.input_values))}...};
+}
+
+/// One element (or one batch of elements) of the region n, a function of the Inputs inputs' values x:
+/// the scalar tree at x, swept with adjoint gi. With a tag lines_part or scale_part, that part of
+/// scaled adjoints (sweep/scaled.hpp), each input its own leaf.
+template <std::size_t Inputs, class Root>
+constexpr auto element_sweep_of(const Root& n) {
+  return [&n](const auto& x, const auto& gi, auto... part) {
+    using E = std::remove_cvref_t<decltype(gi)>;
+    const auto tree = element_tree<region_inputs_t<Root>, 0, sizeof...(part) != 0>(n, x);
+    const evaluated<std::remove_cvref_t<decltype(tree)>, false> tree_values(tree);
+    std::conditional_t<sizeof...(part) != 0, adjoint_parts<E, Inputs>, element_adjoints<E, Inputs>> adjoints;
+    if constexpr (sizeof...(part) != 0) {
+      constexpr bool scale = (std::is_same_v<decltype(part), scale_part> || ...);
+      backward_sweep(tree, tree_values, adjoint_part<E, uniform_inputs<Root>, scale>{gi}, adjoints);
+    } else {
+      backward_sweep(tree, tree_values, gi, adjoints);
+    }
+    return adjoints.slot;
+  };
+}
+
 #if TAPELESS_SIMD
 /// The region's loop a batch of elements at a time: element_sweep(x, g) takes the batches of the
 /// inputs and of the adjoint, and returns a batch of adjoints per input. The last, partial batch is
@@ -683,14 +713,16 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
 }
 
 /// What sweep_region_batches gathers for inputs that are all numbers (sweep_region_scaled's): their
-/// sums, per input. Rare (where sweep_region_scaled declined), so out of line; and all by value, so
-/// that nothing of the caller's is passed by address.
-template <std::size_t N, class T, class Gathered, class Sweep, class G, class Values, std::size_t... K>
-[[gnu::noinline, gnu::cold]] std::array<T, sizeof...(K)> number_adjoints_in_batches(Sweep element_sweep, G g,
-                                                                                    Values values,
+/// sums, per input. Rare (where sweep_region_scaled declined), so out of line; and all by value, the
+/// region's node and its inputs' evaluations too, the inputs' values taken again from those copies:
+/// nothing of the caller's is passed by address. (With the node by address, in the element sweep, and
+/// the values as references into it, clang stored the node and a tuple of pointers for this call on
+/// every gradient.)
+template <std::size_t N, class T, class Gathered, class Root, class Evaluated, class G, std::size_t... K>
+[[gnu::noinline, gnu::cold]] std::array<T, sizeof...(K)> number_adjoints_in_batches(Root n, Evaluated v, G g,
                                                                                     std::index_sequence<K...> inputs) {
   Gathered gathered;
-  sweep_region_batches<N, T>(element_sweep, g, values, gathered, inputs);
+  sweep_region_batches<N, T>(element_sweep_of<sizeof...(K)>(n), g, region_values(n, v), gathered, inputs);
   std::array<T, sizeof...(K)> sums{};
   (
       [&]<class Out>(const Out& out) {
@@ -705,9 +737,11 @@ template <std::size_t N, class T, class Gathered, class Sweep, class G, class Va
 /// scale is not comfortably normal, the loop of plain adjoints instead (sweep_region_batches).
 /// Declared inline: g++ then inlines it where the gradient is taken, as it does the plain loop (this
 /// one's size is over its limit for functions not so declared); clang is made to.
-template <class Root, std::size_t N, class T, class Sweep, class G, class Values, class Gathered, std::size_t... K>
-TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep, const G& g, const Values& values,
-                                                      Gathered& gathered, std::index_sequence<K...> inputs) {
+template <std::size_t N, class T, class Root, class Evaluated, class Sweep, class G, class Values, class Gathered,
+          std::size_t... K>
+TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Root& n, const Evaluated& v, const Sweep& element_sweep,
+                                                      const G& g, const Values& values, Gathered& gathered,
+                                                      std::index_sequence<K...> inputs) {
   using B = simd::batch<T>;
   constexpr std::size_t w = simd::width<T>, count = sizeof...(K);
   const auto scale = element_sweep(std::array<T, count>{element_at<T>(plain_get<K>(values), 0)...},
@@ -777,7 +811,7 @@ TAPELESS_SWEEP_INLINE inline void sweep_region_scaled(const Sweep& element_sweep
         }(plain_get<K>(gathered)),
         ...);
   } else {
-    const auto plain = number_adjoints_in_batches<N, T, Gathered>(element_sweep, g, values, inputs);
+    const auto plain = number_adjoints_in_batches<N, T, Gathered>(n, v, g, inputs);
     (
         [&]<class Out>(Out& out) {
           if constexpr (Out::active) out.sum = plain[K];
@@ -797,11 +831,7 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   constexpr std::size_t inputs = sizeof...(K);
   const auto in = region_inputs(n);
   using inputs_t = region_inputs_t<Root>;
-  // Input K's value, from the input owning its slot.
-  const plain_tuple<decltype(region_value(*plain_get<input_slot<inputs_t, K>>(in),
-                                          plain_get<input_slot<inputs_t, K>>(v.input_values)))...>
-      values{{region_value(*plain_get<input_slot<inputs_t, K>>(in),
-                           plain_get<input_slot<inputs_t, K>>(v.input_values))}...};
+  const auto values = region_values(n, v);
   // An adjoint gathered per input that owns its slot (the first use of x, not the others).
   plain_tuple<
       gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K,
@@ -809,27 +839,13 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
       gathered;
   (plain_get<K>(gathered).claim(*plain_get<K>(in), store), ...);
 
-  // One element (or one batch of elements): the scalar tree at x, swept with adjoint gi. With a tag
-  // lines_part or scale_part, that part of scaled adjoints (sweep/scaled.hpp), each input its own leaf.
-  const auto element_sweep = [&n](const auto& x, const auto& gi, auto... part) {
-    using E = std::remove_cvref_t<decltype(gi)>;
-    const auto tree = element_tree<region_inputs_t<Root>, 0, sizeof...(part) != 0>(n, x);
-    const evaluated<std::remove_cvref_t<decltype(tree)>, false> tree_values(tree);
-    std::conditional_t<sizeof...(part) != 0, adjoint_parts<E, inputs>, element_adjoints<E, inputs>> adjoints;
-    if constexpr (sizeof...(part) != 0) {
-      constexpr bool scale = (std::is_same_v<decltype(part), scale_part> || ...);
-      backward_sweep(tree, tree_values, adjoint_part<E, uniform_inputs<Root>, scale>{gi}, adjoints);
-    } else {
-      backward_sweep(tree, tree_values, gi, adjoints);
-    }
-    return adjoints.slot;
-  };
+  const auto element_sweep = element_sweep_of<inputs>(n);
 
 #if TAPELESS_SIMD
   if constexpr (region_in_batches<Root, T>) {
     if (!std::is_constant_evaluated()) {
       if constexpr (scales_apart<Root, G>)
-        sweep_region_scaled<Root, M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
+        sweep_region_scaled<M::size(), T>(n, v, element_sweep, g, values, gathered, std::index_sequence<K...>{});
       else
         sweep_region_batches<M::size(), T>(element_sweep, g, values, gathered, std::index_sequence<K...>{});
       (sweep_input(*plain_get<K>(in), plain_get<K>(v.input_values), plain_get<K>(gathered), store), ...);
