@@ -95,7 +95,7 @@ TAPELESS_SWEEP_INLINE xsimd::batch<T, A> guarded(const xsimd::batch<T, A>& x, co
 }  // namespace detail
 
 // Exact as they are: sqrt (correctly rounded), and within 2 ulp of std over the whole domain, NaN and
-// infinities included: log1p, sin, cos (to |x| = 1e308), abs.
+// infinities included: log1p, sin, cos (to |x| = 1e308), asin, acos, atan, asinh, atanh, abs.
 #define TAPELESS_BATCH_1(name)                                            \
   template <class A>                                                      \
   inline xsimd::batch<double, A> name(const xsimd::batch<double, A>& x) { \
@@ -105,12 +105,20 @@ TAPELESS_BATCH_1(log1p)
 TAPELESS_BATCH_1(sqrt)
 TAPELESS_BATCH_1(sin)
 TAPELESS_BATCH_1(cos)
+TAPELESS_BATCH_1(asin)
+TAPELESS_BATCH_1(acos)
+TAPELESS_BATCH_1(atan)
+TAPELESS_BATCH_1(asinh)
+TAPELESS_BATCH_1(atanh)
 TAPELESS_BATCH_1(abs)
 #undef TAPELESS_BATCH_1
 
 // Trusted ranges (NaN fails every comparison, so it goes to std too). The batch exp (tapeless's own,
 // math/batch_exp.hpp) is exact to 1 ulp for x in [-708.39, 709.43] (e^x normal and below 2^1023
-// sqrt(2)); xsimd's expm1 overflows early; its log is off for subnormal x; tanh is ±1 exactly from |x| = 20.
+// sqrt(2)); xsimd's expm1 overflows early; its log, log2 and log10 are off for subnormal x; tanh is ±1
+// exactly from |x| = 20; its exp2 is off where 2^x is subnormal or overflows, its sinh and cosh where
+// they overflow, and these three convert NaN and infinities to integers in plain C++ (undefined); its
+// acosh is not NaN below 1.
 #define TAPELESS_BATCH_GUARDED(name, batch_form, trusted_if)                                             \
   template <class A>                                                                                     \
   TAPELESS_SWEEP_INLINE inline xsimd::batch<double, A> name(const xsimd::batch<double, A>& x) {          \
@@ -122,6 +130,12 @@ TAPELESS_BATCH_GUARDED(exp, detail::exp_normal, x > B(-708.39) && x < B(709.43))
 TAPELESS_BATCH_GUARDED(expm1, xsimd::expm1, x > B(-700.0) && x < B(709.0))
 TAPELESS_BATCH_GUARDED(log, xsimd::log, !(x > B(0) && x < B(std::numeric_limits<double>::min())))
 TAPELESS_BATCH_GUARDED(tanh, xsimd::tanh, xsimd::abs(x) < B(20.0))
+TAPELESS_BATCH_GUARDED(exp2, xsimd::exp2, x > B(-1022.0) && x < B(1023.0))
+TAPELESS_BATCH_GUARDED(log2, xsimd::log2, !(x > B(0) && x < B(std::numeric_limits<double>::min())))
+TAPELESS_BATCH_GUARDED(log10, xsimd::log10, !(x > B(0) && x < B(std::numeric_limits<double>::min())))
+TAPELESS_BATCH_GUARDED(sinh, xsimd::sinh, xsimd::abs(x) < B(709.0))
+TAPELESS_BATCH_GUARDED(cosh, xsimd::cosh, xsimd::abs(x) < B(709.0))
+TAPELESS_BATCH_GUARDED(acosh, xsimd::acosh, x >= B(1.0))
 #undef TAPELESS_BATCH_GUARDED
 
 /// exp without the guard's branch, for a caller that tests the results instead (ops/reduction.hpp's

@@ -82,6 +82,23 @@ constexpr bool isinf(T x) noexcept {
   return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
 }
 
+}  // namespace tapeless::math
+
+namespace tapeless::detail {
+/// ln 2 and ln 10 in T, a number, a dual number or a SIMD batch: a batch is no literal type, so it has
+/// no constexpr variable ln2_v; it takes its element's, broadcast.
+template <class T>
+constexpr T ln2() {
+  return T(ln2_v<typename math::number_of<T>::type>);
+}
+template <class T>
+constexpr T ln10() {
+  return T(ln10_v<typename math::number_of<T>::type>);
+}
+}  // namespace tapeless::detail
+
+namespace tapeless::math {
+
 // --- The same functions of dual numbers: each value with its derivative, for forward mode. ---------
 // Declared first, so that each may use the others at any nesting (a dual of duals).
 #define TAPELESS_DUAL_DECLARE_1(name) \

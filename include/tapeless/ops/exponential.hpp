@@ -30,6 +30,7 @@ struct exp {
 
 struct exp2 {
   static constexpr std::string_view name = "exp2";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
   template <class T>
   static constexpr T value(T x) {
@@ -37,7 +38,7 @@ struct exp2 {
   }
   template <class T>
   static constexpr T derivative(T, T y) {
-    return y * ::tapeless::detail::ln2_v<T>;
+    return y * ::tapeless::detail::ln2<T>();
   }
 };
 
@@ -80,6 +81,7 @@ struct log {
 
 struct log2 {
   static constexpr std::string_view name = "log2";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -87,12 +89,13 @@ struct log2 {
   }
   template <class T>
   static constexpr T vjp(T g, T x, T) {
-    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln2_v<T>));
+    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln2<T>()));
   }
 };
 
 struct log10 {
   static constexpr std::string_view name = "log10";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -100,7 +103,7 @@ struct log10 {
   }
   template <class T>
   static constexpr T vjp(T g, T x, T) {
-    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln10_v<T>));
+    return ::tapeless::detail::inside_domain(x >= T(0), g / (x * ::tapeless::detail::ln10<T>()));
   }
 };
 

@@ -15,6 +15,7 @@ namespace ops {
 
 struct sinh {
   static constexpr std::string_view name = "sinh";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -28,6 +29,7 @@ struct sinh {
 
 struct cosh {
   static constexpr std::string_view name = "cosh";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -55,19 +57,25 @@ struct tanh {
 
 struct asinh {
   static constexpr std::string_view name = "asinh";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
     return math::asinh(x);
   }
+  // sqrt(x^2 + 1), or |x| itself from |x| = 2^511, where x^2 + 1 would overflow (and has long rounded
+  // to x^2): hypot(x, 1) in what batches have.
   template <class T>
   static constexpr T vjp(T g, T x, T) {
-    return g / math::hypot(x, T(1));
+    const T a = math::abs(x);
+    return g / math::choose(
+                   a < T(0x1p511), [&] { return math::sqrt(x * x + T(1)); }, [&] { return a; });
   }
 };
 
 struct acosh {
   static constexpr std::string_view name = "acosh";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -82,6 +90,7 @@ struct acosh {
 
 struct atanh {
   static constexpr std::string_view name = "atanh";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {

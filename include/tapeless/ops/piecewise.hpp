@@ -20,8 +20,11 @@
 namespace tapeless {
 namespace ops {
 
+// Written with math::select (a ?: for a number, a blend for a SIMD batch), so that one source serves
+// both: every side is a constant or a value at hand.
 struct abs {
   static constexpr std::string_view name = "abs";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -29,43 +32,45 @@ struct abs {
   }
   template <class T>
   static constexpr T derivative(T x, T) {
-    return x > T(0) ? T(1) : x < T(0) ? T(-1) : x == T(0) ? T(0) : x;
+    return math::select(x > T(0), T(1), math::select(x < T(0), T(-1), math::select(x == T(0), T(0), x)));
   }
 };
 
 struct relu {
   static constexpr std::string_view name = "relu";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
-    return x > T(0) || x != x ? x : T(0);
+    return math::select(x > T(0) || x != x, x, T(0));
   }
   template <class T>
   static constexpr T derivative(T x, T) {
-    return x > T(0) ? T(1) : x != x ? x : T(0);
+    return math::select(x > T(0), T(1), math::select(x != x, x, T(0)));
   }
 };
 
-/// Which operand min and max pass on: the first at a tie, and a NaN operand always.
-template <class T>
-constexpr bool first_wins(T x, T y, bool first_preferred) {
+/// Which operand min and max pass on: the first at a tie, and a NaN operand always (a bool for
+/// numbers, a mask for batches).
+template <class T, class C>
+constexpr auto first_wins(T x, T y, C first_preferred) {
   return x != x || (y == y && (x == y || first_preferred));
 }
 
 /// The adjoint min and max pass to the chosen operand c: g, or NaN (c itself) when c is NaN, so that a
 /// NaN value comes with a NaN derivative, as for abs and relu. The other operand receives 0.
-template <class T>
-constexpr std::pair<T, T> to_chosen(bool first, T g, T x, T y) {
-  if (first) return {x != x ? x : g, T(0)};
-  return {T(0), y != y ? y : g};
+template <class C, class T>
+constexpr std::pair<T, T> to_chosen(const C& first, T g, T x, T y) {
+  return {math::select(first, math::select(x != x, x, g), T(0)), math::select(first, T(0), math::select(y != y, y, g))};
 }
 
 struct min {
   static constexpr std::string_view name = "min";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x, T y) {
-    return first_wins(x, y, x < y) ? x : y;
+    return math::select(first_wins(x, y, x < y), x, y);
   }
   template <class T>
   static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {
@@ -75,10 +80,11 @@ struct min {
 
 struct max {
   static constexpr std::string_view name = "max";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x, T y) {
-    return first_wins(x, y, x > y) ? x : y;
+    return math::select(first_wins(x, y, x > y), x, y);
   }
   template <class T>
   static constexpr std::pair<T, T> vjp(T g, T x, T y, T) {

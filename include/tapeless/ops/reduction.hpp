@@ -203,7 +203,14 @@ struct squared_norm : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M>
   static constexpr auto value(const M& x) {
-    typename M::value_type s(0);
+    using T = typename M::value_type;
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::available<T>) {
+      if (!std::is_constant_evaluated())
+        return ::tapeless::detail::simd::sum<M::size(), T>([](const auto& e) { return e * e; }, x.data());
+    }
+#endif
+    T s(0);
     for (const auto& e : x) s += e * e;
     return s;
   }
@@ -330,6 +337,16 @@ struct softmax : ::tapeless::detail::matrix_operation {
   static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
     const auto s = detail::exp_scaled<false, false>(x, e).sum;
+#if TAPELESS_SIMD
+    using T = typename M::value_type;
+    if constexpr (::tapeless::detail::simd::available<T>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::transform<M::size()>(
+            e.data(), [](const auto& ei, const auto& sum) { return ei / sum; }, e.data(), s);
+        return e;
+      }
+    }
+#endif
     for (auto& v : e) v /= s;
     return e;
   }
@@ -367,14 +384,45 @@ struct log_softmax : ::tapeless::detail::matrix_operation {
     M y(::tapeless::detail::uninitialized), e(::tapeless::detail::uninitialized);
     const auto [m, s] = detail::exp_shifted(x, e);
     const auto log_s = math::log(s);
+    const S inverse_sum = S(1) / s;
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::available<S>) {
+      if (!std::is_constant_evaluated()) {
+        namespace simd = ::tapeless::detail::simd;
+        const simd::batch<S> max(m);
+        simd::transform<M::size()>(
+            y.data(),
+            [&max](const auto& xi, const auto& log_sum) {
+              return xsimd::select(xi == max, simd::batch<S>(S(0)), xi - max) - log_sum;  // detail::shifted
+            },
+            x.data(), log_s);
+        simd::transform<M::size()>(
+            e.data(), [](const auto& ei, const auto& c) { return ei * c; }, e.data(), inverse_sum);
+        return ::tapeless::detail::with_cache<M, M>{y, e};
+      }
+    }
+#endif
     for (std::size_t i = 0; i < M::size(); ++i) y[i] = detail::shifted(x[i], m) - log_s;
-    return ::tapeless::detail::with_cache<M, M>{y, e * (S(1) / s)};
+    return ::tapeless::detail::with_cache<M, M>{y, e * inverse_sum};
   }
   template <class M>
   static constexpr M vjp(const M& g, const M&, const M&, const M& softmax) {
-    typename M::value_type gs(0);
-    for (const auto& e : g) gs += e;
+    using S = typename M::value_type;
     M gx(::tapeless::detail::uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::available<S>) {
+      if (!std::is_constant_evaluated()) {
+        namespace simd = ::tapeless::detail::simd;
+        const S gs = simd::sum<M::size(), S>([](const auto& gi) { return gi; }, g.data());
+        simd::transform<M::size()>(
+            gx.data(), [](const auto& gi, const auto& pi, const auto& c) { return gi - pi * c; }, g.data(),
+            softmax.data(), gs);
+        return gx;
+      }
+    }
+#endif
+    S gs(0);
+    for (const auto& e : g) gs += e;
     for (std::size_t i = 0; i < M::size(); ++i) gx[i] = g[i] - softmax[i] * gs;
     return gx;
   }

@@ -55,6 +55,7 @@ struct tan {
 
 struct asin {
   static constexpr std::string_view name = "asin";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -68,6 +69,7 @@ struct asin {
 
 struct acos {
   static constexpr std::string_view name = "acos";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
@@ -81,6 +83,7 @@ struct acos {
 
 struct atan {
   static constexpr std::string_view name = "atan";
+  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {

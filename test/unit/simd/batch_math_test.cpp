@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // The elementary functions of SIMD batches (tapeless/math/batch.hpp) against the standard library's:
 // within 2 ulp at seeded random points over each function's domain, dense around the ranges where the
-// batch form hands over to std (exp, expm1, log), and equal on NaN, infinities, zeros and subnormals.
+// batch form hands over to std (exp, expm1, exp2, log, log2, log10, sinh, cosh, acosh), and equal on
+// NaN, infinities, zeros and subnormals.
 // Each batch holds different points, so the lanes of one batch take different paths.
 #include <doctest/doctest.h>
 #include <tapeless/math/functions.hpp>
@@ -157,6 +158,49 @@ TEST_CASE("sqrt, sin, cos, tanh, abs of a batch: within 2 ulp of std") {
   check(
       "abs", [](const batch& x) { return math::abs(x); }, [](double x) { return std::abs(x); },
       {points(21, 1e-300, 1e300, true)});
+}
+
+TEST_CASE("exp2, log2, log10 of a batch: within 2 ulp of std, subnormal results and arguments included") {
+  check(
+      "exp2", [](const batch& x) { return math::exp2(x); }, [](double x) { return std::exp2(x); },
+      {points(28, -1080, 1030, false), points(29, 1e-300, 1000, true), points(30, -1023, -1021, false),
+       points(31, 1022.5, 1024.5, false)});
+  check(
+      "log2", [](const batch& x) { return math::log2(x); }, [](double x) { return std::log2(x); },
+      {points(32, 1e-320, 1e308, true), points(33, 0.5, 2, false), points(34, denorm, 1e-300, true)});
+  check(
+      "log10", [](const batch& x) { return math::log10(x); }, [](double x) { return std::log10(x); },
+      {points(35, 1e-320, 1e308, true), points(36, 0.5, 2, false), points(37, denorm, 1e-300, true)});
+}
+
+TEST_CASE("sinh, cosh, asinh, acosh, atanh of a batch: within 2 ulp of std, overflow and NaN outside the domain") {
+  check(
+      "sinh", [](const batch& x) { return math::sinh(x); }, [](double x) { return std::sinh(x); },
+      {points(38, -720, 720, false), points(39, 1e-300, 700, true), points(40, 708, 711, false)});
+  check(
+      "cosh", [](const batch& x) { return math::cosh(x); }, [](double x) { return std::cosh(x); },
+      {points(41, -720, 720, false), points(42, 1e-300, 700, true), points(43, -711, -708, false)});
+  check(
+      "asinh", [](const batch& x) { return math::asinh(x); }, [](double x) { return std::asinh(x); },
+      {points(44, -100, 100, false), points(45, 1e-300, 1e308, true)});
+  check(
+      "acosh", [](const batch& x) { return math::acosh(x); }, [](double x) { return std::acosh(x); },
+      {points(46, 1, 1e308, true), points(47, 0.5, 1.5, false), points(48, 1, 1.001, false)});
+  check(
+      "atanh", [](const batch& x) { return math::atanh(x); }, [](double x) { return std::atanh(x); },
+      {points(49, -1.5, 1.5, false), points(50, 1e-300, 1, true), points(51, 0.999, 1, false)});
+}
+
+TEST_CASE("asin, acos, atan of a batch: within 2 ulp of std, NaN outside the domain") {
+  check(
+      "asin", [](const batch& x) { return math::asin(x); }, [](double x) { return std::asin(x); },
+      {points(52, -1.5, 1.5, false), points(53, 1e-300, 1, true), points(54, 0.999, 1, false)});
+  check(
+      "acos", [](const batch& x) { return math::acos(x); }, [](double x) { return std::acos(x); },
+      {points(55, -1.5, 1.5, false), points(56, 1e-300, 1, true), points(57, -1, -0.999, false)});
+  check(
+      "atan", [](const batch& x) { return math::atan(x); }, [](double x) { return std::atan(x); },
+      {points(58, -100, 100, false), points(59, 1e-300, 1e308, true)});
 }
 
 TEST_CASE("math::choose: the side each lane takes, as ?: does for one number") {

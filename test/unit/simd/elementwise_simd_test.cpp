@@ -125,6 +125,17 @@ void check_binary(const std::string& name, const Op& op) {
 
 }  // namespace
 
+#if TAPELESS_SIMD
+// The operations this file checks in batches do run in batches (flag `batched`, simd/batch.hpp).
+template <class... Op>
+constexpr bool all_vectorised = (tl::detail::simd::vectorised<Op, double> && ...);
+static_assert(all_vectorised<tl::ops::exp, tl::ops::expm1, tl::ops::exp2, tl::ops::log, tl::ops::log1p, tl::ops::log2,
+                             tl::ops::log10, tl::ops::sqrt, tl::ops::sin, tl::ops::cos, tl::ops::asin, tl::ops::acos,
+                             tl::ops::atan, tl::ops::sinh, tl::ops::cosh, tl::ops::tanh, tl::ops::asinh, tl::ops::acosh,
+                             tl::ops::atanh, tl::ops::sigmoid, tl::ops::softplus, tl::ops::abs, tl::ops::relu,
+                             tl::ops::min, tl::ops::max>);
+#endif
+
 TEST_CASE("batched unary operations: as one element at a time, specials included") {
   check_unary(
       "exp", [](const auto& x) { return tl::exp(x); }, -750, 720);
@@ -147,6 +158,32 @@ TEST_CASE("batched unary operations: as one element at a time, specials included
   check_unary(
       "softplus", [](const auto& x) { return tl::softplus(x); }, -800, 800);
   check_unary(
+      "exp2", [](const auto& x) { return tl::exp2(x); }, -1080, 1030);
+  check_unary(
+      "log2", [](const auto& x) { return tl::log2(x); }, -1, 1e6);
+  check_unary(
+      "log10", [](const auto& x) { return tl::log10(x); }, -1, 1e6);
+  check_unary(
+      "sinh", [](const auto& x) { return tl::sinh(x); }, -720, 720);
+  check_unary(
+      "cosh", [](const auto& x) { return tl::cosh(x); }, -720, 720);
+  check_unary(
+      "asinh", [](const auto& x) { return tl::asinh(x); }, -1e6, 1e6);
+  check_unary(
+      "acosh", [](const auto& x) { return tl::acosh(x); }, 0.5, 1e6);
+  check_unary(
+      "atanh", [](const auto& x) { return tl::atanh(x); }, -1.2, 1.2);
+  check_unary(
+      "asin", [](const auto& x) { return tl::asin(x); }, -1.2, 1.2);
+  check_unary(
+      "acos", [](const auto& x) { return tl::acos(x); }, -1.2, 1.2);
+  check_unary(
+      "atan", [](const auto& x) { return tl::atan(x); }, -1e3, 1e3);
+  check_unary(
+      "abs", [](const auto& x) { return tl::abs(x); }, -5, 5);
+  check_unary(
+      "relu", [](const auto& x) { return tl::relu(x); }, -5, 5);
+  check_unary(
       "square", [](const auto& x) { return tl::square(x); }, -1e200, 1e200);
   check_unary(
       "negate", [](const auto& x) { return -x; }, -5, 5);
@@ -157,6 +194,34 @@ TEST_CASE("batched binary operations: matrix and matrix, matrix and number, numb
   check_binary("-", [](const auto& a, const auto& b) { return a - b; });
   check_binary("*", [](const auto& a, const auto& b) { return a * b; });
   check_binary("/", [](const auto& a, const auto& b) { return a / b; });
+  check_binary("min", [](const auto& a, const auto& b) { return tl::min(a, b); });
+  check_binary("max", [](const auto& a, const auto& b) { return tl::max(a, b); });
+}
+
+TEST_CASE("batched min and max: the first operand at a tie, zeros' signs included, and NaN wherever it is") {
+  using V = tl::vector<double, 6>;
+  const V a{1.0, 0.0, -0.0, qnan, 2.0, -inf}, b{1.0, -0.0, 0.0, 1.0, qnan, -inf};
+  const auto check_op = [&](const std::string& name, const auto& op) {
+    const V z = op(a, b);
+    const auto [ga, gb] = tl::grad([&](const auto& u, const auto& v) { return tl::sum(op(u, v)); })(a, b);
+    for (std::size_t i = 0; i < V::size(); ++i) {
+      const auto [value, d] = tl::value_and_grad(op)(a[i], b[i]);
+      const double v = value, da = std::get<0>(d), db = std::get<1>(d);
+      INFO(name << " at " << fd::str(a[i]) << ", " << fd::str(b[i]) << ": " << fd::str(z[i]) << " against "
+                << fd::str(v));
+      CHECK(fd::ulp_distance(z[i], v) == 0);
+      CHECK(std::signbit(z[i]) == std::signbit(v));
+      CHECK(fd::ulp_distance(ga[i], da) == 0);
+      CHECK(fd::ulp_distance(gb[i], db) == 0);
+    }
+    CHECK(std::signbit(z[1]) == std::signbit(a[1]));  // the tie 0 against -0 goes to the first
+    CHECK(std::signbit(z[2]) == std::signbit(a[2]));
+    CHECK((ga[0] == 1.0 && gb[0] == 0.0));
+    CHECK((std::isnan(z[3]) && std::isnan(ga[3]) && gb[3] == 0.0));
+    CHECK((std::isnan(z[4]) && ga[4] == 0.0 && std::isnan(gb[4])));
+  };
+  check_op("min", [](const auto& x, const auto& y) { return tl::min(x, y); });
+  check_op("max", [](const auto& x, const auto& y) { return tl::max(x, y); });
 }
 
 TEST_CASE("batched reductions: sum, log_sum_exp and softmax as one element at a time") {
@@ -183,6 +248,44 @@ TEST_CASE("batched reductions: sum, log_sum_exp and softmax as one element at a 
     const double p2 = std::exp(x[2] - m) / s;
     CHECK(fd::rel_error(w[i], (i == 2 ? p2 : 0.0) - p2 * expected) < 1e-15);
   }
+}
+
+TEST_CASE("batched reductions: squared_norm, norm and log_softmax as one element at a time") {
+  using V = tl::vector<double, 13>;
+  fd::rng r{8};
+  V x, w;
+  for (auto& e : x) e = r.uniform(-5, 5);
+  for (auto& e : w) e = r.uniform(0.5, 1.5);
+  long double squares = 0;
+  for (const double e : x) squares += static_cast<long double>(e) * e;
+  CHECK(fd::rel_error(tl::squared_norm(x), static_cast<double>(squares)) < 1e-15);
+  CHECK(fd::rel_error(tl::norm(x), static_cast<double>(std::sqrt(squares))) < 1e-15);
+  const V gn = tl::grad([](const auto& v) { return tl::norm(v); })(x);
+  for (std::size_t i = 0; i < V::size(); ++i) CHECK(fd::rel_error(gn[i], x[i] / std::sqrt(squares)) < 1e-15);
+
+  // log_softmax: the value x_i - m - log(sum of exp(x_j - m)) and the gradient of sum(w * log_softmax(x)),
+  // w_i - softmax_i sum(w), in long double.
+  long double m = x[0], s = 0, wsum = 0;
+  for (const double e : x) m = std::max<long double>(m, e);
+  for (const double e : x) s += std::exp(e - m);
+  for (const double e : w) wsum += e;
+  const V y = tl::log_softmax(x);
+  const V g = tl::grad([&](const auto& v) { return tl::sum(w * tl::log_softmax(v)); })(x);
+  for (std::size_t i = 0; i < V::size(); ++i) {
+    INFO("element " << i);
+    CHECK(fd::rel_error(y[i], static_cast<double>(x[i] - m - std::log(s))) < 1e-14);
+    CHECK(fd::rel_error(g[i], static_cast<double>(w[i] - std::exp(x[i] - m) / s * wsum)) < 1e-14);
+  }
+
+  // NaN anywhere makes everything NaN; a +inf element takes the limit (log_softmax 0 there, -inf elsewhere).
+  V bad = x;
+  bad[5] = qnan;
+  for (const double e : tl::log_softmax(bad)) CHECK(std::isnan(e));
+  CHECK(std::isnan(tl::squared_norm(bad)));
+  bad[5] = inf;
+  const V limit = tl::log_softmax(bad);
+  for (std::size_t i = 0; i < V::size(); ++i) CHECK(limit[i] == (i == 5 ? 0.0 : -inf));
+  CHECK(tl::squared_norm(bad) == inf);
 }
 
 /// The product a b, element by element, summed over k from 0 up as matmul's loops do, and the sum of
