@@ -70,6 +70,13 @@ constexpr T quiet_nan() {
 }
 
 #if TAPELESS_SIMD
+/// The NaN lanes of a batch. Not x != x: xsimd 8's != compares ordered with AVX (_CMP_NEQ_OQ), false
+/// for NaN, where SSE2's is unordered, true for NaN.
+template <class A>
+inline xsimd::batch_bool<double, A> isnan(const xsimd::batch<double, A>& x) {
+  return xsimd::isnan(x);
+}
+
 namespace detail {
 /// f's batch form where it is trusted, and the standard library's in the other lanes: exact there, and
 /// a branch not taken elsewhere. The batch form sees 0 in those lanes, never an argument it mishandles:

@@ -42,11 +42,11 @@ struct relu {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class T>
   static constexpr T value(T x) {
-    return math::select(x > T(0) || x != x, x, T(0));
+    return math::select(x > T(0) || math::isnan(x), x, T(0));
   }
   template <class T>
   static constexpr T derivative(T x, T) {
-    return math::select(x > T(0), T(1), math::select(x != x, x, T(0)));
+    return math::select(x > T(0), T(1), math::select(math::isnan(x), x, T(0)));
   }
 };
 
@@ -54,14 +54,15 @@ struct relu {
 /// numbers, a mask for batches).
 template <class T, class C>
 constexpr auto first_wins(T x, T y, C first_preferred) {
-  return x != x || (y == y && (x == y || first_preferred));
+  return math::isnan(x) || (y == y && (x == y || first_preferred));
 }
 
 /// The adjoint min and max pass to the chosen operand c: g, or NaN (c itself) when c is NaN, so that a
 /// NaN value comes with a NaN derivative, as for abs and relu. The other operand receives 0.
 template <class C, class T>
 constexpr std::pair<T, T> to_chosen(const C& first, T g, T x, T y) {
-  return {math::select(first, math::select(x != x, x, g), T(0)), math::select(first, T(0), math::select(y != y, y, g))};
+  return {math::select(first, math::select(math::isnan(x), x, g), T(0)),
+          math::select(first, T(0), math::select(math::isnan(y), y, g))};
 }
 
 struct min {

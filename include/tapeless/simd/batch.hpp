@@ -207,10 +207,10 @@ template <std::size_t N, class T>
 T max(const T* p) {
   constexpr std::size_t w = width<T>;
   batch<T> m = load_partial<T>(p, 0, N);
-  auto nan = m != m;
+  auto nan = xsimd::isnan(m);  // not m != m: xsimd 8's != is ordered with AVX, false for NaN
   for (std::size_t i = w; i < N; i += w) {
     const batch<T> v = load_partial<T>(p, i, N - i);
-    nan = nan || v != v;
+    nan = nan || xsimd::isnan(v);
     m = xsimd::max(m, v);
   }
   if (xsimd::any(nan)) return std::numeric_limits<T>::quiet_NaN();
