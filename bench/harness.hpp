@@ -36,6 +36,7 @@
 #define TAPELESS_BENCH_HAS_CALLGRIND 0
 #endif
 
+#include "simd.hpp"
 #include "suite.hpp"
 
 #include <unistd.h>
@@ -323,6 +324,11 @@ inline int main(int argc, char** argv, bool (*check)(), const std::vector<entry_
     b->Unit(benchmark::kNanosecond);
     if (smoke) b->Iterations(1)->Repetitions(1);
   }
+  // The SIMD widths this build has, for the report (bench/report.py): they follow the -m flags.
+  benchmark::AddCustomContext("handwritten_simd_doubles", std::to_string(simd::width));
+#if TAPELESS_SIMD
+  benchmark::AddCustomContext("tapeless_simd_doubles", std::to_string(tapeless::detail::simd::width<double>));
+#endif
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   detail::table_reporter reporter(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular

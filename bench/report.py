@@ -199,6 +199,11 @@ def main():
     date = min(c.get("date", "") for c in contexts) or "unknown"
     loads = [c["load_avg"][0] for c in contexts if c.get("load_avg")]
     load_range = f"{min(loads):.2f} to {max(loads):.2f}" if loads else "unknown"
+    # The batch widths the executables were built with (harness.hpp's context): they follow the flags.
+    def width(key):
+        found = distinct(c[key] for c in contexts if key in c)
+        return "/".join(found) if found else "?"
+    hand_width, tapeless_width = width("handwritten_simd_doubles"), width("tapeless_simd_doubles")
     target_table, misses = targets(times, cases)
     has_chart = chart(times, cases, libraries, os.path.join(args.out, "ratios.png"))
 
@@ -224,7 +229,8 @@ def main():
         "Every library's gradient was checked against `handwritten` before timing: to 1e-12 relative, "
         "`finite_diff` to 1e-6 of the largest component. The libraries: `handwritten`, the adjoint derived by "
         "hand, as scalar loops; `handwritten_simd`, the same with its elementwise loops over xsimd batches of "
-        "4 doubles (AVX2), with xsimd's exp and tanh (S4, S5, S6, S8); `tapeless`; ADOL-C with one tape "
+        f"{hand_width} doubles, with xsimd's exp and tanh (S4, S5, S6, S8); `tapeless`, whose matrix loops run "
+        f"in batches of {tapeless_width} doubles; ADOL-C with one tape "
         "recorded before timing (`adolc_tape`) and recorded again at each call (`adolc_retape`); Sacado's "
         "reverse mode (`sacado_rad`, `Sacado::Rad::ADvar`); forward mode with Sacado's `Fad::SFad<double, N>` "
         "(`sacado_fad`) and Eigen's `AutoDiffScalar` (`eigen_forward`), one pass carrying all N derivatives; "

@@ -108,7 +108,7 @@ if ((!callgrind)); then
       done
     done
     python3 "$root/bench/report.py" --out "$results" --compiler "$("$cxx" --version | head -1)" \
-      --flags "-O3 ${arch//;/ }" --repetitions "$repetitions" --note "${REPORT_NOTE:-}" "${jsons[@]}"
+      --flags "-O3 ${arch//;/ } -DTAPELESS_SIMD_AVX512" --repetitions "$repetitions" --note "${REPORT_NOTE:-}" "${jsons[@]}"
   else
     # Repetitions of all benchmarks interleaved in random order, so that a slow spell of the machine
     # falls on every library alike; later arguments override these.

@@ -4,6 +4,9 @@
 // doubles at a time, with xsimd's exp, log and tanh.
 #pragma once
 
+// tapeless's SIMD header first: it includes <immintrin.h> without g++ 12.2's false warnings inside the
+// AVX-512 intrinsics (-Wmaybe-uninitialized, GCC bug 105593), which a later include cannot undo.
+#include <tapeless/simd/batch.hpp>
 #include <xsimd/xsimd.hpp>  // a system header (bench/CMakeLists.txt): its warnings are not ours
 
 #include <algorithm>
@@ -12,16 +15,11 @@
 
 namespace tapeless_bench::simd {
 
-// At most 4 doubles a batch, as issue 4 states the vectorised adjoint: AVX2 (with FMA where the build
-// has it), not AVX-512, which valgrind 3.19 cannot run (so the callgrind counts are of the same code),
-// and inside whose intrinsics g++ 12.2 warns falsely (-Wmaybe-uninitialized, GCC bug 105593).
-#if XSIMD_WITH_FMA3_AVX2
-using arch = xsimd::fma3<xsimd::avx2>;
-#elif XSIMD_WITH_AVX2
-using arch = xsimd::avx2;
-#else
-using arch = xsimd::default_arch;  // SSE2, 2 doubles, at -march=x86-64: the tests' builds
-#endif
+// tapeless's batches (simd/batch.hpp), the build's widest: 8 doubles with AVX-512 (the benchmarks
+// define TAPELESS_SIMD_AVX512 for g++ 12), 4 with AVX2 and FMA, 2 with SSE2 at -march=x86-64 (the
+// tests' builds), so that the vectorised adjoint is the fastest the build can make. The callgrind
+// build leaves out AVX-512, which valgrind 3.19 cannot run.
+using arch = tapeless::detail::simd::arch;
 using batch = xsimd::batch<double, arch>;
 inline constexpr std::size_t width = batch::size;
 

@@ -22,13 +22,18 @@
 
 namespace tapeless::math {
 
+/// Whether C is the mask of a comparison of batches rather than a bool. Not `!convertible_to<C, bool>`:
+/// an AVX-512 mask converts to its bits, and so to bool (true where any lane is).
+template <class C>
+inline constexpr bool is_mask = requires { typename C::batch_type; };
+
 /// `condition ? if_true() : if_false()` for a number; for a batch, whose condition is a mask, the side
 /// every lane takes, or both blended lane by lane. Lazy: a side no element takes is not computed.
 /// Inlined under clang (sweep/inline.hpp), which called it out of line from a fused loop, once per
 /// batch: sigmoid's rule in S6, a tenth of its time.
 template <class C, class A, class B>
 TAPELESS_SWEEP_INLINE constexpr auto choose(const C& condition, const A& if_true, const B& if_false) {
-  if constexpr (std::convertible_to<C, bool>) {
+  if constexpr (!is_mask<C>) {
     return condition ? if_true() : if_false();
   } else {
 #if TAPELESS_SIMD
@@ -43,7 +48,7 @@ TAPELESS_SWEEP_INLINE constexpr auto choose(const C& condition, const A& if_true
 /// sides cheaper than a mispredicted branch (a constant, a value already computed).
 template <class C, class T>
 constexpr T select(const C& condition, const T& if_true, const T& if_false) {
-  if constexpr (std::convertible_to<C, bool>) {
+  if constexpr (!is_mask<C>) {
     return condition ? if_true : if_false;
   } else {
 #if TAPELESS_SIMD

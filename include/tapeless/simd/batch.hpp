@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/simd/batch.hpp: the SIMD loops of the elementwise nodes and reductions, over xsimd batches.
 //
-// A matrix node's loop at run time runs a batch of elements at a time (4 doubles with AVX2, 2 with
-// SSE2: whatever the build's -m flags enable, up to AVX2), calling the operation's own value and
+// A matrix node's loop at run time runs a batch of elements at a time (8 doubles with AVX-512, 4 with
+// AVX2, 2 with SSE2: whatever the build's -m flags enable), calling the operation's own value and
 // rule with xsimd::batch<T> in place of T; the last, partial batch is padded, so every element goes
 // through the same code. In a constant expression, and for a T without batches (long double), the
 // loops stay scalar. xsimd (Debian's libxsimd-dev) is found by __has_include: without it, or with
@@ -11,6 +11,18 @@
 
 #if !defined(TAPELESS_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)
 #define TAPELESS_SIMD 1
+// g++ 12 warns falsely inside the AVX-512 intrinsics wherever they are inlined (-Wmaybe-uninitialized
+// and -Wuninitialized on their undefined operands, GCC bug 105593). Included here with those warnings
+// off, they stay off for every later use in the translation unit; not where <immintrin.h> came first
+// (Eigen includes it) or through a precompiled header, which forgets the pragma: so with g++ 12 the
+// batches of 8 are asked for (TAPELESS_SIMD_AVX512, below), by a build that includes tapeless first.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
 #include <xsimd/xsimd.hpp>
 #else
 #define TAPELESS_SIMD 0
@@ -26,10 +38,14 @@
 namespace tapeless::detail::simd {
 
 #if TAPELESS_SIMD
-/// The instruction set: the build's best up to AVX2 with FMA (4 doubles). Not AVX-512: valgrind 3.19
-/// cannot run it (the callgrind counts of bench/), g++ 12 warns falsely inside its intrinsics
-/// (-Wmaybe-uninitialized, GCC bug 105593), and the hand-written adjoints it is measured against use 4.
-#if XSIMD_WITH_FMA3_AVX2
+/// The instruction set: the build's best, AVX-512 (8 doubles) or AVX2 with FMA (4), or SSE2 (2) at the
+/// x86-64 baseline: a hand-written loop over doubles is vectorised at the build's width too, and with
+/// batches of 4 against its 8 a gradient took 1.17x its time (S6). With g++ before 13, AVX-512 only
+/// where TAPELESS_SIMD_AVX512 is defined (the warnings above); TAPELESS_SIMD_MAX_AVX2 keeps 4 always.
+#if XSIMD_WITH_AVX512F && !defined(TAPELESS_SIMD_MAX_AVX2) && \
+    (defined(TAPELESS_SIMD_AVX512) || defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 13)
+using arch = xsimd::avx512f;
+#elif XSIMD_WITH_FMA3_AVX2
 using arch = xsimd::fma3<xsimd::avx2>;
 #elif XSIMD_WITH_AVX2
 using arch = xsimd::avx2;
