@@ -7,6 +7,8 @@
 #   bash bench/run.sh                         # g++, 20 repetitions, in build/bench
 #   bash bench/run.sh --report                # the same, then bench/results/REPORT.md and ratios.png
 #   CXX=clang++ bash bench/run.sh             # clang++, in build/bench-clang++
+#   AVX512=1 bash bench/run.sh --report       # tapeless and handwritten_simd in batches of 8 doubles
+#                                             # where the machine has AVX-512 (TAPELESS_SIMD_AVX512)
 #   REPETITIONS=40 bash bench/run.sh --benchmark_filter=S1   # extra arguments go to the benchmark
 #   bash bench/run.sh --callgrind             # instructions per gradient under callgrind (ICOUNT=1000 each)
 #   bash bench/run.sh --compile-time          # compile time and memory by expression size, g++ and clang++
@@ -61,9 +63,12 @@ bash "$root/cmake/ensure_packages.sh" "${needed[@]}"
 # valgrind 3.19 cannot decode AVX-512: the callgrind build is -march=native without it, in its own folder.
 if [[ "$cxx" == g++ ]]; then build="$root/build/bench"; else build="$root/build/bench-$(basename "$cxx")"; fi
 arch="-march=native;-ffp-contract=fast"
+# AVX512=1: tapeless and the vectorised hand-written adjoints in batches of 8 doubles (TAPELESS_SIMD_AVX512).
+if [[ "${AVX512:-0}" == 1 ]]; then avx512=ON; defines=" -DTAPELESS_SIMD_AVX512"; else avx512=OFF; defines=""; fi
 if ((callgrind)); then build="$build-callgrind"; arch="$arch;-mno-avx512f"; fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
   -DTAPELESS_BENCH_ARCH_FLAGS="$arch" \
+  -DTAPELESS_BENCH_AVX512="$avx512" \
   -DTAPELESS_BUILD_TESTS=OFF -DTAPELESS_BUILD_EXAMPLES=ON -DTAPELESS_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build"
 # Every case family, in the order of benchmarks.md; each prints its own table.
@@ -108,7 +113,7 @@ if ((!callgrind)); then
       done
     done
     python3 "$root/bench/report.py" --out "$results" --compiler "$("$cxx" --version | head -1)" \
-      --flags "-O3 ${arch//;/ } -DTAPELESS_SIMD_AVX512" --repetitions "$repetitions" --note "${REPORT_NOTE:-}" "${jsons[@]}"
+      --flags "-O3 ${arch//;/ }${defines}" --repetitions "$repetitions" --note "${REPORT_NOTE:-}" "${jsons[@]}"
   else
     # Repetitions of all benchmarks interleaved in random order, so that a slow spell of the machine
     # falls on every library alike; later arguments override these.

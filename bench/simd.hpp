@@ -15,10 +15,10 @@
 
 namespace tapeless_bench::simd {
 
-// tapeless's batches (simd/batch.hpp), the build's widest: 8 doubles with AVX-512 (the benchmarks
-// define TAPELESS_SIMD_AVX512 for g++ 12), 4 with AVX2 and FMA, 2 with SSE2 at -march=x86-64 (the
-// tests' builds), so that the vectorised adjoint is the fastest the build can make. The callgrind
-// build leaves out AVX-512, which valgrind 3.19 cannot run.
+// tapeless's batches (simd/batch.hpp): 4 doubles with AVX2 and FMA, as issue 4 states the vectorised
+// adjoint, 2 with SSE2 at -march=x86-64 (the tests' builds), 8 with AVX-512 where the benchmarks are
+// built with TAPELESS_BENCH_AVX512 (AVX512=1 bash bench/run.sh). The callgrind build leaves out
+// AVX-512, which valgrind 3.19 cannot run.
 using arch = tapeless::detail::simd::arch;
 using batch = xsimd::batch<double, arch>;
 inline constexpr std::size_t width = batch::size;

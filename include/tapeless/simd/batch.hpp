@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/simd/batch.hpp: the SIMD loops of the elementwise nodes and reductions, over xsimd batches.
 //
-// A matrix node's loop at run time runs a batch of elements at a time (8 doubles with AVX-512, 4 with
-// AVX2, 2 with SSE2: whatever the build's -m flags enable), calling the operation's own value and
+// A matrix node's loop at run time runs a batch of elements at a time (4 doubles with AVX2, 2 with
+// SSE2: whatever the build's -m flags enable; 8 with AVX-512 where TAPELESS_SIMD_AVX512 asks), calling the operation's own value and
 // rule with xsimd::batch<T> in place of T; the last, partial batch is padded, so every element goes
 // through the same code. In a constant expression, and for a T without batches (long double), the
 // loops stay scalar. xsimd (Debian's libxsimd-dev) is found by __has_include: without it, or with
@@ -14,8 +14,8 @@
 // g++ 12 warns falsely inside the AVX-512 intrinsics wherever they are inlined (-Wmaybe-uninitialized
 // and -Wuninitialized on their undefined operands, GCC bug 105593). Included here with those warnings
 // off, they stay off for every later use in the translation unit; not where <immintrin.h> came first
-// (Eigen includes it) or through a precompiled header, which forgets the pragma: so with g++ 12 the
-// batches of 8 are asked for (TAPELESS_SIMD_AVX512, below), by a build that includes tapeless first.
+// (Eigen includes it) or through a precompiled header, which forgets the pragma: a build that asks for
+// batches of 8 (TAPELESS_SIMD_AVX512, below) with g++ 12 includes tapeless first.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -38,12 +38,11 @@
 namespace tapeless::detail::simd {
 
 #if TAPELESS_SIMD
-/// The instruction set: the build's best, AVX-512 (8 doubles) or AVX2 with FMA (4), or SSE2 (2) at the
-/// x86-64 baseline: a hand-written loop over doubles is vectorised at the build's width too, and with
-/// batches of 4 against its 8 a gradient took 1.17x its time (S6). With g++ before 13, AVX-512 only
-/// where TAPELESS_SIMD_AVX512 is defined (the warnings above); TAPELESS_SIMD_MAX_AVX2 keeps 4 always.
-#if XSIMD_WITH_AVX512F && !defined(TAPELESS_SIMD_MAX_AVX2) && \
-    (defined(TAPELESS_SIMD_AVX512) || defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 13)
+/// The instruction set: AVX2 with FMA (4 doubles) where the build enables it, or SSE2 (2) at the
+/// x86-64 baseline; AVX-512 (8) only where TAPELESS_SIMD_AVX512 is defined too: on an AVX-512 machine
+/// (README, SIMD loops) 8 lanes ran S4 to S8 in 0.58x to 0.81x the time of 4 lanes, but S9 in 1.9x
+/// (its 4 x 4 solves no longer split into batches), and g++ 12 warns falsely inside its intrinsics.
+#if XSIMD_WITH_AVX512F && defined(TAPELESS_SIMD_AVX512)
 using arch = xsimd::avx512f;
 #elif XSIMD_WITH_FMA3_AVX2
 using arch = xsimd::fma3<xsimd::avx2>;
