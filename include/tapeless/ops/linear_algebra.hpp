@@ -154,7 +154,7 @@ struct lu_factors {
     if (singular) return nan_matrix<matrix<T, N, K>>();
     const auto rows_of_p_b = [&](auto row, std::size_t i) { return decltype(row)::load(&b(perm[i], 0)); };
 #if TAPELESS_SIMD
-    if constexpr (simd::whole_batches<T, K>()) {
+    if constexpr (simd::whole_row_batches<T, K>()) {
       if (!std::is_constant_evaluated()) return solve_rows<simd::batch_row<T, K>, K>(rows_of_p_b);
     }
 #endif
@@ -166,7 +166,7 @@ struct lu_factors {
     if (singular) return nan_matrix<matrix<T, N, N>>();
     const auto rows_of_p = [&](auto row, std::size_t i) { return decltype(row)::unit(perm[i]); };
 #if TAPELESS_SIMD
-    if constexpr (simd::whole_batches<T, N>()) {
+    if constexpr (simd::whole_row_batches<T, N>()) {
       if (!std::is_constant_evaluated()) return solve_rows<simd::batch_row<T, N>, N>(rows_of_p);
     }
 #endif
@@ -178,7 +178,7 @@ struct lu_factors {
   [[nodiscard]] constexpr matrix<T, N, K> solve_transposed(const matrix<T, N, K>& b) const {
     if (singular) return nan_matrix<matrix<T, N, K>>();
 #if TAPELESS_SIMD
-    if constexpr (simd::whole_batches<T, K>()) {
+    if constexpr (simd::whole_row_batches<T, K>()) {
       if (!std::is_constant_evaluated()) return solve_transposed_rows<simd::batch_row<T, K>>(b);
     }
 #endif

@@ -148,45 +148,70 @@ void outer_product(const T* g, const T* b, T* out) {
   }
 }
 
+/// The batch of the rows of K numbers of an LU solve: the build's batch where its width divides K, or
+/// else AVX2's 4 lanes where the build has them too and 4 divides K. A 4 x 4 system in a build with
+/// batches of 8 (TAPELESS_SIMD_AVX512) kept its rows in scalars otherwise: S9 took 1.9x the time.
+template <class T, std::size_t K>
+consteval auto row_arch() {
+#if XSIMD_WITH_FMA3_AVX2
+  if constexpr (available<T> && K % width<T> != 0 && K % xsimd::batch<T, xsimd::fma3<xsimd::avx2>>::size == 0)
+    return xsimd::fma3<xsimd::avx2>{};
+  else
+#endif
+    return arch{};
+}
+template <class T, std::size_t K>
+using row_batch = xsimd::batch<T, decltype(row_arch<T, K>())>;
+
+/// Whether rows of K numbers of T split into whole row batches.
+template <class T, std::size_t K>
+consteval bool whole_row_batches() {
+  if constexpr (available<T>)
+    return K % row_batch<T, K>::size == 0;
+  else
+    return false;
+}
+
 /// A row of K numbers of the right-hand side of an LU solve, as K / w batches, with the two steps of
 /// the substitutions (linalg::plain_row is the same in numbers). Left to itself, g++ made each step a
 /// scalar multiply-add and a store per element: 256 of S9's 746 instructions were inverse(A)'s solves.
 template <class T, std::size_t K>
 struct batch_row {
-  std::array<batch<T>, K / width<T>> e;
+  using B = row_batch<T, K>;
+  static constexpr std::size_t w = B::size;
+  std::array<B, K / w> e;
   static batch_row load(const T* p) {
     batch_row r;
-    for (std::size_t j = 0; j < r.e.size(); ++j) r.e[j] = batch<T>::load_unaligned(p + j * width<T>);
+    for (std::size_t j = 0; j < r.e.size(); ++j) r.e[j] = B::load_unaligned(p + j * w);
     return r;
   }
   /// Row j of the identity, made in registers (stored and read back, it waited for the stores).
   static batch_row unit(std::size_t j) {
     static constexpr auto lanes = [] {
-      std::array<T, width<T>> l{};
+      std::array<T, w> l{};
       for (std::size_t k = 0; k < l.size(); ++k) l[k] = T(k);
       return l;
     }();
-    const batch<T> lane = batch<T>::load_unaligned(lanes.data());
+    const B lane = B::load_unaligned(lanes.data());
     batch_row r;
     for (std::size_t b = 0; b < r.e.size(); ++b)
-      r.e[b] = xsimd::select(lane == batch<T>(static_cast<T>(j) - static_cast<T>(b * width<T>)), batch<T>(T(1)),
-                             batch<T>(T(0)));
+      r.e[b] = xsimd::select(lane == B(static_cast<T>(j) - static_cast<T>(b * w)), B(T(1)), B(T(0)));
     return r;
   }
   void store(T* p) const {
-    for (std::size_t j = 0; j < e.size(); ++j) e[j].store_unaligned(p + j * width<T>);
+    for (std::size_t j = 0; j < e.size(); ++j) e[j].store_unaligned(p + j * w);
   }
   void subtract_scaled(T m, const batch_row& y) {
-    const batch<T> mb(m);
+    const B mb(m);
     for (std::size_t j = 0; j < e.size(); ++j) e[j] -= mb * y.e[j];
   }
   /// this /= d, as this *= r where r, 1 / d kept by the factorisation, is not 0
   void divide(T d, T r) {
     if (r != T(0)) {
-      const batch<T> rb(r);
+      const B rb(r);
       for (auto& b : e) b *= rb;
     } else {
-      const batch<T> db(d);
+      const B db(d);
       for (auto& b : e) b /= db;
     }
   }
