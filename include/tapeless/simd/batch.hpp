@@ -40,8 +40,8 @@ namespace tapeless::detail::simd {
 #if TAPELESS_SIMD
 /// The instruction set: AVX2 with FMA (4 doubles) where the build enables it, or SSE2 (2) at the
 /// x86-64 baseline; AVX-512 (8) only where TAPELESS_SIMD_AVX512 is defined too: on an AVX-512 machine
-/// (README, SIMD loops) 8 lanes ran S4 to S8 in 0.58x to 0.81x the time of 4 lanes, but S9 in 1.9x
-/// (its 4 x 4 solves no longer split into batches), and g++ 12 warns falsely inside its intrinsics.
+/// (README, SIMD loops) 8 lanes ran S4 to S8 in 0.58x to 0.83x the time of 4 lanes and S9 in the same,
+/// but g++ 12 warns falsely inside the AVX-512 intrinsics (above).
 #if XSIMD_WITH_AVX512F && defined(TAPELESS_SIMD_AVX512)
 using arch = xsimd::avx512f;
 #elif XSIMD_WITH_FMA3_AVX2
