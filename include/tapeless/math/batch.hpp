@@ -25,7 +25,9 @@ namespace tapeless::math {
 /// Whether C is the mask of a comparison of batches rather than a bool. Not `!convertible_to<C, bool>`:
 /// an AVX-512 mask converts to its bits, and so to bool (true where any lane is).
 template <class C>
-inline constexpr bool is_mask = requires { typename C::batch_type; };
+inline constexpr bool is_mask = requires {
+  typename C::batch_type;
+};
 
 /// `condition ? if_true() : if_false()` for a number; for a batch, whose condition is a mask, the side
 /// every lane takes, or both blended lane by lane. Lazy: a side no element takes is not computed.
