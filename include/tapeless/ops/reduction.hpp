@@ -45,10 +45,10 @@ constexpr std::size_t extreme_index(const M& x) {
 }
 
 /// x - m, where m is the largest element: 0 for the elements equal to m, so that an infinite m gives
-/// the limit (exp(0) = 1 for the infinite elements) instead of inf - inf = NaN.
+/// the limit (exp(0) = 1 for the infinite elements) instead of inf - inf = NaN. For numbers and batches.
 template <class T>
-constexpr T shifted(T x, T m) {
-  return x == m ? T(0) : x - m;
+constexpr T shifted(const T& x, const T& m) {
+  return math::select(x == m, T(0), x - m);
 }
 
 /// The stable parts of softmax: e_i = exp(x_i - max) written into e; returns {max, sum of e}.
@@ -62,9 +62,7 @@ constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
       const T m = simd::max<M::size()>(x.data());
       const simd::batch<T> b(m);
       if (math::isinf(m)) {  // shifted(), which only an infinite m needs: x - m is 0 where x == m otherwise
-        const auto exp_shifted = [&b](const simd::batch<T>& xi) {
-          return math::exp(xsimd::select(xi == b, simd::batch<T>(T(0)), xi - b));
-        };
+        const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(shifted(xi, b)); };
         return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
       }
       const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(xi - b); };
@@ -391,10 +389,7 @@ struct log_softmax : ::tapeless::detail::matrix_operation {
         namespace simd = ::tapeless::detail::simd;
         const simd::batch<S> max(m);
         simd::transform<M::size()>(
-            y.data(),
-            [&max](const auto& xi, const auto& log_sum) {
-              return xsimd::select(xi == max, simd::batch<S>(S(0)), xi - max) - log_sum;  // detail::shifted
-            },
+            y.data(), [&max](const auto& xi, const auto& log_sum) { return detail::shifted(xi, max) - log_sum; },
             x.data(), log_s);
         simd::transform<M::size()>(
             e.data(), [](const auto& ei, const auto& c) { return ei * c; }, e.data(), inverse_sum);

@@ -4,9 +4,10 @@
 // A matrix node's loop at run time runs a batch of elements at a time (4 doubles with AVX2, 2 with
 // SSE2: whatever the build's -m flags enable; 8 with AVX-512 where TAPELESS_SIMD_AVX512 asks),
 // calling the operation's own value and rule with xsimd::batch<T> in place of T; the last, partial
-// batch is padded, so every element goes through the same code. In a constant expression, and for a T without batches
-// (long double), the loops stay scalar. xsimd (Debian's libxsimd-dev) is found by __has_include: without it, or with
-// TAPELESS_NO_SIMD defined, TAPELESS_SIMD is 0 and every loop is scalar.
+// batch is padded, so every element goes through the same code. In a constant expression, and for a
+// T without batches (long double), the loops stay scalar. xsimd (Debian's libxsimd-dev) is found by
+// __has_include: without it, or with TAPELESS_NO_SIMD defined, TAPELESS_SIMD is 0 and every loop is
+// scalar.
 #pragma once
 
 #if !defined(TAPELESS_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)
