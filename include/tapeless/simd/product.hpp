@@ -3,10 +3,11 @@
 //
 // Matrices are row-major, so a batch is w neighbouring elements of one row. Every element is still the
 // scalar loop's sum, term by term in the same order from 0 up, a batch doing w such sums side by side;
-// except in A x, a matrix times a vector, and the sums of rows, which run in lanes. Written out with batches because
-// the compiler, left to itself inside a whole sweep, vectorised A^T g (S6's 256 x 8 by 256) across rows, shuffling two
-// rows at a time in 128-bit registers: 7,700 instructions where these loops take 1,500. Shapes whose rows do not split
-// into whole batches keep the scalar loops (ops/linear_algebra.hpp).
+// except in A x, a matrix times a vector, and the sums of rows, which run in lanes, and in A^T g of a
+// vector g down many rows, which runs in several chains of rows. Written out with batches because the
+// compiler, left to itself inside a whole sweep, vectorised A^T g (S6's 256 x 8 by 256) across rows,
+// shuffling two rows at a time in 128-bit registers: 7,700 instructions where these loops take 1,500.
+// Shapes whose rows do not split into whole batches keep the scalar loops (ops/linear_algebra.hpp).
 #pragma once
 
 #include <tapeless/simd/batch.hpp>
@@ -54,12 +55,15 @@ void product(const T* a, const T* b, T* c) {
 template <std::size_t R, class T, class Lanes>
 void sum_lanes_of_rows(const Lanes& row_lanes, T* c) {
   constexpr std::size_t w = width<T>;
-  std::size_t i = 0;
-  for (; i + w <= R; i += w) {
+  const auto sums_of_batch = [&](std::size_t i) {
     std::array<batch<T>, w> rows;
     for (std::size_t r = 0; r < w; ++r) rows[r] = row_lanes(i + r);
-    xsimd::haddp(rows.data()).store_unaligned(c + i);
-  }
+    return xsimd::haddp(rows.data());
+  };
+  std::size_t i = 0;
+  if constexpr (wider_vectors<T>)
+    for (; i + 2 * w <= R; i += 2 * w) store_pair(c + i, sums_of_batch(i), sums_of_batch(i + w));
+  for (; i + w <= R; i += w) sums_of_batch(i).store_unaligned(c + i);
   if constexpr (R % w != 0)
     for (; i < R; ++i) c[i] = xsimd::hadd(row_lanes(i));
 }
@@ -101,39 +105,80 @@ void row_sums(const T* a, T* c) {
       c);
 }
 
+/// out = a^T g for a: R x K and a vector g of R: out(k) = the sum over i of a(i, k) g(i), a batch of k
+/// from row i of a at a time. With few batches to a row, one chain of additions per batch leaves the
+/// adder waiting on its own latency: S6's 256 x 8 (2 batches of 4) took 275 ns of its 715 that way, as
+/// long as its hand-written adjoint's loop. So row i goes to the sums of chain i mod `chains` (the rows
+/// left over to chain 0), enough chains for 8 additions in flight, and the chains' sums are added in
+/// turn at the end: 275 -> 98 ns. Another order than the scalar loop's, as in matrix_vector.
+template <class T, std::size_t R, std::size_t K>
+consteval std::size_t transposed_chains() {
+  constexpr std::size_t batches = K / width<T>;
+  if constexpr (batches == 0 || batches >= 8)
+    return 1;
+  else
+    return R < 2 * (8 / batches) ? 1 : 8 / batches;
+}
+
+template <std::size_t R, std::size_t K, class T>
+void transposed_matrix_vector(const T* a, const T* g, T* out) {
+  constexpr std::size_t w = width<T>, batches = K / w, chains = transposed_chains<T, R, K>();
+  std::array<std::array<batch<T>, batches>, chains> sums;
+  for (auto& chain : sums) chain.fill(batch<T>(T(0)));
+  const auto add_row = [&](std::array<batch<T>, batches>& chain, std::size_t i) {
+    const batch<T> gi(g[i]);
+    for (std::size_t b = 0; b < batches; ++b) chain[b] += batch<T>::load_unaligned(a + i * K + b * w) * gi;
+  };
+  constexpr std::size_t whole_rounds = R / chains * chains;
+  for (std::size_t i = 0; i < whole_rounds; i += chains)
+    for (std::size_t c = 0; c < chains; ++c) add_row(sums[c], i + c);
+  if constexpr (whole_rounds < R)
+    for (std::size_t i = whole_rounds; i < R; ++i) add_row(sums[0], i);
+  for (std::size_t b = 0; b < batches; ++b) {
+    batch<T> total = sums[0][b];
+    for (std::size_t c = 1; c < chains; ++c) total += sums[c][b];
+    total.store_unaligned(out + b * w);
+  }
+}
+
 /// out = a^T g for a: R x K and g: R x C, out(k, :) = sum over i of a(i, k) g(i, :).
 template <std::size_t R, std::size_t K, std::size_t C, class T>
 void transposed_product(const T* a, const T* g, T* out) {
-  constexpr std::size_t w = width<T>, batches = K * C / w;
-  // The sums in registers where they fit (16 batches: all of AVX2's); beyond, in out itself, so that
-  // a large result does not take its size twice on the stack.
-  constexpr bool in_registers = batches <= 16;
-  std::array<batch<T>, in_registers ? batches : 0> held;
-  const auto add = [&](std::size_t b, const batch<T>& term) {
-    if constexpr (in_registers)
-      held[b] += term;
-    else
-      (batch<T>::load_unaligned(out + b * w) + term).store_unaligned(out + b * w);
-  };
-  for (std::size_t b = 0; b < batches; ++b) {
-    if constexpr (in_registers)
-      held[b] = batch<T>(T(0));
-    else
-      batch<T>(T(0)).store_unaligned(out + b * w);
-  }
-  for (std::size_t i = 0; i < R; ++i) {
-    if constexpr (C == 1) {  // out(k) += a(i, k) g(i): a batch of k from row i of a
-      const batch<T> gi(g[i]);
-      for (std::size_t b = 0; b < batches; ++b) add(b, batch<T>::load_unaligned(a + i * K + b * w) * gi);
-    } else {  // out(k, :) += a(i, k) g(i, :): a batch of columns from row i of g
-      for (std::size_t k = 0; k < K; ++k) {
-        const batch<T> aik(a[i * K + k]);
-        for (std::size_t j = 0; j < C / w; ++j) add(k * (C / w) + j, aik * batch<T>::load_unaligned(g + i * C + j * w));
+  if constexpr (C == 1 && transposed_chains<T, R, K>() > 1) {
+    transposed_matrix_vector<R, K>(a, g, out);
+  } else {
+    constexpr std::size_t w = width<T>, batches = K * C / w;
+    // The sums in registers where they fit (16 batches: all of AVX2's); beyond, in out itself, so that
+    // a large result does not take its size twice on the stack.
+    constexpr bool in_registers = batches <= 16;
+    std::array<batch<T>, in_registers ? batches : 0> held;
+    const auto add = [&](std::size_t b, const batch<T>& term) {
+      if constexpr (in_registers)
+        held[b] += term;
+      else
+        (batch<T>::load_unaligned(out + b * w) + term).store_unaligned(out + b * w);
+    };
+    for (std::size_t b = 0; b < batches; ++b) {
+      if constexpr (in_registers)
+        held[b] = batch<T>(T(0));
+      else
+        batch<T>(T(0)).store_unaligned(out + b * w);
+    }
+    for (std::size_t i = 0; i < R; ++i) {
+      if constexpr (C == 1) {  // out(k) += a(i, k) g(i): a batch of k from row i of a
+        const batch<T> gi(g[i]);
+        for (std::size_t b = 0; b < batches; ++b) add(b, batch<T>::load_unaligned(a + i * K + b * w) * gi);
+      } else {  // out(k, :) += a(i, k) g(i, :): a batch of columns from row i of g
+        for (std::size_t k = 0; k < K; ++k) {
+          const batch<T> aik(a[i * K + k]);
+          for (std::size_t j = 0; j < C / w; ++j)
+            add(k * (C / w) + j, aik * batch<T>::load_unaligned(g + i * C + j * w));
+        }
       }
     }
+    if constexpr (in_registers)
+      for (std::size_t b = 0; b < batches; ++b) held[b].store_unaligned(out + b * w);
   }
-  if constexpr (in_registers)
-    for (std::size_t b = 0; b < batches; ++b) held[b].store_unaligned(out + b * w);
 }
 
 /// out = g b^T for vectors g of R and b of K: out(i, k) = 0 + g(i) b(k), the scalar loop's sum of one

@@ -1161,6 +1161,95 @@ TEST_CASE("matmul under sum: the row sums of B start from +0, in SIMD batches as
   check_random(std::integral_constant<std::size_t, 12>{});
 }
 
+TEST_CASE("A^T w, the gradient of sum(w .* (A b)) in b: sums in several chains of rows, within any order's bound") {
+  // At run time, with rows of A in whole batches, the sums over the rows go round up to 8 / (batches
+  // per row) chains (simd::transposed_matrix_vector): 4 for rows of 8 in batches of 4, 8 for rows of 4,
+  // and the rows left over (37 = 9 rounds of 4 and 1) go to the first. Each sum is within the bound of
+  // any order of R - 1 additions of the long double sum, starts from +0 as the scalar loop does, and
+  // carries a NaN or an infinity of its terms.
+  fd::rng r{742};
+  const auto check = [&r]<std::size_t R, std::size_t K>(std::integral_constant<std::size_t, R>,
+                                                        std::integral_constant<std::size_t, K>) {
+    INFO(R << " x " << K);
+    const mat<R, K> a = random_matrix<R, K>(r);
+    const mat<R, 1> w = random_matrix<R, 1>(r);
+    const mat<K, 1> b = random_matrix<K, 1>(r);
+    const auto f = [&a, &w](const auto& v) { return tl::sum(tl::cref(w) * tl::matmul(tl::cref(a), v)); };
+    const auto g = tl::grad(f)(b);
+    for (std::size_t k = 0; k < K; ++k) {
+      long double exact = 0, magnitude = 0;
+      for (std::size_t i = 0; i < R; ++i) {
+        exact += static_cast<long double>(a(i, k)) * w[i];
+        magnitude += std::abs(static_cast<long double>(a(i, k)) * w[i]);
+      }
+      // R - 1 additions and R products, each within half an ulp
+      const long double bound = (2 * R - 1) * std::numeric_limits<double>::epsilon() / 2 * magnitude;
+      CHECK(std::abs(g[k] - exact) <= bound);
+    }
+    // -0 terms only: +0, as 0 + -0 in the scalar loop
+    const mat<R, 1> negative_zeros = mat<R, 1>::filled(-0.0);
+    const auto f0 = [&a, &negative_zeros](const auto& v) {
+      return tl::sum(tl::cref(negative_zeros) * tl::matmul(tl::cref(a), v));
+    };
+    const auto g0 = tl::grad(f0)(b);
+    for (std::size_t k = 0; k < K; ++k) {
+      CHECK(g0[k] == 0.0);
+      CHECK(!std::signbit(g0[k]));
+    }
+    // an infinity in the last row (the rows left over, where there are any), a NaN in the first
+    mat<R, K> special = a;
+    special(R - 1, 0) = std::numeric_limits<double>::infinity();
+    special(0, K - 1) = std::numeric_limits<double>::quiet_NaN();
+    mat<R, 1> positive = mat<R, 1>::filled(0.5);
+    const auto fs = [&special, &positive](const auto& v) {
+      return tl::sum(tl::cref(positive) * tl::matmul(tl::cref(special), v));
+    };
+    const auto gs = tl::grad(fs)(b);
+    CHECK(gs[0] == std::numeric_limits<double>::infinity());
+    CHECK(std::isnan(gs[K - 1]));
+  };
+  using std::integral_constant;
+  check(integral_constant<std::size_t, 256>{}, integral_constant<std::size_t, 8>{});  // S6
+  check(integral_constant<std::size_t, 37>{}, integral_constant<std::size_t, 8>{});
+  check(integral_constant<std::size_t, 100>{}, integral_constant<std::size_t, 4>{});
+  check(integral_constant<std::size_t, 21>{}, integral_constant<std::size_t, 4>{});
+  check(integral_constant<std::size_t, 7>{}, integral_constant<std::size_t, 8>{});  // too few rows for chains
+  check(integral_constant<std::size_t, 50>{}, integral_constant<std::size_t, 16>{});
+  check(integral_constant<std::size_t, 30>{}, integral_constant<std::size_t, 64>{});  // enough batches already
+  check(integral_constant<std::size_t, 13>{}, integral_constant<std::size_t, 3>{});   // no whole batches
+}
+
+TEST_CASE("A b of a vector b, rows of A in batches: each row's sum within any order's bound") {
+  // At run time the rows' sums come out a batch of rows at a time (simd::sum_lanes_of_rows), two
+  // batches in one store where the build's vectors are twice as wide as its batches (AVX-512 with
+  // batches of 4: simd::store_pair), then the rows left over. Row counts around those steps.
+  fd::rng r{743};
+  const auto check = [&r]<std::size_t R, std::size_t K>(std::integral_constant<std::size_t, R>,
+                                                        std::integral_constant<std::size_t, K>) {
+    INFO(R << " x " << K);
+    const mat<R, K> a = random_matrix<R, K>(r);
+    const mat<K, 1> b = random_matrix<K, 1>(r);
+    const mat<R, 1> w = random_matrix<R, 1>(r);
+    // the value of A b through the gradient of sum(w .* (A b)) in w
+    const auto f = [&a, &b](const auto& v) { return tl::sum(v * tl::matmul(tl::cref(a), tl::cref(b))); };
+    const auto g = tl::grad(f)(w);
+    for (std::size_t i = 0; i < R; ++i) {
+      long double exact = 0, magnitude = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        exact += static_cast<long double>(a(i, k)) * b[k];
+        magnitude += std::abs(static_cast<long double>(a(i, k)) * b[k]);
+      }
+      const long double bound = (2 * K - 1) * std::numeric_limits<double>::epsilon() / 2 * magnitude;
+      CHECK(std::abs(g[i] - exact) <= bound);
+    }
+  };
+  using std::integral_constant;
+  check(integral_constant<std::size_t, 16>{}, integral_constant<std::size_t, 8>{});  // S8's W1 x
+  check(integral_constant<std::size_t, 12>{}, integral_constant<std::size_t, 8>{});
+  check(integral_constant<std::size_t, 27>{}, integral_constant<std::size_t, 4>{});
+  check(integral_constant<std::size_t, 3>{}, integral_constant<std::size_t, 16>{});
+}
+
 TEST_CASE("matmul under sum: a deep number chain (a cut) and second derivatives") {
   using M = mat<2, 2>;
   const M a{{0.3, -0.7}, {1.1, 0.4}};
