@@ -1161,52 +1161,58 @@ TEST_CASE("matmul under sum: the row sums of B start from +0, in SIMD batches as
   check_random(std::integral_constant<std::size_t, 12>{});
 }
 
-TEST_CASE("A^T w, the gradient of sum(w .* (A b)) in b: sums in several chains of rows, within any order's bound") {
-  // At run time, with rows of A in whole batches, the sums over the rows go round up to 8 / (batches
-  // per row) chains (simd::transposed_matrix_vector): 4 for rows of 8 in batches of 4, 8 for rows of 4,
-  // and the rows left over (37 = 9 rounds of 4 and 1) go to the first. Each sum is within the bound of
-  // any order of R - 1 additions of the long double sum, starts from +0 as the scalar loop does, and
-  // carries a NaN or an infinity of its terms.
+/// Whether s, a sum of the n products term(0), ..., term(n - 1) computed in double, is within the bound
+/// of any order of its n - 1 additions and n roundings of products, each within half an ulp, of their
+/// sum in long double.
+template <class Term>
+bool within_any_order(double s, std::size_t n, const Term& term) {
+  long double exact = 0, magnitude = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const long double t = term(j);
+    exact += t;
+    magnitude += std::abs(t);
+  }
+  return std::abs(s - exact) <= (2 * n - 1) * std::numeric_limits<double>::epsilon() / 2 * magnitude;
+}
+
+TEST_CASE("sum(w .* (A b)): A^T w and A b, each sum within any order's bound, with +0, NaN and inf") {
+  // Its gradient is A^T w in b and A b in w. At run time, with rows of A in whole batches:
+  // - A^T w: row i goes to chain i mod c (simd::transposed_matrix_vector), c up to 8 / (batches per
+  //   row): 4 for rows of 8 in batches of 4, 8 for rows of 4; the rows left over (37 = 9 rounds of 4
+  //   and 1) go to the first;
+  // - A b: the rows' sums come out a batch of rows at a time (simd::sum_lanes_of_rows), two batches in
+  //   one store where the build's vectors are twice as wide as its batches (AVX-512 with batches of 4:
+  //   simd::store_pair), then the rows left over.
+  // Each sum is within the bound of any order of the long double sum, starts from +0 as the scalar
+  // loop does, and carries a NaN or an infinity of its terms.
   fd::rng r{742};
   const auto check = [&r]<std::size_t R, std::size_t K>(std::integral_constant<std::size_t, R>,
                                                         std::integral_constant<std::size_t, K>) {
     INFO(R << " x " << K);
+    const auto f = [](const mat<R, K>& a) {
+      return [&a](const auto& w, const auto& b) { return tl::sum(w * tl::matmul(tl::cref(a), b)); };
+    };
     const mat<R, K> a = random_matrix<R, K>(r);
     const mat<R, 1> w = random_matrix<R, 1>(r);
     const mat<K, 1> b = random_matrix<K, 1>(r);
-    const auto f = [&a, &w](const auto& v) { return tl::sum(tl::cref(w) * tl::matmul(tl::cref(a), v)); };
-    const auto g = tl::grad(f)(b);
-    for (std::size_t k = 0; k < K; ++k) {
-      long double exact = 0, magnitude = 0;
-      for (std::size_t i = 0; i < R; ++i) {
-        exact += static_cast<long double>(a(i, k)) * w[i];
-        magnitude += std::abs(static_cast<long double>(a(i, k)) * w[i]);
-      }
-      // R - 1 additions and R products, each within half an ulp
-      const long double bound = (2 * R - 1) * std::numeric_limits<double>::epsilon() / 2 * magnitude;
-      CHECK(std::abs(g[k] - exact) <= bound);
-    }
+    const auto [a_b, a_t_w] = tl::grad(f(a))(w, b);
+    for (std::size_t k = 0; k < K; ++k)
+      CHECK(within_any_order(a_t_w[k], R, [&](std::size_t i) { return static_cast<long double>(a(i, k)) * w[i]; }));
+    for (std::size_t i = 0; i < R; ++i)
+      CHECK(within_any_order(a_b[i], K, [&](std::size_t k) { return static_cast<long double>(a(i, k)) * b[k]; }));
     // -0 terms only: +0, as 0 + -0 in the scalar loop
-    const mat<R, 1> negative_zeros = mat<R, 1>::filled(-0.0);
-    const auto f0 = [&a, &negative_zeros](const auto& v) {
-      return tl::sum(tl::cref(negative_zeros) * tl::matmul(tl::cref(a), v));
-    };
-    const auto g0 = tl::grad(f0)(b);
-    for (std::size_t k = 0; k < K; ++k) {
-      CHECK(g0[k] == 0.0);
-      CHECK(!std::signbit(g0[k]));
-    }
+    const auto [zero_b, zero_w] = tl::grad(f(a))(mat<R, 1>::filled(-0.0), mat<K, 1>::filled(-0.0));
+    for (std::size_t k = 0; k < K; ++k) CHECK((zero_w[k] == 0.0 && !std::signbit(zero_w[k])));
+    for (std::size_t i = 0; i < R; ++i) CHECK((zero_b[i] == 0.0 && !std::signbit(zero_b[i])));
     // an infinity in the last row (the rows left over, where there are any), a NaN in the first
     mat<R, K> special = a;
     special(R - 1, 0) = std::numeric_limits<double>::infinity();
     special(0, K - 1) = std::numeric_limits<double>::quiet_NaN();
-    mat<R, 1> positive = mat<R, 1>::filled(0.5);
-    const auto fs = [&special, &positive](const auto& v) {
-      return tl::sum(tl::cref(positive) * tl::matmul(tl::cref(special), v));
-    };
-    const auto gs = tl::grad(fs)(b);
-    CHECK(gs[0] == std::numeric_limits<double>::infinity());
-    CHECK(std::isnan(gs[K - 1]));
+    const auto [special_b, special_w] = tl::grad(f(special))(mat<R, 1>::filled(0.5), mat<K, 1>::filled(0.5));
+    CHECK(special_w[0] == std::numeric_limits<double>::infinity());
+    CHECK(std::isnan(special_w[K - 1]));
+    CHECK(std::isnan(special_b[0]));
+    CHECK(special_b[R - 1] == std::numeric_limits<double>::infinity());
   };
   using std::integral_constant;
   check(integral_constant<std::size_t, 256>{}, integral_constant<std::size_t, 8>{});  // S6
@@ -1215,38 +1221,11 @@ TEST_CASE("A^T w, the gradient of sum(w .* (A b)) in b: sums in several chains o
   check(integral_constant<std::size_t, 21>{}, integral_constant<std::size_t, 4>{});
   check(integral_constant<std::size_t, 7>{}, integral_constant<std::size_t, 8>{});  // too few rows for chains
   check(integral_constant<std::size_t, 50>{}, integral_constant<std::size_t, 16>{});
-  check(integral_constant<std::size_t, 30>{}, integral_constant<std::size_t, 64>{});  // enough batches already
+  check(integral_constant<std::size_t, 30>{}, integral_constant<std::size_t, 64>{});  // batches enough already
   check(integral_constant<std::size_t, 13>{}, integral_constant<std::size_t, 3>{});   // no whole batches
-}
-
-TEST_CASE("A b of a vector b, rows of A in batches: each row's sum within any order's bound") {
-  // At run time the rows' sums come out a batch of rows at a time (simd::sum_lanes_of_rows), two
-  // batches in one store where the build's vectors are twice as wide as its batches (AVX-512 with
-  // batches of 4: simd::store_pair), then the rows left over. Row counts around those steps.
-  fd::rng r{743};
-  const auto check = [&r]<std::size_t R, std::size_t K>(std::integral_constant<std::size_t, R>,
-                                                        std::integral_constant<std::size_t, K>) {
-    INFO(R << " x " << K);
-    const mat<R, K> a = random_matrix<R, K>(r);
-    const mat<K, 1> b = random_matrix<K, 1>(r);
-    const mat<R, 1> w = random_matrix<R, 1>(r);
-    // the value of A b through the gradient of sum(w .* (A b)) in w
-    const auto f = [&a, &b](const auto& v) { return tl::sum(v * tl::matmul(tl::cref(a), tl::cref(b))); };
-    const auto g = tl::grad(f)(w);
-    for (std::size_t i = 0; i < R; ++i) {
-      long double exact = 0, magnitude = 0;
-      for (std::size_t k = 0; k < K; ++k) {
-        exact += static_cast<long double>(a(i, k)) * b[k];
-        magnitude += std::abs(static_cast<long double>(a(i, k)) * b[k]);
-      }
-      const long double bound = (2 * K - 1) * std::numeric_limits<double>::epsilon() / 2 * magnitude;
-      CHECK(std::abs(g[i] - exact) <= bound);
-    }
-  };
-  using std::integral_constant;
-  check(integral_constant<std::size_t, 16>{}, integral_constant<std::size_t, 8>{});  // S8's W1 x
-  check(integral_constant<std::size_t, 12>{}, integral_constant<std::size_t, 8>{});
-  check(integral_constant<std::size_t, 27>{}, integral_constant<std::size_t, 4>{});
+  check(integral_constant<std::size_t, 16>{}, integral_constant<std::size_t, 8>{});   // S8's W1 x: two pairs
+  check(integral_constant<std::size_t, 12>{}, integral_constant<std::size_t, 8>{});   // a pair and a batch
+  check(integral_constant<std::size_t, 27>{}, integral_constant<std::size_t, 4>{});   // and 3 rows left
   check(integral_constant<std::size_t, 3>{}, integral_constant<std::size_t, 16>{});
 }
 
