@@ -2,6 +2,19 @@
 // tapeless/tapeless.hpp: the whole library. `#include <tapeless/tapeless.hpp>` and `namespace tl = tapeless;`.
 #pragma once
 
+// g++ 12 warns falsely inside the AVX-512 intrinsics wherever they are inlined (-Wuninitialized and
+// -Wmaybe-uninitialized on their undefined operands, GCC bug 105593, fixed in 13), so a build with
+// batches of 8 (TAPELESS_SIMD_AVX512) and -Werror would fail. g++ silences a warning in inlined code
+// where the innermost place of its chain of calls that a pragma covers is silenced: silenced over the
+// whole library, every call from it is, whether <immintrin.h> came before it (Eigen includes it) or
+// not. Not through a precompiled header, which forgets pragmas (README, SIMD loops).
+#if defined(TAPELESS_SIMD_AVX512) && defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define TAPELESS_SILENCED_AVX512_WARNINGS 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include <tapeless/version.hpp>
 
 #include <tapeless/concepts/expression.hpp>
@@ -55,3 +68,8 @@
 #include <tapeless/inspect/dot.hpp>
 #include <tapeless/inspect/graph.hpp>
 #include <tapeless/inspect/trace.hpp>
+
+#ifdef TAPELESS_SILENCED_AVX512_WARNINGS
+#undef TAPELESS_SILENCED_AVX512_WARNINGS
+#pragma GCC diagnostic pop
+#endif

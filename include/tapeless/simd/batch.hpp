@@ -14,9 +14,9 @@
 #define TAPELESS_SIMD 1
 // g++ 12 warns falsely inside the AVX-512 intrinsics wherever they are inlined (-Wmaybe-uninitialized
 // and -Wuninitialized on their undefined operands, GCC bug 105593). Included here with those warnings
-// off, they stay off for every later use in the translation unit; not where <immintrin.h> came first
-// (Eigen includes it) or through a precompiled header, which forgets the pragma: a build that asks for
-// batches of 8 (TAPELESS_SIMD_AVX512, below) with g++ 12 includes tapeless first.
+// off, they stay off for every later use in the translation unit. tapeless.hpp silences them over the
+// whole library too, which also covers a unit that included <immintrin.h> first; this covers a unit
+// that includes only some of tapeless's headers and <immintrin.h> after them.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
