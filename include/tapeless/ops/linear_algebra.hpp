@@ -70,6 +70,13 @@ struct plain_row {
   constexpr void subtract_scaled(const T& m, const plain_row& y) {
     for (std::size_t c = 0; c < K; ++c) e[c] -= m * y.e[c];
   }
+  constexpr T at(std::size_t c) const { return e[c]; }
+  /// A step of the factorisation on this row, by the pivot row y of column k: this(c) -= m y(c) right of
+  /// k, and this(k) = m, the multiplier L keeps.
+  constexpr void eliminate(std::size_t k, const T& m, const plain_row& y) {
+    for (std::size_t c = k + 1; c < K; ++c) e[c] -= m * y.e[c];
+    e[k] = m;
+  }
   /// this /= d, as this *= r where r, 1 / d kept by the factorisation, is not 0 (lu_factors::reciprocal)
   constexpr void divide(const T& d, const T& r) {
     const bool scale = r != T(0);
@@ -98,48 +105,18 @@ struct lu_factors {
   /// Factors that factorise() will write, for a store made before its matrix is known.
   constexpr explicit lu_factors(uninitialized_t u) : lu(u) {}
 
-  /// Factorises the matrix in `lu` in place. The loop over columns is unrolled by 4: clang 14 kept it
-  /// at N = 4 and vectorised its inner loops with masks for every trip count, 58% of S9's time
-  /// (log det(A) + sum(inverse(A)), 4 x 4); unrolled, S9 took 86-103 ns where it took 121-154 (paired,
-  /// clang). A larger N unrolls by 4 too, a copy of the body per column.
+  /// Factorises the matrix in `lu` in place. At run time, where a row splits into SIMD batches, its rows
+  /// are simd::batch_row, in registers from the first load to the last store: with the rows in memory,
+  /// clang 14 on AVX-512 updated them two elements at a time at offsets that moved with the column, and
+  /// each load of a pair written by two stores waited for them: S9 (log det(A) + sum(inverse(A)), 4 x 4)
+  /// took 1.23x the hand-written adjoint's time, 63 ns where g++ took 31.
   constexpr void factorise() {
-    sign = T(1);
-    singular = false;
-    for (std::size_t k = 0; k < N; ++k) perm[k] = k;
-#pragma GCC unroll 4
-    for (std::size_t k = 0; k < N; ++k) {
-      std::size_t p = k;
-      T best = math::abs(lu(k, k));
-      for (std::size_t i = k + 1; i < N; ++i)
-        if (math::abs(lu(i, k)) > best) {
-          best = math::abs(lu(i, k));
-          p = i;
-        }
-      if (p != k) {
-        for (std::size_t j = 0; j < N; ++j) {
-          const T t = lu(k, j);
-          lu(k, j) = lu(p, j);
-          lu(p, j) = t;
-        }
-        const std::size_t t = perm[k];
-        perm[k] = perm[p];
-        perm[p] = t;
-        sign = -sign;
-      }
-      const T pivot = lu(k, k);
-      if (!(math::abs(pivot) > T(0))) {  // zero (the column below is zero too) or NaN: nothing to eliminate
-        singular = true;
-        continue;
-      }
-      const T r = T(1) / pivot;
-      const bool scale = math::reciprocal_is_normal(r);
-      reciprocal[k] = scale ? r : T(0);
-      for (std::size_t i = k + 1; i < N; ++i) {
-        const T m = scale ? lu(i, k) * r : lu(i, k) / pivot;
-        lu(i, k) = m;
-        for (std::size_t j = k + 1; j < N; ++j) lu(i, j) -= m * lu(k, j);
-      }
+#if TAPELESS_SIMD
+    if constexpr (simd::whole_row_batches<T, N>()) {
+      if (!std::is_constant_evaluated()) return factorise_rows<simd::batch_row<T, N>>();
     }
+#endif
+    factorise_rows<plain_row<T, N>>();
   }
 
   [[nodiscard]] constexpr T det() const {
@@ -186,6 +163,45 @@ struct lu_factors {
   }
 
  private:
+  // factorise() on the rows of lu as Row (plain_row or simd::batch_row). The loop over columns is
+  // unrolled by 4: clang 14 kept it at N = 4 and vectorised its inner loops with masks for every trip
+  // count, 58% of S9's time; unrolled, S9 took 86-103 ns where it took 121-154 (paired, clang). A larger
+  // N unrolls by 4 too, a copy of the body per column.
+  template <class Row>
+  constexpr void factorise_rows() {
+    std::array<Row, N> rows;
+    for (std::size_t i = 0; i < N; ++i) rows[i] = Row::load(&lu(i, 0));
+    sign = T(1);
+    singular = false;
+    for (std::size_t k = 0; k < N; ++k) perm[k] = k;
+#pragma GCC unroll 4
+    for (std::size_t k = 0; k < N; ++k) {
+      std::size_t p = k;
+      T best = math::abs(rows[k].at(k));
+      for (std::size_t i = k + 1; i < N; ++i)
+        if (math::abs(rows[i].at(k)) > best) {
+          best = math::abs(rows[i].at(k));
+          p = i;
+        }
+      if (p != k) {
+        std::swap(rows[k], rows[p]);
+        std::swap(perm[k], perm[p]);
+        sign = -sign;
+      }
+      const T pivot = rows[k].at(k);
+      if (!(math::abs(pivot) > T(0))) {  // zero (the column below is zero too) or NaN: nothing to eliminate
+        singular = true;
+        continue;
+      }
+      const T r = T(1) / pivot;
+      const bool scale = math::reciprocal_is_normal(r);
+      reciprocal[k] = scale ? r : T(0);
+      for (std::size_t i = k + 1; i < N; ++i)
+        rows[i].eliminate(k, scale ? rows[i].at(k) * r : rows[i].at(k) / pivot, rows[k]);
+    }
+    for (std::size_t i = 0; i < N; ++i) rows[i].store(&lu(i, 0));
+  }
+
   // X with A X = B, from a maker of the rows of P B: first(Row{}, i) is row i.
   template <class Row, std::size_t K, class First>
   constexpr matrix<T, N, K> solve_rows(const First& first) const {

@@ -230,13 +230,14 @@ struct batch_row {
     for (std::size_t j = 0; j < r.e.size(); ++j) r.e[j] = B::load_unaligned(p + j * w);
     return r;
   }
+  /// 0, 1, ..., w - 1: the column of each lane in the first batch.
+  static constexpr std::array<T, w> lanes = [] {
+    std::array<T, w> l{};
+    for (std::size_t k = 0; k < l.size(); ++k) l[k] = T(k);
+    return l;
+  }();
   /// Row j of the identity, made in registers (stored and read back, it waited for the stores).
   static batch_row unit(std::size_t j) {
-    static constexpr auto lanes = [] {
-      std::array<T, w> l{};
-      for (std::size_t k = 0; k < l.size(); ++k) l[k] = T(k);
-      return l;
-    }();
     const B lane = B::load_unaligned(lanes.data());
     batch_row r;
     for (std::size_t b = 0; b < r.e.size(); ++b)
@@ -249,6 +250,16 @@ struct batch_row {
   void subtract_scaled(T m, const batch_row& y) {
     const B mb(m);
     for (std::size_t j = 0; j < e.size(); ++j) e[j] -= mb * y.e[j];
+  }
+  T at(std::size_t c) const { return e[c / w].get(c % w); }
+  /// linalg::plain_row::eliminate: this(c) -= m y(c) for c > k, this(k) = m, the rest as it is; a blend
+  /// by lane, so that the row is never written in parts.
+  void eliminate(std::size_t k, T m, const batch_row& y) {
+    const B mb(m), lane = B::load_unaligned(lanes.data());
+    for (std::size_t b = 0; b < e.size(); ++b) {
+      const B c = lane + B(static_cast<T>(b * w)), kb(static_cast<T>(k));
+      e[b] = xsimd::select(c > kb, e[b] - mb * y.e[b], xsimd::select(c == kb, mb, e[b]));
+    }
   }
   /// this /= d, as this *= r where r, 1 / d kept by the factorisation, is not 0
   void divide(T d, T r) {
