@@ -66,6 +66,11 @@ struct plain_row {
   constexpr void store(T* p) const {
     for (std::size_t c = 0; c < K; ++c) p[c] = e[c];
   }
+  /// Rows one after another from p.
+  template <std::size_t N>
+  static constexpr void store_all(const std::array<plain_row, N>& rows, T* p) {
+    for (std::size_t i = 0; i < N; ++i) rows[i].store(p + i * K);
+  }
   /// this -= m y
   constexpr void subtract_scaled(const T& m, const plain_row& y) {
     for (std::size_t c = 0; c < K; ++c) e[c] -= m * y.e[c];
@@ -199,7 +204,7 @@ struct lu_factors {
       for (std::size_t i = k + 1; i < N; ++i)
         rows[i].eliminate(k, scale ? rows[i].at(k) * r : rows[i].at(k) / pivot, rows[k]);
     }
-    for (std::size_t i = 0; i < N; ++i) rows[i].store(&lu(i, 0));
+    Row::store_all(rows, lu.data());
   }
 
   // X with A X = B, from a maker of the rows of P B: first(Row{}, i) is row i.
@@ -214,7 +219,7 @@ struct lu_factors {
       x[i].divide(lu(i, i), reciprocal[i]);
     }
     matrix<T, N, K> out(uninitialized);
-    for (std::size_t i = 0; i < N; ++i) x[i].store(&out(i, 0));
+    Row::store_all(x, out.data());
     return out;
   }
   template <class Row, std::size_t K>

@@ -148,23 +148,25 @@ T extreme_lane(const xsimd::batch<T, A>& b) {
   return e;
 }
 
-/// Whether the build's vectors are twice as wide as its batches: AVX-512 enabled, batches of AVX2's 4.
-/// There g++ vectorises plain loops 8 doubles wide, and a 64-byte load of what two 32-byte stores
-/// wrote waits for both to reach the cache, where one store it reads back at once: after S8's
-/// W1 x, stored 4 rows at a time, the + b1 that g++ vectorised 8 wide took 8% of the gradient.
-template <class T>
-inline constexpr bool wider_vectors =
+/// Whether the build's vectors are twice as wide as batches of B: AVX-512 enabled, B AVX2's 4 doubles.
+/// There compilers vectorise plain loops and copies 8 doubles wide, and a 64-byte load of what two
+/// 32-byte stores wrote waits for both to reach the cache, where one store it reads back at once: after
+/// S8's W1 x, stored 4 rows at a time, the + b1 that g++ vectorised 8 wide took 8% of the gradient.
+template <class B>
+inline constexpr bool wider_vectors_than =
 #if defined(__AVX512F__)
-    sizeof(batch<T>) == 32;
+    sizeof(B) == 32;
 #else
     false;
 #endif
-
-/// lo and hi to p and p + width: one store of both where wider_vectors, as GCC and clang's own
-/// vector type (no AVX-512 intrinsic: g++ 12 warns inside them, see above); two stores elsewhere.
 template <class T>
-void store_pair(T* p, const batch<T>& lo, const batch<T>& hi) {
-  if constexpr (wider_vectors<T>) {
+inline constexpr bool wider_vectors = wider_vectors_than<batch<T>>;
+
+/// lo and hi to p and p + their width: one store of both where wider_vectors_than<B>, as GCC and
+/// clang's own vector type (no AVX-512 intrinsic: g++ 12 warns inside them, see above); two elsewhere.
+template <class T, class A>
+void store_pair(T* p, const xsimd::batch<T, A>& lo, const xsimd::batch<T, A>& hi) {
+  if constexpr (wider_vectors_than<xsimd::batch<T, A>>) {
     using half [[gnu::vector_size(32)]] = T;
     using whole [[gnu::vector_size(64)]] = T;
     const whole both =
@@ -172,7 +174,7 @@ void store_pair(T* p, const batch<T>& lo, const batch<T>& hi) {
     __builtin_memcpy(p, &both, sizeof both);
   } else {
     lo.store_unaligned(p);
-    hi.store_unaligned(p + width<T>);
+    hi.store_unaligned(p + xsimd::batch<T, A>::size);
   }
 }
 

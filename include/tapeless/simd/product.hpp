@@ -247,6 +247,18 @@ struct batch_row {
   void store(T* p) const {
     for (std::size_t j = 0; j < e.size(); ++j) e[j].store_unaligned(p + j * w);
   }
+  /// Rows one after another from p: their batches two at a time where the build's vectors are twice as
+  /// wide (store_pair). clang copied S9's inverse, stored a row at a time, 8 doubles at a time, and each
+  /// copy waited for the stores.
+  template <std::size_t N>
+  static void store_all(const std::array<batch_row, N>& rows, T* p) {
+    constexpr std::size_t batches = N * (K / w);
+    const auto batch_at = [&rows](std::size_t b) -> const B& { return rows[b / (K / w)].e[b % (K / w)]; };
+    std::size_t b = 0;
+    if constexpr (wider_vectors_than<B>)
+      for (; b + 2 <= batches; b += 2) store_pair(p + b * w, batch_at(b), batch_at(b + 1));
+    for (; b < batches; ++b) batch_at(b).store_unaligned(p + b * w);
+  }
   void subtract_scaled(T m, const batch_row& y) {
     const B mb(m);
     for (std::size_t j = 0; j < e.size(); ++j) e[j] -= mb * y.e[j];
