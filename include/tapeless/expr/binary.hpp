@@ -4,7 +4,7 @@
 
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/inline.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 
 #include <type_traits>
 #include <utility>
@@ -12,7 +12,7 @@
 namespace tapeless {
 
 namespace detail {
-/// What op's forward pass gives at (a, b): its value, or with_cache{value, cache} (see ops/rules.hpp).
+/// What op's forward pass gives at (a, b): its value, or with_cache{value, cache} (see operation/protocol.hpp).
 /// Two numbers are first brought to their common type (a float beside a double computes in double);
 /// matrix operations take their operands as they are.
 template <class Op, class A, class B>

@@ -5,12 +5,12 @@
 // Need> is the tree of those values, shaped like the node tree: built in one forward pass, each value
 // computed once, straight into its place (no copies), and read by the reverse sweep. Leaves keep their
 // own values, so their evaluation is empty; an operation that keeps a cache for its backward pass
-// (ops/rules.hpp) has it kept here beside its value.
+// (operation/protocol.hpp) has it kept here beside its value.
 //
 // Only the values something reads are computed. `Need` says whether the node's value is read from
 // above (its parent's rule, its parent's own value, or the caller of value_and_grad); a node computes
 // its value when it is needed or when its own rule reads it, and its operands' values when it computes
-// its own or its rule reads them (ops/rules.hpp, vjp_reads). grad of sum(A B) never forms A B.
+// its own or its rule reads them (operation/protocol.hpp, vjp_reads). grad of sum(A B) never forms A B.
 //
 // Each evaluation is built with the work its sweep shares among nodes (sweep/shared.hpp: the LU
 // factors of an argument that det, inverse and solve all take), or with no_sharing.
@@ -20,7 +20,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/select.hpp>
 #include <tapeless/expr/unary.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 
 #include <cstddef>
 #include <type_traits>

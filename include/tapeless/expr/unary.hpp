@@ -4,7 +4,7 @@
 
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/inline.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 
 #include <type_traits>
 #include <utility>

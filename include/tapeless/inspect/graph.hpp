@@ -28,11 +28,11 @@
 #include <tapeless/expr/select.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/elementwise.hpp>
 #include <tapeless/ops/mask.hpp>
 #include <tapeless/ops/power.hpp>
-#include <tapeless/ops/rules.hpp>
 #include <tapeless/ops/shape.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/cut.hpp>

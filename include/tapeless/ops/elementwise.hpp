@@ -12,7 +12,7 @@
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <cstddef>

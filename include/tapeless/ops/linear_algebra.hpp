@@ -6,7 +6,7 @@
 // What each backward pass reuses:
 //   inverse, cholesky  the node's value (A^-1, L) is all the rule needs.
 //   det, log_det,      the factorisation of A (LU with partial pivoting; Cholesky) is computed once, by
-//   solve              the forward pass, and kept beside the value for the backward pass (ops/rules.hpp,
+//   solve              the forward pass, and kept beside the value for the backward pass (operation/protocol.hpp,
 //                      forward): the value is read off it and the vector-Jacobian product solves with it.
 //   across nodes       det (N >= 4), inverse and solve of one argument share one LU factorisation in a
 //                      sweep (sweep/shared.hpp), and det's rule reads det(A) A^-T off a shared inverse.
@@ -27,7 +27,7 @@
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/simd/product.hpp>
 
 #include <array>

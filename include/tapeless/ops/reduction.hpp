@@ -20,7 +20,7 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <cstddef>
@@ -128,7 +128,7 @@ constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
 }
 }  // namespace detail
 
-/// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see ops/rules.hpp).
+/// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see adjoint/structured.hpp).
 struct sum : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "sum";
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;

@@ -102,7 +102,7 @@ struct slice : ::tapeless::detail::matrix_operation {
     return y;
   }
   /// g in its place among zeros, which are not written out until an adjoint sum takes it: pointing at
-  /// a dense g, holding a uniform or repeated one made dense here (ops/rules.hpp, placed).
+  /// a dense g, holding a uniform or repeated one made dense here (adjoint/structured.hpp, placed).
   template <class G, class T, std::size_t R, std::size_t C>
   static constexpr auto vjp(const G& g, const matrix<T, R, C>&, const result<T, R, C>&) {
     if constexpr (::tapeless::detail::is_structured<G>)

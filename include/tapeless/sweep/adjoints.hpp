@@ -9,7 +9,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/sweep/inline.hpp>
 
 #include <cstddef>

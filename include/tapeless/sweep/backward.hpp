@@ -16,7 +16,7 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/select.hpp>
 #include <tapeless/expr/unary.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/fused.hpp>
 #include <tapeless/sweep/inline.hpp>

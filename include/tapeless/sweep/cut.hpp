@@ -13,7 +13,7 @@
 #include <tapeless/expr/inline.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/sweep/backward.hpp>
 
 #include <array>

@@ -42,9 +42,9 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/meta/type_list.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/elementwise.hpp>
-#include <tapeless/ops/rules.hpp>
 #include <tapeless/ops/shape.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/adjoints.hpp>

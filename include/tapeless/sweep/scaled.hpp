@@ -27,9 +27,9 @@
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/power.hpp>
-#include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/inline.hpp>
 
 #include <array>

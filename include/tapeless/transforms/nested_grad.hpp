@@ -13,7 +13,7 @@
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
-#include <tapeless/ops/rules.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/transforms/tangent.hpp>
 
 #include <array>

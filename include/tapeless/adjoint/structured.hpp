@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/adjoint/structured.hpp: adjoints that stand for a matrix without being one.
+//
+// A rule whose adjoint has a structure (every element one number, every row one row, zero outside one
+// part, a scalar times a matrix the forward pass keeps) sends that structure instead of the matrix: an
+// adjoint sum then writes or adds it in one pass (assign_adjoint, add_adjoint), without a matrix of its
+// own to fill, copy and read back. A rule that knows a structure states a vjp taking it; every other rule
+// receives the adjoint dense (operation/protocol.hpp).
+#pragma once
+
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/simd/batch.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tapeless::detail {
+
+/// The adjoint of a matrix M whose every element is `value`: what sum and mean send back. A rule that
+/// knows it (matmul: G B^T becomes row sums of B) states a vjp taking it; every other rule receives it
+/// as a dense matrix (operation/protocol.hpp: unary_vjp and matrix_binary_vjp).
+template <class M>
+struct uniform {
+  using matrix_type = M;
+  typename M::value_type value;
+  [[nodiscard]] constexpr M dense() const { return M::filled(value); }
+};
+
+template <class G>
+inline constexpr bool is_uniform = false;
+template <class M>
+inline constexpr bool is_uniform<uniform<M>> = true;
+
+/// The adjoint of a matrix M whose rows are all one row `line` (Rows) or whose columns are all one
+/// column: what matmul's rules send back under a uniform G (G B^T: every row the row sums of B; A^T G:
+/// every column the column sums of A). An adjoint sum adds it without forming the matrix, so that two
+/// such contributions are not each written out whole and then added; a rule receives it dense.
+template <class M, bool Rows>
+struct repeated {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  using line_type = std::conditional_t<Rows, matrix<T, 1, M::cols()>, matrix<T, M::rows(), 1>>;
+  line_type line;
+  /// Element (i, j) of the matrix, read from l (line or a copy of it); a batch B of its row i from j.
+  static constexpr T at(const line_type& l, std::size_t i, std::size_t j) { return Rows ? l[j] : l[i]; }
+  template <class B>
+  static B batch_at(const line_type& l, std::size_t i, std::size_t j) {
+    if constexpr (Rows)
+      return B::load_unaligned(&l[j]);
+    else
+      return B(l[i]);
+  }
+  /// f(element (i, j) of target, element (i, j) of this) for every element, row by row. The line is
+  /// read from a local copy, so that the compiler need not fear that writing target changes it.
+  /// At run time, a batch of a row at a time: left to itself, g++ vectorises this loop across rows,
+  /// with shuffles.
+  template <class Target, class F>
+  constexpr void each(Target& target, const F& f) const {
+    const auto copy = line;
+#if TAPELESS_SIMD
+    if constexpr (simd::whole_batches<T, M::cols()>()) {
+      if (!std::is_constant_evaluated()) {
+        using B = simd::batch<T>;
+        for (std::size_t i = 0; i < M::rows(); ++i)
+          for (std::size_t j = 0; j < M::cols(); j += simd::width<T>) {
+            B e = B::load_unaligned(&target(i, j));
+            f(e, batch_at<B>(copy, i, j));
+            e.store_unaligned(&target(i, j));
+          }
+        return;
+      }
+    }
+#endif
+    for (std::size_t i = 0; i < M::rows(); ++i)
+      for (std::size_t j = 0; j < M::cols(); ++j) f(target(i, j), at(copy, i, j));
+  }
+  [[nodiscard]] constexpr M dense() const {
+    M m(uninitialized);
+    each(m, [](auto& e, const auto& v) { e = v; });
+    return m;
+  }
+};
+
+template <class G>
+inline constexpr bool is_repeated = false;
+template <class M, bool Rows>
+inline constexpr bool is_repeated<repeated<M, Rows>> = true;
+
+/// a + b, two repeated adjoints of one matrix, as a matrix written in one pass: matmul(A, A) under a
+/// uniform G sends A both G Aᵀ (repeated rows) and Aᵀ G (repeated columns), which a sum of dense
+/// matrices would write, read back and add to.
+template <class M, bool RowsA, bool RowsB>
+constexpr M sum_of_repeated(const repeated<M, RowsA>& a, const repeated<M, RowsB>& b) {
+  const auto la = a.line;  // local copies: writing `out` cannot change them
+  const auto lb = b.line;
+  M out(uninitialized);
+#if TAPELESS_SIMD
+  using T = typename M::value_type;
+  if constexpr (simd::whole_batches<T, M::cols()>()) {
+    if (!std::is_constant_evaluated()) {
+      using B = simd::batch<T>;
+      for (std::size_t i = 0; i < M::rows(); ++i)
+        for (std::size_t j = 0; j < M::cols(); j += simd::width<T>)
+          (a.template batch_at<B>(la, i, j) + b.template batch_at<B>(lb, i, j)).store_unaligned(&out(i, j));
+      return out;
+    }
+  }
+#endif
+  for (std::size_t i = 0; i < M::rows(); ++i)
+    for (std::size_t j = 0; j < M::cols(); ++j) out(i, j) = a.at(la, i, j) + b.at(lb, i, j);
+  return out;
+}
+
+/// The adjoint of a matrix M that is zero outside elements Start .. Start + L - 1 (row-major), which
+/// are the L elements of part(): what slice's rule sends back. An adjoint sum writes or adds the part
+/// and the zeros around it in one pass, where a dense adjoint would be a matrix of zeros written, then
+/// the part, and then all of it copied or added by the sum.
+/// Not Owned, it points at the adjoint the rule received, which a caller up the sweep holds until the
+/// operand's sweep has returned; Owned, it holds the part, for an adjoint made dense for the rule.
+template <class M, std::size_t Start, class Part, bool Owned>
+struct placed {
+  using matrix_type = M;
+  static constexpr std::size_t start = Start, length = Part::size();
+  std::conditional_t<Owned, Part, const Part*> held;
+  [[nodiscard]] constexpr const Part& part() const {
+    if constexpr (Owned)
+      return held;
+    else
+      return *held;
+  }
+  [[nodiscard]] constexpr M dense() const {
+    M m(uninitialized);
+    write_to(m);
+    return m;
+  }
+  /// target = this.
+  template <class Target>
+  constexpr void write_to(Target& target) const {
+    using T = typename M::value_type;
+    for (std::size_t i = 0; i < Start; ++i) target[i] = T(0);
+    const Part& p = part();
+    for (std::size_t i = 0; i < length; ++i) target[Start + i] = p[i];
+    for (std::size_t i = Start + length; i < M::size(); ++i) target[i] = T(0);
+  }
+};
+
+template <class G>
+inline constexpr bool is_placed = false;
+template <class M, std::size_t Start, class Part, bool Owned>
+inline constexpr bool is_placed<placed<M, Start, Part, Owned>> = true;
+
+/// The adjoint factor times the matrix *of: what log_sum_exp's rule sends back (its exps times g / their
+/// sum). An adjoint sum writes or adds the products in one pass, where a dense adjoint would be a
+/// matrix of the rule's own, written and then copied by the sum. `of` points into the
+/// forward pass's values, which outlive the sweep.
+template <class M>
+struct scaled {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  const M* of;
+  T factor;
+  [[nodiscard]] constexpr M dense() const { return *of * factor; }
+  /// f(element i of target, element i of this) for every element.
+  template <class Target, class F>
+  constexpr void each(Target& target, const F& f) const {
+    const M& m = *of;
+    const T c = factor;
+    for (std::size_t i = 0; i < M::size(); ++i) f(target[i], m[i] * c);
+  }
+};
+
+template <class G>
+inline constexpr bool is_scaled = false;
+template <class M>
+inline constexpr bool is_scaled<scaled<M>> = true;
+
+/// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
+template <class G>
+inline constexpr bool is_structured = is_uniform<G> || is_repeated<G> || is_placed<G> || is_scaled<G>;
+
+/// An adjoint as a plain number, matrix or uniform matrix (for what knows uniform adjoints only).
+template <class G>
+constexpr decltype(auto) dense_or_uniform(const G& g) {
+  if constexpr (is_repeated<G> || is_placed<G> || is_scaled<G>)
+    return g.dense();
+  else
+    return (g);
+}
+
+/// target = g, for an adjoint g that may be uniform or repeated.
+template <class T, class G>
+constexpr void assign_adjoint(T& target, const G& g) {
+  if constexpr (is_uniform<G>) {
+    for (auto& e : target) e = g.value;
+  } else if constexpr (is_repeated<G> || is_scaled<G>) {
+    g.each(target, [](auto& e, const auto& v) { e = v; });
+  } else if constexpr (is_placed<G>) {
+    g.write_to(target);
+  } else {
+    target = g;
+  }
+}
+
+/// target += g, for an adjoint g that may be uniform or repeated.
+template <class T, class G>
+constexpr void add_adjoint(T& target, const G& g) {
+  if constexpr (is_uniform<G>) {
+    for (auto& e : target) e += g.value;
+  } else if constexpr (is_repeated<G> || is_scaled<G>) {
+    g.each(target, [](auto& e, const auto& v) { e += v; });
+  } else if constexpr (is_placed<G>) {
+    const auto& p = g.part();
+    for (std::size_t i = 0; i < G::length; ++i) target[G::start + i] += p[i];
+  } else {
+    target += g;
+  }
+}
+
+}  // namespace tapeless::detail

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/operation/protocol.hpp: how nodes and sweeps ask an operation for its value and its vector-Jacobian product.
+//
+// Value: an operation states `value(x)` (unary) or `value(x, y)` (binary). One whose backward pass
+// needs more than its operands and its value (a factorisation, the weights of a softmax) states
+// `forward(...)` instead, returning with_cache{value, cache}; the sweep keeps the cache beside the
+// value and hands it to the vjp as its last argument.
+//
+// Backward: a unary operation states either `derivative(x, y)` (dy/dx, given its operand x and its own
+// value y) or, where dividing beats multiplying by a reciprocal, `vjp(g, x, y)` (g * dy/dx) directly.
+// A binary operation states `vjp(g, x, y, z)`, returning the pair (g * dz/dx, g * dz/dy).
+// A matrix operation (detail::matrix_operation) states `vjp(g, x, y)` if unary, and if binary
+// `vjp_lhs(g, x, y, z)` and `vjp_rhs(g, x, y, z)` apart, so that a constant side costs nothing.
+// Each of these is the one place its rule is written; the other forms are derived here.
+#pragma once
+
+#include <tapeless/adjoint/structured.hpp>
+#include <tapeless/math/batch.hpp>
+#include <tapeless/matrix/matrix.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// What an operation's backward rule reads of the forward pass: the values of its operands (lhs, and
+/// rhs for a binary operation) and its own value (with its cache). grad's forward pass computes a value
+/// only where some rule, or the caller, reads it. An operation states `vjp_reads`, or for a binary
+/// operation whose two adjoints read different things, `lhs_vjp_reads` and `rhs_vjp_reads`; unstated,
+/// a rule reads everything. A wrong `false` here is a wrong gradient: the tests check every rule.
+struct reads {
+  bool lhs = true;
+  bool rhs = true;
+  bool value = true;
+};
+inline constexpr reads reads_nothing{false, false, false};
+inline constexpr reads reads_operands{true, true, false};
+inline constexpr reads reads_value{false, false, true};
+
+/// What the rule of the adjoint of operand Side (0: the lhs or only operand, 1: the rhs) reads.
+template <class Op, int Side>
+constexpr reads vjp_reads() {
+  if constexpr (Side == 0 && requires { Op::lhs_vjp_reads; })
+    return Op::lhs_vjp_reads;
+  else if constexpr (Side == 1 && requires { Op::rhs_vjp_reads; })
+    return Op::rhs_vjp_reads;
+  else if constexpr (requires { Op::vjp_reads; })
+    return Op::vjp_reads;
+  else
+    return reads{};
+}
+
+/// The value of a V that a forward pass did not compute, because no rule reads it: never read.
+template <class V>
+inline constexpr V not_computed{};
+
+/// The result of an operation's forward(): its value, and what its vjp needs besides.
+template <class V, class C>
+struct with_cache {
+  V value;
+  C cache;
+
+  template <class X, class Y>
+    requires std::constructible_from<V, X> && std::constructible_from<C, Y>
+  constexpr with_cache(X&& v, Y&& c) : value(std::forward<X>(v)), cache(std::forward<Y>(c)) {}
+  /// The cache left for the forward pass to write. Not {0, C(uninitialized)}: g++ folds that
+  /// initializer of constants into zeros and fills the cache with them first.
+  constexpr with_cache(V v, uninitialized_t u) : value(std::move(v)), cache(u) {}
+  /// The cache built in place from `args`: a large one is not built and then copied.
+  template <class... A>
+  constexpr with_cache(V v, std::in_place_t, A&&... args) : value(std::move(v)), cache(std::forward<A>(args)...) {}
+};
+
+template <class Out>
+inline constexpr bool has_cache = false;
+template <class V, class C>
+inline constexpr bool has_cache<with_cache<V, C>> = true;
+
+/// What a forward pass keeps of op at its operands: with_cache for an op that states forward(), else the value.
+template <class Op, class... X>
+constexpr auto op_forward(const Op& op, const X&... x) {
+  if constexpr (requires { op.forward(x...); })
+    return op.forward(x...);
+  else
+    return op.value(x...);
+}
+
+/// op_forward, where the sweep shares work among the nodes of one argument (sweep/shared.hpp) and
+/// `work` points at it: op.forward(x..., *work) if op takes it, else op_forward. A null `work` (of
+/// type std::nullptr_t) shares nothing. Both forms keep the same type, which the evaluation is.
+template <class Op, class Work, class... X>
+constexpr auto forward_sharing(const Op& op, Work work, const X&... x) {
+  if constexpr (requires { op.forward(x..., *work); }) {
+    static_assert(std::is_same_v<decltype(op.forward(x..., *work)), decltype(op_forward(op, x...))>,
+                  "an operation's forward with shared work must return what its forward without it does");
+    return op.forward(x..., *work);
+  } else {
+    return op_forward(op, x...);
+  }
+}
+
+/// The tag of a forward pass whose value nothing reads: not the caller (grad at the root) nor the
+/// parent. An operation whose rule reads its cache only may offer forward(x..., value_unread), which
+/// skips the work only the value takes: log_sum_exp's log, a libm call the compiler may not drop, as
+/// it may set errno.
+struct value_unread_t {
+  explicit value_unread_t() = default;
+};
+inline constexpr value_unread_t value_unread{};
+
+/// forward_sharing; where nothing reads the value (Need false), op.forward(x..., value_unread) if op
+/// offers it. Both forms keep the same type.
+template <bool Need, class Op, class Work, class... X>
+constexpr auto forward_as_needed(const Op& op, Work work, const X&... x) {
+  if constexpr (!Need && requires { op.forward(x..., value_unread); }) {
+    static_assert(std::is_same_v<decltype(op.forward(x..., value_unread)), decltype(op_forward(op, x...))>,
+                  "an operation's forward with its value unread must return what its forward does");
+    return op.forward(x..., value_unread);
+  } else {
+    return forward_sharing(op, work, x...);
+  }
+}
+
+/// The value part of what op_forward returned.
+template <class Out>
+constexpr const auto& value_part(const Out& out) noexcept {
+  if constexpr (has_cache<Out>)
+    return out.value;
+  else
+    return out;
+}
+
+/// op's value at its operands.
+template <class Op, class... X>
+constexpr auto op_value(const Op& op, const X&... x) {
+  if constexpr (requires { op.forward(x...); })
+    return op.forward(x...).value;
+  else
+    return op.value(x...);
+}
+
+template <class Op, class G, class X, class Y>
+constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
+  if constexpr (is_structured<G> && !requires { op.vjp(g, x, value_part(y)); }) {
+    return unary_vjp(op, g.dense(), x, y);  // the rule takes dense adjoints only
+  } else if constexpr (has_cache<Y>) {
+    return op.vjp(g, x, y.value, y.cache);
+  } else if constexpr (requires { op.vjp(g, x, y); }) {
+    return op.vjp(g, x, y);
+  } else {
+    return g * op.derivative(x, y);
+  }
+}
+
+/// g * dz/dx (Side 0) or g * dz/dy (Side 1) of a matrix operation, from its forward result z.
+template <int Side, class Op, class G, class X, class Y, class Z>
+constexpr auto matrix_binary_vjp(const Op& op, const G& g, const X& x, const Y& y, const Z& z) {
+  if constexpr (is_structured<G> && !(Side == 0 ? requires { op.vjp_lhs(g, x, y, value_part(z)); }
+                                                : requires { op.vjp_rhs(g, x, y, value_part(z)); })) {
+    return matrix_binary_vjp<Side>(op, g.dense(), x, y, z);  // the rule takes dense adjoints only
+  } else if constexpr (Side == 0) {
+    if constexpr (has_cache<Z>)
+      return op.vjp_lhs(g, x, y, z.value, z.cache);
+    else
+      return op.vjp_lhs(g, x, y, z);
+  } else {
+    if constexpr (has_cache<Z>)
+      return op.vjp_rhs(g, x, y, z.value, z.cache);
+    else
+      return op.vjp_rhs(g, x, y, z);
+  }
+}
+
+/// A rule's result inside its operation's domain, NaN outside it (and for a NaN operand, which fails
+/// every comparison the domain test makes): a NaN value always comes with a NaN gradient.
+template <class C, class T>
+constexpr T inside_domain(const C& inside, T r) noexcept {
+  return math::choose(
+      inside, [&] { return r; }, [] { return math::quiet_nan<T>(); });
+}
+
+/// dy/dx of a unary operation at (x, y): the local derivative the trace prints on an edge.
+template <class Op, class T>
+constexpr T unary_derivative(const Op& op, const T& x, const T& y) {
+  if constexpr (requires { op.derivative(x, y); })
+    return op.derivative(x, y);
+  else
+    return op.vjp(T(1), x, y);
+}
+
+/// (dz/dx, dz/dy) of a binary operation at (x, y, z).
+template <class Op, class T>
+constexpr std::pair<T, T> binary_partials(const Op& op, const T& x, const T& y, const T& z) {
+  return op.vjp(T(1), x, y, z);
+}
+
+}  // namespace tapeless::detail
