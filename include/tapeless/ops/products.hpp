@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/ops/products.hpp: matmul, transpose, dot, outer and trace, each a coarse node with the
+// closed-form matrix-calculus rule (for C = A B: dL/dA = G B^T, dL/dB = A^T G).
+#pragma once
+
+#include <tapeless/expr/make.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/shape.hpp>
+#include <tapeless/operation/protocol.hpp>
+#include <tapeless/simd/product.hpp>
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace ops {
+
+struct matmul : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "matmul";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr matrix<T, R, C> value(const matrix<T, R, K>& a, const matrix<T, K, C>& b) {
+    matrix<T, R, C> c(::tapeless::detail::uninitialized);  // one object returned on both paths: no copy
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::product_in_batches<T, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::product<R, K, C>(a.data(), b.data(), c.data());
+        return c;
+      }
+    } else if constexpr (::tapeless::detail::simd::matrix_vector_in_batches<T, K, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::matrix_vector<R, K>(a.data(), b.data(), c.data());
+        return c;
+      }
+    }
+#endif
+    for (auto& e : c) e = T(0);
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < C; ++j) c(i, j) += a(i, k) * b(k, j);
+    return c;
+  }
+  // dA = G B^T
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr matrix<T, R, K> vjp_lhs(const matrix<T, R, C>& g, const matrix<T, R, K>&, const matrix<T, K, C>& b,
+                                           const matrix<T, R, C>&) {
+    matrix<T, R, K> ga(::tapeless::detail::uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::outer_product_in_batches<T, K, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::outer_product<R, K>(g.data(), b.data(), ga.data());
+        return ga;
+      }
+    }
+#endif
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t k = 0; k < K; ++k) {
+        T s(0);
+        for (std::size_t j = 0; j < C; ++j) s += g(i, j) * b(k, j);
+        ga(i, k) = s;
+      }
+    return ga;
+  }
+  // With a uniform G = g 1 (sum and mean send it): dA(i, k) = g sum_j B(k, j), the same row for every
+  // i, and dB(k, j) = g sum_i A(i, k), the same column for every j: each is sent as that one line.
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr auto vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g, const matrix<T, R, K>&,
+                                const matrix<T, K, C>& b, const matrix<T, R, C>&) {
+    ::tapeless::detail::repeated<matrix<T, R, K>, true> ga{matrix<T, 1, K>(::tapeless::detail::uninitialized)};
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::row_sums_in_batches<T, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::row_sums<K, C>(b.data(), ga.line.data());
+        for (auto& e : ga.line) e *= g.value;
+        return ga;
+      }
+    }
+#endif
+    for (std::size_t k = 0; k < K; ++k) {
+      T s(0);
+      for (std::size_t j = 0; j < C; ++j) s += b(k, j);
+      ga.line[k] = g.value * s;
+    }
+    return ga;
+  }
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr auto vjp_rhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g, const matrix<T, R, K>& a,
+                                const matrix<T, K, C>&, const matrix<T, R, C>&) {
+    ::tapeless::detail::repeated<matrix<T, K, C>, false> gb{matrix<T, K, 1>(::tapeless::detail::uninitialized)};
+    for (std::size_t k = 0; k < K; ++k) {
+      T s(0);
+      for (std::size_t i = 0; i < R; ++i) s += a(i, k);
+      gb.line[k] = g.value * s;
+    }
+    return gb;
+  }
+  // dB = A^T G
+  template <class T, std::size_t R, std::size_t K, std::size_t C>
+  static constexpr matrix<T, K, C> vjp_rhs(const matrix<T, R, C>& g, const matrix<T, R, K>& a, const matrix<T, K, C>&,
+                                           const matrix<T, R, C>&) {
+    matrix<T, K, C> gb(::tapeless::detail::uninitialized);
+#if TAPELESS_SIMD
+    if constexpr (::tapeless::detail::simd::transposed_product_in_batches<T, K, C>) {
+      if (!std::is_constant_evaluated()) {
+        ::tapeless::detail::simd::transposed_product<R, K, C>(a.data(), g.data(), gb.data());
+        return gb;
+      }
+    }
+#endif
+    for (auto& e : gb) e = T(0);
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < C; ++j) gb(k, j) += a(i, k) * g(i, j);
+    return gb;
+  }
+};
+
+struct transpose : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "transpose";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, C, R> value(const matrix<T, R, C>& a) {
+    matrix<T, C, R> t(::tapeless::detail::uninitialized);
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) t(j, i) = a(i, j);
+    return t;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R, C> vjp(const matrix<T, C, R>& g, const matrix<T, R, C>&, const matrix<T, C, R>&) {
+    return value(g);
+  }
+};
+
+/// a . b of two vectors of one length.
+struct dot : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "dot";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  template <class M>
+  static constexpr auto value(const M& a, const M& b) {
+    typename M::value_type s(0);
+    for (std::size_t i = 0; i < M::size(); ++i) s += a[i] * b[i];
+    return s;
+  }
+  // g may be of a wider type than the vectors (a float dot inside a double expression).
+  template <class G, class M, class T>
+  static constexpr M vjp_lhs(G g, const M&, const M& b, T) {
+    return b * static_cast<typename M::value_type>(g);
+  }
+  template <class G, class M, class T>
+  static constexpr M vjp_rhs(G g, const M& a, const M&, T) {
+    return a * static_cast<typename M::value_type>(g);
+  }
+};
+
+/// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
+struct outer : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "outer";
+  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
+  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  template <class T, std::size_t N, std::size_t M>
+  static constexpr matrix<T, N, M> value(const matrix<T, N, 1>& a, const matrix<T, M, 1>& b) {
+    matrix<T, N, M> z;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < M; ++j) z(i, j) = a[i] * b[j];
+    return z;
+  }
+  template <class T, std::size_t N, std::size_t M>
+  static constexpr matrix<T, N, 1> vjp_lhs(const matrix<T, N, M>& g, const matrix<T, N, 1>&, const matrix<T, M, 1>& b,
+                                           const matrix<T, N, M>&) {
+    matrix<T, N, 1> ga;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < M; ++j) ga[i] += g(i, j) * b[j];
+    return ga;
+  }
+  template <class T, std::size_t N, std::size_t M>
+  static constexpr matrix<T, M, 1> vjp_rhs(const matrix<T, N, M>& g, const matrix<T, N, 1>& a, const matrix<T, M, 1>&,
+                                           const matrix<T, N, M>&) {
+    matrix<T, M, 1> gb;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < M; ++j) gb[j] += g(i, j) * a[i];
+    return gb;
+  }
+};
+
+/// y = tr A: dA = g I.
+struct trace : ::tapeless::detail::matrix_operation {
+  static constexpr std::string_view name = "trace";
+  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  template <class T, std::size_t N>
+  static constexpr T value(const matrix<T, N, N>& a) {
+    T s(0);
+    for (std::size_t i = 0; i < N; ++i) s += a(i, i);
+    return s;
+  }
+  template <class T, std::size_t N>
+  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T) {
+    matrix<T, N, N> ga;
+    for (std::size_t i = 0; i < N; ++i) ga(i, i) = g;
+    return ga;
+  }
+};
+
+}  // namespace ops
+
+namespace detail {
+/// Whether every operand is a matrix, or a shape_error passed on; a static_assert says so if not.
+template <class... X>
+constexpr bool are_matrices() {
+  constexpr bool ok = (... && (Matrix<value_type_of_t<X>> || ShapeError<X>));
+  static_assert(ok,
+                "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
+                "takes matrices or matrix expressions, not numbers");
+  return ok;
+}
+
+/// op of one or two matrix operands whose shapes must satisfy the shapes:: check Fits.
+template <template <shape...> class Fits, class Op, class... X>
+constexpr auto matrix_op(Op op, X&&... x) {
+  constexpr bool kind = are_matrices<X...>() && !any_shape_error<X...>;
+  return checked_node<Fits<shape_of<value_type_of_t<X>>...>, kind>(op, std::forward<X>(x)...);
+}
+}  // namespace detail
+
+/// The matrix product A B (`*` is elementwise).
+template <Operand A, Operand B>
+constexpr auto matmul(A&& a, B&& b) {
+  return detail::matrix_op<shapes::matmul_shapes>(ops::matmul{}, std::forward<A>(a), std::forward<B>(b));
+}
+
+template <Operand A>
+constexpr auto transpose(A&& a) {
+  return detail::matrix_op<shapes::any_shapes>(ops::transpose{}, std::forward<A>(a));
+}
+
+/// a . b of two vectors of one length.
+template <Operand A, Operand B>
+constexpr auto dot(A&& a, B&& b) {
+  return detail::matrix_op<shapes::dot_shapes>(ops::dot{}, std::forward<A>(a), std::forward<B>(b));
+}
+
+/// a b^T of two column vectors (N x 1 and M x 1): an N x M matrix.
+template <Operand A, Operand B>
+constexpr auto outer(A&& a, B&& b) {
+  return detail::matrix_op<shapes::outer_shapes>(ops::outer{}, std::forward<A>(a), std::forward<B>(b));
+}
+
+/// The sum of the diagonal of a square matrix.
+template <Operand A>
+constexpr auto trace(A&& a) {
+  return detail::matrix_op<shapes::square_shape>(ops::trace{}, std::forward<A>(a));
+}
+
+}  // namespace tapeless
