@@ -7,13 +7,16 @@
 // of the adjoints of all those uses.
 //
 // At run time, an operation written for SIMD batches too (its flag `batched`) runs these loops a batch
-// of elements at a time (simd/batch.hpp); in a constant expression, and for the others, one at a time.
+// of elements at a time (simd/map.hpp, simd/reduce.hpp); in a constant expression, and for the others,
+// one at a time.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/simd/batch.hpp>
+#include <tapeless/simd/map.hpp>
+#include <tapeless/simd/reduce.hpp>
 
 #include <cstddef>
 #include <tuple>  // std::get
@@ -33,7 +36,7 @@ constexpr auto broadcast_element(const V& v, std::size_t i) {
     return v;
 }
 
-/// What a SIMD loop reads of an operand: a matrix's elements, or the number used for every element.
+/// What a loop (simd/map.hpp) reads of an operand: a matrix's elements, or the number used for every element.
 template <class T, class V>
 constexpr auto simd_operand(const V& v) {
   if constexpr (Matrix<V>)
@@ -51,31 +54,16 @@ struct elementwise_unary : matrix_operation {
   template <class M>
   constexpr M value(const M& x) const {
     M y(uninitialized);
-#if TAPELESS_SIMD
-    if constexpr (simd::vectorised_map<Op, typename M::value_type>) {
-      if (!std::is_constant_evaluated()) {
-        simd::transform<M::size()>(
-            y.data(), [this](const auto& xi) { return op.value(xi); }, x.data());
-        return y;
-      }
-    }
-#endif
-    for (std::size_t i = 0; i < M::size(); ++i) y[i] = op.value(x[i]);
+    simd::map<M::size(), simd::vectorised_map<Op, typename M::value_type>>(
+        y.data(), [this](const auto& xi) { return op.value(xi); }, x.data());
     return y;
   }
   template <class M>
   constexpr M vjp(const M& g, const M& x, const M& y) const {
     M gx(uninitialized);
-#if TAPELESS_SIMD
-    if constexpr (simd::vectorised_map<Op, typename M::value_type>) {
-      if (!std::is_constant_evaluated()) {
-        const auto rule = [this](const auto& gi, const auto& xi, const auto& yi) { return unary_vjp(op, gi, xi, yi); };
-        simd::transform<M::size()>(gx.data(), rule, g.data(), x.data(), y.data());
-        return gx;
-      }
-    }
-#endif
-    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = unary_vjp(op, g[i], x[i], y[i]);
+    const auto rule = [this](const auto& gi, const auto& xi, const auto& yi) { return unary_vjp(op, gi, xi, yi); };
+    simd::map<M::size(), simd::vectorised_map<Op, typename M::value_type>>(gx.data(), rule, g.data(), x.data(),
+                                                                           y.data());
     return gx;
   }
 };
@@ -89,19 +77,11 @@ struct elementwise_binary : matrix_operation {
 
   template <class A, class B>
   constexpr auto value(const A& a, const B& b) const {
-    using M = std::conditional_t<Matrix<A>, A, B>;  // shapes were checked in make_binary
+    using M = std::conditional_t<Matrix<A>, A, B>;  // make_binary checks the shapes
     using T = typename M::value_type;
     M z(uninitialized);
-#if TAPELESS_SIMD
-    if constexpr (simd::vectorised_map<Op, T>) {
-      if (!std::is_constant_evaluated()) {
-        const auto value = [this](const auto& ai, const auto& bi) { return op.value(ai, bi); };
-        simd::transform<M::size()>(z.data(), value, simd_operand<T>(a), simd_operand<T>(b));
-        return z;
-      }
-    }
-#endif
-    for (std::size_t i = 0; i < M::size(); ++i) z[i] = op.value(T(broadcast_element(a, i)), T(broadcast_element(b, i)));
+    const auto value = [this](const auto& ai, const auto& bi) { return op.value(ai, bi); };
+    simd::map<M::size(), simd::vectorised_map<Op, T>>(z.data(), value, simd_operand<T>(a), simd_operand<T>(b));
     return z;
   }
   template <class M, class A, class B>
@@ -118,37 +98,19 @@ struct elementwise_binary : matrix_operation {
   template <int Side, class S, class M, class A, class B>
   constexpr S side(const M& g, const A& a, const B& b, const M& z) const {
     using T = typename M::value_type;
-#if TAPELESS_SIMD
-    if constexpr (Matrix<S> ? simd::vectorised_map<Op, T> : simd::vectorised<Op, T>) {
-      if (!std::is_constant_evaluated()) {
-        const auto partial = [this](const auto& gi, const auto& ai, const auto& bi, const auto& zi) {
-          return std::get<Side>(op.vjp(gi, ai, bi, zi));
-        };
-        const auto a_in = simd_operand<T>(a);
-        const auto b_in = simd_operand<T>(b);
-        if constexpr (Matrix<S>) {
-          S s(uninitialized);
-          simd::transform<M::size()>(s.data(), partial, g.data(), a_in, b_in, z.data());
-          return s;
-        } else {
-          return static_cast<S>(simd::sum<M::size(), T>(partial, g.data(), a_in, b_in, z.data()));
-        }
-      }
-    }
-#endif
-    const auto partial = [&](std::size_t i) {
-      return std::get<Side>(op.vjp(g[i], T(broadcast_element(a, i)), T(broadcast_element(b, i)), z[i]));
+    const auto partial = [this](const auto& gi, const auto& ai, const auto& bi, const auto& zi) {
+      return std::get<Side>(op.vjp(gi, ai, bi, zi));
     };
+    const auto a_in = simd_operand<T>(a);
+    const auto b_in = simd_operand<T>(b);
     if constexpr (Matrix<S>) {
       // Declared here, not returned by a lambda: g++ folds that call into a constant whose
       // uninitialized elements are zeros, and fills s with them first.
       S s(uninitialized);  // every element is written below
-      for (std::size_t i = 0; i < M::size(); ++i) s[i] = partial(i);
+      simd::map<M::size(), simd::vectorised_map<Op, T>>(s.data(), partial, g.data(), a_in, b_in, z.data());
       return s;
     } else {
-      S s(0);
-      for (std::size_t i = 0; i < M::size(); ++i) s += partial(i);
-      return s;
+      return simd::map_sum<M::size(), simd::vectorised<Op, T>, T, S>(partial, g.data(), a_in, b_in, z.data());
     }
   }
 };

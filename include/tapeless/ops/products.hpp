@@ -24,24 +24,8 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, C> value(const matrix<T, R, K>& a, const matrix<T, K, C>& b) {
-    matrix<T, R, C> c(::tapeless::detail::uninitialized);  // one object returned on both paths: no copy
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::product_in_batches<T, C>) {
-      if (!std::is_constant_evaluated()) {
-        ::tapeless::detail::simd::product<R, K, C>(a.data(), b.data(), c.data());
-        return c;
-      }
-    } else if constexpr (::tapeless::detail::simd::matrix_vector_in_batches<T, K, C>) {
-      if (!std::is_constant_evaluated()) {
-        ::tapeless::detail::simd::matrix_vector<R, K>(a.data(), b.data(), c.data());
-        return c;
-      }
-    }
-#endif
-    for (auto& e : c) e = T(0);
-    for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t k = 0; k < K; ++k)
-        for (std::size_t j = 0; j < C; ++j) c(i, j) += a(i, k) * b(k, j);
+    matrix<T, R, C> c(::tapeless::detail::uninitialized);
+    ::tapeless::detail::simd::multiply<R, K, C>(a.data(), b.data(), c.data());
     return c;
   }
   // dA = G B^T
@@ -49,20 +33,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr matrix<T, R, K> vjp_lhs(const matrix<T, R, C>& g, const matrix<T, R, K>&, const matrix<T, K, C>& b,
                                            const matrix<T, R, C>&) {
     matrix<T, R, K> ga(::tapeless::detail::uninitialized);
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::outer_product_in_batches<T, K, C>) {
-      if (!std::is_constant_evaluated()) {
-        ::tapeless::detail::simd::outer_product<R, K>(g.data(), b.data(), ga.data());
-        return ga;
-      }
-    }
-#endif
-    for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t k = 0; k < K; ++k) {
-        T s(0);
-        for (std::size_t j = 0; j < C; ++j) s += g(i, j) * b(k, j);
-        ga(i, k) = s;
-      }
+    ::tapeless::detail::simd::multiply_transposed<R, K, C>(g.data(), b.data(), ga.data());
     return ga;
   }
   // With a uniform G = g 1 (sum and mean send it): dA(i, k) = g sum_j B(k, j), the same row for every
@@ -71,20 +42,8 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr auto vjp_lhs(const ::tapeless::detail::uniform<matrix<T, R, C>>& g, const matrix<T, R, K>&,
                                 const matrix<T, K, C>& b, const matrix<T, R, C>&) {
     ::tapeless::detail::repeated<matrix<T, R, K>, true> ga{matrix<T, 1, K>(::tapeless::detail::uninitialized)};
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::row_sums_in_batches<T, C>) {
-      if (!std::is_constant_evaluated()) {
-        ::tapeless::detail::simd::row_sums<K, C>(b.data(), ga.line.data());
-        for (auto& e : ga.line) e *= g.value;
-        return ga;
-      }
-    }
-#endif
-    for (std::size_t k = 0; k < K; ++k) {
-      T s(0);
-      for (std::size_t j = 0; j < C; ++j) s += b(k, j);
-      ga.line[k] = g.value * s;
-    }
+    ::tapeless::detail::simd::sum_rows<K, C>(b.data(), ga.line.data());
+    for (auto& e : ga.line) e *= g.value;
     return ga;
   }
   template <class T, std::size_t R, std::size_t K, std::size_t C>
@@ -103,18 +62,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
   static constexpr matrix<T, K, C> vjp_rhs(const matrix<T, R, C>& g, const matrix<T, R, K>& a, const matrix<T, K, C>&,
                                            const matrix<T, R, C>&) {
     matrix<T, K, C> gb(::tapeless::detail::uninitialized);
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::transposed_product_in_batches<T, K, C>) {
-      if (!std::is_constant_evaluated()) {
-        ::tapeless::detail::simd::transposed_product<R, K, C>(a.data(), g.data(), gb.data());
-        return gb;
-      }
-    }
-#endif
-    for (auto& e : gb) e = T(0);
-    for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t k = 0; k < K; ++k)
-        for (std::size_t j = 0; j < C; ++j) gb(k, j) += a(i, k) * g(i, j);
+    ::tapeless::detail::simd::transposed_multiply<R, K, C>(a.data(), g.data(), gb.data());
     return gb;
   }
 };

@@ -19,9 +19,11 @@
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
+#include <tapeless/math/softmax.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/operation/protocol.hpp>
-#include <tapeless/simd/batch.hpp>
+#include <tapeless/simd/map.hpp>
+#include <tapeless/simd/reduce.hpp>
 
 #include <cstddef>
 #include <limits>
@@ -32,102 +34,6 @@
 namespace tapeless {
 namespace ops {
 
-namespace detail {
-/// The index of the largest (Largest) or smallest element: the first at a tie, the first NaN if any.
-template <bool Largest, class M>
-constexpr std::size_t extreme_index(const M& x) {
-  std::size_t k = 0;
-  for (std::size_t i = 1; i < M::size(); ++i) {
-    if (x[k] != x[k]) break;  // a NaN wins, and the first one stays
-    if (x[i] != x[i] || (Largest ? x[i] > x[k] : x[i] < x[k])) k = i;
-  }
-  return k;
-}
-
-/// x - m, where m is the largest element: 0 for the elements equal to m, so that an infinite m gives
-/// the limit (exp(0) = 1 for the infinite elements) instead of inf - inf = NaN. For numbers and batches.
-template <class T>
-constexpr T shifted(const T& x, const T& m) {
-  return math::select(x == m, T(0), x - m);
-}
-
-/// The stable parts of softmax: e_i = exp(x_i - max) written into e; returns {max, sum of e}.
-/// The sum is at least 1 (the largest element contributes exp(0)), unless a NaN made it NaN.
-template <class M, class T = typename M::value_type>
-constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
-#if TAPELESS_SIMD
-  if constexpr (::tapeless::detail::simd::available<T>) {
-    if (!std::is_constant_evaluated()) {
-      namespace simd = ::tapeless::detail::simd;
-      const T m = simd::max<M::size()>(x.data());
-      const simd::batch<T> b(m);
-      if (math::isinf(m)) {  // shifted(), which only an infinite m needs: x - m is 0 where x == m otherwise
-        const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(shifted(xi, b)); };
-        return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
-      }
-      const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(xi - b); };
-      return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
-    }
-  }
-#endif
-  const T m = x[extreme_index<true>(x)];
-  T s(0);
-  for (std::size_t i = 0; i < M::size(); ++i) {
-    e[i] = math::exp(shifted(x[i], m));
-    s += e[i];
-  }
-  return {m, s};
-}
-
-/// What exp_scaled leaves beside its e_i: their sum, at most 2^64, and (where asked for) the log
-/// of the sum of the unscaled exp(x_i).
-template <class T>
-struct exp_sum {
-  T sum;
-  T log_sum;
-};
-
-/// e_i = c exp(x_i) written into e, for a c that keeps every e_i accurate and their sum s within
-/// [1, 2^64] (within (0, 2^64] unless AtLeastOne: softmax divides by s itself, so a sum below 1 needs
-/// no pass to scale it); returns s, and log(sum of exp(x_i)) where Log (else NaN).
-/// Why that range: log_sum_exp's rule scales the e_i by g / s, which then neither overflows nor
-/// underflows where g e_i / s does not (short of g < 2^-958); with s = 1e-300, g = 1e10 made it inf.
-/// At run time, one pass first takes c = 1, no shift: exp(x_i) itself, with the least of them. Where
-/// every one is normal (none flushed to 0) and the sum finite, they are as accurate as the shifted ones,
-/// exp(x_i) more so (x_i - m rounds), and log_sum_exp's value log(s) as well; a sum below 1 is then
-/// scaled by a power of 2 (exact) into [1, 2). Else, and in a constant expression, exp_shifted: two
-/// passes, the largest element m and then c = exp(-m). log_softmax keeps the shift: x_i - log(s)
-/// cancels where (x_i - m) - log(s) does not.
-template <bool Log, bool AtLeastOne, class M, class T = typename M::value_type>
-constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
-#if TAPELESS_SIMD
-  if constexpr (::tapeless::detail::simd::available<T>) {
-    if (!std::is_constant_evaluated()) {
-      namespace simd = ::tapeless::detail::simd;
-      using B = simd::batch<T>;
-      // The tests on the sum and the least alone: a mask of the elements accumulated across the
-      // batches went through memory, a store and a load per batch.
-      const auto [s, least] = simd::transform_sum_least<M::size()>(
-          e.data(), [](const B& xi) { return math::exp_unguarded(xi); }, x.data());
-      if (least >= std::numeric_limits<T>::min() && s <= T(0x1p64)) {  // false for NaN
-        T log_sum = math::quiet_nan<T>();
-        if constexpr (Log) log_sum = math::log(s);
-        if (!AtLeastOne || s >= T(1)) return {s, log_sum};
-        const T c = std::ldexp(T(1), -std::ilogb(s));  // s c in [1, 2); the e_i, normal, stay exact
-        simd::transform<M::size()>(
-            e.data(), [](const B& ei, const B& scale) { return ei * scale; }, e.data(), c);
-        return {s * c, log_sum};
-      }
-    }
-  }
-#endif
-  const auto [m, s] = exp_shifted(x, e);
-  T log_sum = math::quiet_nan<T>();
-  if constexpr (Log) log_sum = m + math::log(s);
-  return {s, log_sum};
-}
-}  // namespace detail
-
 /// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see adjoint/structured.hpp).
 struct sum : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "sum";
@@ -135,15 +41,7 @@ struct sum : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr auto value(const M& x) {
     using T = typename M::value_type;
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::available<T>) {
-      if (!std::is_constant_evaluated())
-        return ::tapeless::detail::simd::sum<M::size(), T>([](const auto& e) { return e; }, x.data());
-    }
-#endif
-    T s(0);
-    for (const auto& e : x) s += e;
-    return s;
+    return ::tapeless::detail::simd::map_sum<M::size(), true, T>([](const auto& e) { return e; }, x.data());
   }
   template <class M, class G, class T>
   static constexpr auto vjp(G g, const M&, T) {
@@ -202,15 +100,7 @@ struct squared_norm : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr auto value(const M& x) {
     using T = typename M::value_type;
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::available<T>) {
-      if (!std::is_constant_evaluated())
-        return ::tapeless::detail::simd::sum<M::size(), T>([](const auto& e) { return e * e; }, x.data());
-    }
-#endif
-    T s(0);
-    for (const auto& e : x) s += e * e;
-    return s;
+    return ::tapeless::detail::simd::map_sum<M::size(), true, T>([](const auto& e) { return e * e; }, x.data());
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M& x, T) {
@@ -265,11 +155,11 @@ struct max_element : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M>
   static constexpr auto value(const M& x) {
-    return x[detail::extreme_index<true>(x)];
+    return x[math::detail::extreme_index<true>(x)];
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M& x, T) {
-    return detail::to_picked(detail::extreme_index<true>(x), g, x);
+    return detail::to_picked(math::detail::extreme_index<true>(x), g, x);
   }
 };
 
@@ -279,11 +169,11 @@ struct min_element : ::tapeless::detail::matrix_operation {
   static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
   template <class M>
   static constexpr auto value(const M& x) {
-    return x[detail::extreme_index<false>(x)];
+    return x[math::detail::extreme_index<false>(x)];
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M& x, T) {
-    return detail::to_picked(detail::extreme_index<false>(x), g, x);
+    return detail::to_picked(math::detail::extreme_index<false>(x), g, x);
   }
 };
 
@@ -293,7 +183,7 @@ struct min_element : ::tapeless::detail::matrix_operation {
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr std::string_view name = "log_sum_exp";
   /// What the rule needs: the scaled exps and 1 / their sum, whose product is softmax(x). The rule
-  /// scales by g / sum in one pass, where scaling into softmax first took a pass of its own.
+  /// scales by g / sum in one pass, where scaling into softmax first would take a pass of its own.
   template <class M>
   struct exps {
     M e;
@@ -319,7 +209,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   static constexpr auto computed(const M& x) {
     using S = typename M::value_type;
     ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), ::tapeless::detail::uninitialized);
-    const auto [s, log_sum] = detail::exp_scaled<Value, true>(x, out.cache.e);
+    const auto [s, log_sum] = math::detail::exp_scaled<Value, true>(x, out.cache.e);
     out.cache.inverse_sum = S(1) / s;
     out.value = log_sum;
     return out;
@@ -334,40 +224,20 @@ struct softmax : ::tapeless::detail::matrix_operation {
   template <class M>
   static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
-    const auto s = detail::exp_scaled<false, false>(x, e).sum;
-#if TAPELESS_SIMD
-    using T = typename M::value_type;
-    if constexpr (::tapeless::detail::simd::available<T>) {
-      if (!std::is_constant_evaluated()) {
-        ::tapeless::detail::simd::transform<M::size()>(
-            e.data(), [](const auto& ei, const auto& sum) { return ei / sum; }, e.data(), s);
-        return e;
-      }
-    }
-#endif
-    for (auto& v : e) v /= s;
+    const auto s = math::detail::exp_scaled<false, false>(x, e).sum;
+    ::tapeless::detail::simd::map<M::size(), true>(
+        e.data(), [](const auto& ei, const auto& sum) { return ei / sum; }, e.data(), s);
     return e;
   }
   template <class M>
   static constexpr M vjp(const M& g, const M&, const M& y) {
-    M gx(::tapeless::detail::uninitialized);
-#if TAPELESS_SIMD
+    namespace simd = ::tapeless::detail::simd;
     using T = typename M::value_type;
-    if constexpr (::tapeless::detail::simd::available<T>) {
-      if (!std::is_constant_evaluated()) {
-        namespace simd = ::tapeless::detail::simd;
-        const T gy =
-            simd::sum<M::size(), T>([](const auto& gi, const auto& yi) { return gi * yi; }, g.data(), y.data());
-        simd::transform<M::size()>(
-            gx.data(), [](const auto& gi, const auto& yi, const auto& c) { return yi * (gi - c); }, g.data(), y.data(),
-            gy);
-        return gx;
-      }
-    }
-#endif
-    typename M::value_type gy(0);
-    for (std::size_t i = 0; i < M::size(); ++i) gy += g[i] * y[i];
-    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = y[i] * (g[i] - gy);
+    M gx(::tapeless::detail::uninitialized);
+    const T gy =
+        simd::map_sum<M::size(), true, T>([](const auto& gi, const auto& yi) { return gi * yi; }, g.data(), y.data());
+    simd::map<M::size(), true>(
+        gx.data(), [](const auto& gi, const auto& yi, const auto& c) { return yi * (gi - c); }, g.data(), y.data(), gy);
     return gx;
   }
 };
@@ -380,45 +250,27 @@ struct log_softmax : ::tapeless::detail::matrix_operation {
   static constexpr auto forward(const M& x) {
     using S = typename M::value_type;
     M y(::tapeless::detail::uninitialized), e(::tapeless::detail::uninitialized);
-    const auto [m, s] = detail::exp_shifted(x, e);
+    const auto [m, s] = math::detail::exp_shifted(x, e);
     const auto log_s = math::log(s);
     const S inverse_sum = S(1) / s;
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::available<S>) {
-      if (!std::is_constant_evaluated()) {
-        namespace simd = ::tapeless::detail::simd;
-        const simd::batch<S> max(m);
-        simd::transform<M::size()>(
-            y.data(), [&max](const auto& xi, const auto& log_sum) { return detail::shifted(xi, max) - log_sum; },
-            x.data(), log_s);
-        simd::transform<M::size()>(
-            e.data(), [](const auto& ei, const auto& c) { return ei * c; }, e.data(), inverse_sum);
-        return ::tapeless::detail::with_cache<M, M>{y, e};
-      }
-    }
-#endif
-    for (std::size_t i = 0; i < M::size(); ++i) y[i] = detail::shifted(x[i], m) - log_s;
-    return ::tapeless::detail::with_cache<M, M>{y, e * inverse_sum};
+    namespace simd = ::tapeless::detail::simd;
+    simd::map<M::size(), true>(
+        y.data(),
+        [](const auto& xi, const auto& max, const auto& log_sum) { return math::detail::shifted(xi, max) - log_sum; },
+        x.data(), m, log_s);
+    simd::map<M::size(), true>(
+        e.data(), [](const auto& ei, const auto& c) { return ei * c; }, e.data(), inverse_sum);
+    return ::tapeless::detail::with_cache<M, M>{y, e};
   }
   template <class M>
   static constexpr M vjp(const M& g, const M&, const M&, const M& softmax) {
     using S = typename M::value_type;
+    namespace simd = ::tapeless::detail::simd;
     M gx(::tapeless::detail::uninitialized);
-#if TAPELESS_SIMD
-    if constexpr (::tapeless::detail::simd::available<S>) {
-      if (!std::is_constant_evaluated()) {
-        namespace simd = ::tapeless::detail::simd;
-        const S gs = simd::sum<M::size(), S>([](const auto& gi) { return gi; }, g.data());
-        simd::transform<M::size()>(
-            gx.data(), [](const auto& gi, const auto& pi, const auto& c) { return gi - pi * c; }, g.data(),
-            softmax.data(), gs);
-        return gx;
-      }
-    }
-#endif
-    S gs(0);
-    for (const auto& e : g) gs += e;
-    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = g[i] - softmax[i] * gs;
+    const S gs = simd::map_sum<M::size(), true, S>([](const auto& gi) { return gi; }, g.data());
+    simd::map<M::size(), true>(
+        gx.data(), [](const auto& gi, const auto& pi, const auto& c) { return gi - pi * c; }, g.data(), softmax.data(),
+        gs);
     return gx;
   }
 };

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/simd/batch.hpp: the SIMD loops of the elementwise nodes and reductions, over xsimd batches.
+// tapeless/simd/batch.hpp: the xsimd batch types of the SIMD loops, which operations run in them, and
+// how a loop loads and stores a batch.
 //
 // A matrix node's loop at run time runs a batch of elements at a time (4 doubles with AVX2, 2 with
 // SSE2: whatever the build's -m flags enable; 8 with AVX-512 where TAPELESS_SIMD_AVX512 asks),
-// calling the operation's own value and rule with xsimd::batch<T> in place of T; the last, partial
-// batch is padded, so every element goes through the same code. In a constant expression, and for a
-// T without batches (long double), the loops stay scalar. xsimd (Debian's libxsimd-dev) is found by
-// __has_include: without it, or with TAPELESS_NO_SIMD defined, TAPELESS_SIMD is 0 and every loop is
-// scalar.
+// calling the operation's own value and rule with xsimd::batch<T> in place of T (simd/map.hpp,
+// simd/reduce.hpp); the last, partial batch is padded, so every element goes through the same code.
+// In a constant expression, and for a T without batches (long double), the loops stay scalar. xsimd
+// (Debian's libxsimd-dev) is found by __has_include: without it, or with TAPELESS_NO_SIMD defined,
+// TAPELESS_SIMD is 0 and every loop is scalar.
 #pragma once
 
 #if !defined(TAPELESS_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)
@@ -32,7 +33,6 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
-#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -40,9 +40,8 @@ namespace tapeless::detail::simd {
 
 #if TAPELESS_SIMD
 /// The instruction set: AVX2 with FMA (4 doubles) where the build enables it, or SSE2 (2) at the
-/// x86-64 baseline; AVX-512 (8) only where TAPELESS_SIMD_AVX512 is defined too: on an AVX-512 machine
-/// (README, SIMD loops) 8 lanes ran S4 to S8 in 0.58x to 0.83x the time of 4 lanes and S9 in the same,
-/// but g++ 12 warns falsely inside the AVX-512 intrinsics (above).
+/// x86-64 baseline; AVX-512 (8) only where TAPELESS_SIMD_AVX512 is defined too: 8 lanes run the matrix
+/// loops faster than 4, but g++ 12 warns falsely inside the AVX-512 intrinsics (above).
 #if XSIMD_WITH_AVX512F && defined(TAPELESS_SIMD_AVX512)
 using arch = xsimd::avx512f;
 #elif XSIMD_WITH_FMA3_AVX2
@@ -85,10 +84,10 @@ concept vectorised = available<T> && batched_op<Op>;
 
 /// Whether op's map over elements of T (a value per element) runs in batches: not for plain arithmetic
 /// (flag `plain_arithmetic`: + - * /, negation, square), whose scalar loops the compiler vectorises
-/// itself and fuses with the neighbouring nodes'. Forced into batches they went through memory between
-/// nodes instead: Rosenbrock, n = 16, took 102 ns instead of 5. Their sums over elements (the adjoint
-/// of a number broadcast to a matrix) still run in batches: the compiler keeps those scalar, one add
-/// after another, as it may not reorder them.
+/// itself and fuses with the neighbouring nodes'. Forced into batches, they would go through memory
+/// between nodes instead. Their sums over elements (the adjoint of a number broadcast to a matrix)
+/// still run in batches: the compiler keeps those scalar, one add after another, as it may not reorder
+/// them.
 template <class Op>
 inline constexpr bool plain_arithmetic = requires {
   requires Op::plain_arithmetic;
@@ -117,9 +116,8 @@ batch<T> load(In in, std::size_t i) {
 
 /// The elements from i of an operand, n of them or a whole batch where n >= width, in a batch padded
 /// with its element i where n < width.
-/// Made in registers: written to an array and loaded as one batch, it waited for the stores to drain
-/// (a load wider than the stores it reads is not forwarded from them), 56% of simd::max's time in
-/// log-sum-exp with n = 16, whose first batch is whole.
+/// Made in registers: written to an array and loaded as one batch, it would wait for the stores to
+/// drain (a load wider than the stores it reads is not forwarded from them).
 template <class T, class In>
 batch<T> load_partial(In in, std::size_t i, std::size_t n) {
   if constexpr (std::is_pointer_v<In>) {
@@ -150,8 +148,7 @@ T extreme_lane(const xsimd::batch<T, A>& b) {
 
 /// Whether the build's vectors are twice as wide as batches of B: AVX-512 enabled, B AVX2's 4 doubles.
 /// There compilers vectorise plain loops and copies 8 doubles wide, and a 64-byte load of what two
-/// 32-byte stores wrote waits for both to reach the cache, where one store it reads back at once: after
-/// S8's W1 x, stored 4 rows at a time, the + b1 that g++ vectorised 8 wide took 8% of the gradient.
+/// 32-byte stores wrote waits for both to reach the cache, where one store it reads back at once.
 template <class B>
 inline constexpr bool wider_vectors_than =
 #if defined(__AVX512F__)
@@ -176,91 +173,6 @@ void store_pair(T* p, const xsimd::batch<T, A>& lo, const xsimd::batch<T, A>& hi
     lo.store_unaligned(p);
     hi.store_unaligned(p + xsimd::batch<T, A>::size);
   }
-}
-
-/// What transform_sum_least returns: the sum of the f(in[i]...) and the least of them.
-template <class T>
-struct sum_and_least {
-  T sum;
-  T least;
-};
-
-/// The sum over i < N of f(in[i]...), a batch of elements at a time, added per lane and the lanes at
-/// the end (an order that differs from a scalar loop's by a few roundings); with an `out` pointer, each
-/// f(in[i]...) is also stored to out[i]; where Least, also the least of them (a lane-wise min, so NaN
-/// may or may not win: a caller that cares tests the sum). The one loop of transform and sum.
-/// Flattened: g++ otherwise called xsimd's exp out of line for every batch of log_sum_exp (68% of its
-/// time at n = 256), with the batch passed through memory, where the hand-written loop that calls it
-/// directly inlines it. The operands are pointers and numbers, taken by value: by reference, each
-/// store to out might have changed them, and each batch loaded the pointer again.
-template <std::size_t N, class T, bool Least = false, class Out, class F, class... In>
-[[gnu::flatten]] auto sum_storing(Out out, const F& f, In... in) {
-  constexpr bool stores = !std::is_null_pointer_v<Out>;
-  constexpr std::size_t w = width<T>;
-  batch<T> s(T(0));
-  batch<T> least(std::numeric_limits<T>::infinity());
-  std::size_t i = 0;
-  for (; i + w <= N; i += w) {
-    const batch<T> y = f(load<T>(in, i)...);
-    if constexpr (stores) y.store_unaligned(out + i);
-    s += y;
-    if constexpr (Least) least = xsimd::min(least, y);
-  }
-  T total = xsimd::hadd(s);
-  if constexpr (N % w != 0) {
-    alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
-    // The padding lanes repeat element i (load_partial), so they leave the least as it is.
-    const batch<T> y = f(load_partial<T>(in, i, N - i)...);
-    y.store_aligned(lanes.data());
-    if constexpr (Least) least = xsimd::min(least, y);
-    for (std::size_t k = 0; i + k < N; ++k) {
-      if constexpr (stores) out[i + k] = lanes[k];
-      total += lanes[k];
-    }
-  }
-  if constexpr (Least)
-    return sum_and_least<T>{total, extreme_lane<false>(least)};
-  else
-    return total;
-}
-
-/// out[i] = f(in[i]...) for i < N; returns the sum of the out[i].
-template <std::size_t N, class T, class F, class... In>
-T transform_sum(T* out, const F& f, In... in) {
-  return sum_storing<N, T>(out, f, in...);
-}
-
-/// out[i] = f(in[i]...) for i < N; returns the sum and the least of the out[i].
-template <std::size_t N, class T, class F, class... In>
-sum_and_least<T> transform_sum_least(T* out, const F& f, In... in) {
-  return sum_storing<N, T, true>(out, f, in...);
-}
-
-/// out[i] = f(in[i]...) for i < N, a batch of elements at a time.
-template <std::size_t N, class T, class F, class... In>
-void transform(T* out, const F& f, In... in) {
-  (void)sum_storing<N, T>(out, f, in...);  // the unused sum is dropped once inlined
-}
-
-/// The sum over i < N of f(in[i]...).
-template <std::size_t N, class T, class F, class... In>
-T sum(const F& f, In... in) {
-  return sum_storing<N, T>(nullptr, f, in...);
-}
-
-/// The largest of p[0], ..., p[N - 1]; NaN if one is NaN.
-template <std::size_t N, class T>
-T max(const T* p) {
-  constexpr std::size_t w = width<T>;
-  batch<T> m = load_partial<T>(p, 0, N);
-  auto nan = xsimd::isnan(m);  // not m != m: xsimd 8's != is ordered with AVX, false for NaN
-  for (std::size_t i = w; i < N; i += w) {
-    const batch<T> v = load_partial<T>(p, i, N - i);
-    nan = nan || xsimd::isnan(v);
-    m = xsimd::max(m, v);
-  }
-  if (xsimd::any(nan)) return std::numeric_limits<T>::quiet_NaN();
-  return extreme_lane<true>(m);
 }
 #endif
 

@@ -5,15 +5,16 @@
 // scalar loop's sum, term by term in the same order from 0 up, a batch doing w such sums side by side;
 // except in A x, a matrix times a vector, and the sums of rows, which run in lanes, and in A^T g of a
 // vector g down many rows, which runs in several chains of rows. Written out with batches because the
-// compiler, left to itself inside a whole sweep, vectorised A^T g (S6's 256 x 8 by 256) across rows,
-// shuffling two rows at a time in 128-bit registers: 7,700 instructions where these loops take 1,500.
-// Shapes whose rows do not split into whole batches keep the scalar loops (ops/linear_algebra.hpp).
+// compiler, left to itself inside a whole sweep, vectorises A^T g across rows, shuffling two rows at a
+// time in 128-bit registers, several times the instructions of these loops.
+// Shapes whose rows do not split into whole batches keep the scalar loops (multiply and the others, below).
 #pragma once
 
 #include <tapeless/simd/batch.hpp>
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 
 namespace tapeless::detail::simd {
 
@@ -91,8 +92,8 @@ template <class T, std::size_t K>
 inline constexpr bool row_sums_in_batches = whole_batches<T, K>();
 
 /// c(i) = the sum of row i of a: R x K, in lanes as matrix_vector adds. The scalar loop, one chain of
-/// additions per row, clang 14 vectorised across rows, gathering each batch from four rows with
-/// shuffles: S7's sum(A A), 8 x 8, spent two fifths of its time there.
+/// additions per row, clang 14 vectorises across rows, gathering each batch from four rows with
+/// shuffles.
 template <std::size_t R, std::size_t K, class T>
 void row_sums(const T* a, T* c) {
   constexpr std::size_t w = width<T>;
@@ -107,10 +108,9 @@ void row_sums(const T* a, T* c) {
 
 /// out = a^T g for a: R x K and a vector g of R: out(k) = the sum over i of a(i, k) g(i), a batch of k
 /// from row i of a at a time. With few batches to a row, one chain of additions per batch leaves the
-/// adder waiting on its own latency: S6's 256 x 8 (2 batches of 4) took 275 ns of its 715 that way, as
-/// long as its hand-written adjoint's loop. So row i goes to the sums of chain i mod `chains` (the rows
-/// left over to chain 0), enough chains for 8 additions in flight, and the chains' sums are added in
-/// turn at the end: 275 -> 98 ns. Another order than the scalar loop's, as in matrix_vector.
+/// adder waiting on its own latency. So row i goes to the sums of chain i mod `chains` (the rows left
+/// over to chain 0), enough chains for 8 additions in flight, and the chains' sums are added in turn
+/// at the end. Another order than the scalar loop's, as in matrix_vector.
 template <class T, std::size_t R, std::size_t K>
 consteval std::size_t transposed_chains() {
   constexpr std::size_t batches = K / width<T>;
@@ -144,8 +144,8 @@ void transposed_matrix_vector(const T* a, const T* g, T* out) {
 /// out = a^T g for a: R x K and g: R x C, out(k, :) = sum over i of a(i, k) g(i, :).
 template <std::size_t R, std::size_t K, std::size_t C, class T>
 void transposed_product(const T* a, const T* g, T* out) {
-  // A vector g in one chain (few rows) stays in the loop below, which g++ inlines: as a call to
-  // transposed_matrix_vector, S8's W2^T r (1 x 16) took its gradient from 71 to 78 ns.
+  // A vector g in one chain (few rows) stays in the loop below, which g++ inlines, where it calls
+  // transposed_matrix_vector out of line.
   if constexpr (C == 1 && transposed_chains<T, R, K>() > 1) {
     transposed_matrix_vector<R, K>(a, g, out);
   } else {
@@ -195,5 +195,69 @@ void outer_product(const T* g, const T* b, T* out) {
   }
 }
 #endif
+
+// The loops the operations call (ops/products.hpp): in batches at run time where the shape splits into
+// them (above), else one number at a time, each element's terms added in order from 0.
+
+/// c = a b for a: R x K and b: K x C.
+template <std::size_t R, std::size_t K, std::size_t C, class T>
+constexpr void multiply(const T* a, const T* b, T* c) {
+#if TAPELESS_SIMD
+  if constexpr (product_in_batches<T, C>) {
+    if (!std::is_constant_evaluated()) return product<R, K, C>(a, b, c);
+  } else if constexpr (matrix_vector_in_batches<T, K, C>) {
+    if (!std::is_constant_evaluated()) return matrix_vector<R, K>(a, b, c);
+  }
+#endif
+  for (std::size_t i = 0; i < R * C; ++i) c[i] = T(0);
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t j = 0; j < C; ++j) c[i * C + j] += a[i * K + k] * b[k * C + j];
+}
+
+/// out = g b^T for g: R x C and b: K x C.
+template <std::size_t R, std::size_t K, std::size_t C, class T>
+constexpr void multiply_transposed(const T* g, const T* b, T* out) {
+#if TAPELESS_SIMD
+  if constexpr (outer_product_in_batches<T, K, C>) {
+    if (!std::is_constant_evaluated()) return outer_product<R, K>(g, b, out);
+  }
+#endif
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t k = 0; k < K; ++k) {
+      T s(0);
+      for (std::size_t j = 0; j < C; ++j) s += g[i * C + j] * b[k * C + j];
+      out[i * K + k] = s;
+    }
+}
+
+/// out = a^T g for a: R x K and g: R x C.
+template <std::size_t R, std::size_t K, std::size_t C, class T>
+constexpr void transposed_multiply(const T* a, const T* g, T* out) {
+#if TAPELESS_SIMD
+  if constexpr (transposed_product_in_batches<T, K, C>) {
+    if (!std::is_constant_evaluated()) return transposed_product<R, K, C>(a, g, out);
+  }
+#endif
+  for (std::size_t i = 0; i < K * C; ++i) out[i] = T(0);
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t j = 0; j < C; ++j) out[k * C + j] += a[i * K + k] * g[i * C + j];
+}
+
+/// out(i) = the sum of row i of a: R x C.
+template <std::size_t R, std::size_t C, class T>
+constexpr void sum_rows(const T* a, T* out) {
+#if TAPELESS_SIMD
+  if constexpr (row_sums_in_batches<T, C>) {
+    if (!std::is_constant_evaluated()) return row_sums<R, C>(a, out);
+  }
+#endif
+  for (std::size_t i = 0; i < R; ++i) {
+    T s(0);
+    for (std::size_t j = 0; j < C; ++j) s += a[i * C + j];
+    out[i] = s;
+  }
+}
 
 }  // namespace tapeless::detail::simd
