@@ -20,7 +20,7 @@ namespace tapeless::detail::linalg {
 
 /// A row of K numbers of the right-hand side of a solve, and the two steps of the substitutions on it.
 /// At run time, where K splits into SIMD batches, the rows are simd::batch_row: a small system's rows
-/// then stay in registers (through memory, each step waited for the store of the one before).
+/// then stay in registers (through memory, each step waits for the store of the one before).
 template <class T, std::size_t K>
 struct plain_row {
   std::array<T, K> e;
@@ -84,9 +84,8 @@ struct lu_factors {
 
   /// Factorises the matrix in `lu` in place. At run time, where a row splits into SIMD batches, its rows
   /// are simd::batch_row, in registers from the first load to the last store: with the rows in memory,
-  /// clang 14 on AVX-512 updated them two elements at a time at offsets that moved with the column, and
-  /// each load of a pair written by two stores waited for them: S9 (log det(A) + sum(inverse(A)), 4 x 4)
-  /// took 1.23x the hand-written adjoint's time, 63 ns where g++ took 31.
+  /// clang 14 on AVX-512 updates them two elements at a time at offsets that move with the column, and
+  /// each load of a pair written by two stores waits for them.
   constexpr void factorise() {
 #if TAPELESS_SIMD
     if constexpr (simd::whole_row_batches<T, N>()) {
@@ -141,9 +140,8 @@ struct lu_factors {
 
  private:
   // factorise() on the rows of lu as Row (plain_row or simd::batch_row). The loop over columns is
-  // unrolled by 4: clang 14 kept it at N = 4 and vectorised its inner loops with masks for every trip
-  // count, 58% of S9's time; unrolled, S9 took 86-103 ns where it took 121-154 (paired, clang). A larger
-  // N unrolls by 4 too, a copy of the body per column.
+  // unrolled by 4: clang 14 otherwise keeps it at N = 4 and vectorises its inner loops with masks for
+  // every trip count. A larger N unrolls by 4 too, a copy of the body per column.
   template <class Row>
   constexpr void factorise_rows() {
     std::array<Row, N> rows;

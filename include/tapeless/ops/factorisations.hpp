@@ -79,9 +79,9 @@ struct det : ::tapeless::detail::matrix_operation {
   static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T, const matrix<T, N, N>& cofactors) {
     return cofactors * g;
   }
-  /// Where inverse(A) was computed in the same sweep (S9: log(det(A)) + sum(inverse(A))), cof(A) is
-  /// det(A) A^-T, 16 products for N = 4 in place of the cofactors' 400 instructions; at a singular A,
-  /// whose inverse is NaN, the cofactors still.
+  /// Where inverse(A) is computed in the same sweep (log(det(A)) + sum(inverse(A))), cof(A) is
+  /// det(A) A^-T, N^2 products in place of the cofactors' O(N^3) work; at a singular A, whose inverse is
+  /// NaN, the cofactors still.
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T y,
                                        const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {

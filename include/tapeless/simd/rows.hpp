@@ -15,8 +15,8 @@ namespace tapeless::detail::simd {
 
 #if TAPELESS_SIMD
 /// The batch of the rows of K numbers of an LU solve: the build's batch where its width divides K, or
-/// else AVX2's 4 lanes where the build has them too and 4 divides K. A 4 x 4 system in a build with
-/// batches of 8 (TAPELESS_SIMD_AVX512) kept its rows in scalars otherwise: S9 took 1.9x the time.
+/// else AVX2's 4 lanes where the build has them too and 4 divides K, so that a 4 x 4 system in a build
+/// with batches of 8 (TAPELESS_SIMD_AVX512) keeps its rows in batches too, not in scalars.
 template <class T, std::size_t K>
 consteval auto row_arch() {
 #if XSIMD_WITH_FMA3_AVX2
@@ -39,8 +39,8 @@ consteval bool whole_row_batches() {
 }
 
 /// A row of K numbers of the right-hand side of an LU solve, as K / w batches, with the two steps of
-/// the substitutions (linalg::plain_row is the same in numbers). Left to itself, g++ made each step a
-/// scalar multiply-add and a store per element: 256 of S9's 746 instructions were inverse(A)'s solves.
+/// the substitutions (linalg::plain_row is the same in numbers). Left to itself, g++ makes each step a
+/// scalar multiply-add and a store per element.
 template <class T, std::size_t K>
 struct batch_row {
   using B = row_batch<T, K>;
@@ -60,7 +60,7 @@ struct batch_row {
     }();
     return B::load_unaligned(lanes.data()) + B(static_cast<T>(b * w));
   }
-  /// Row j of the identity, made in registers (stored and read back, it waited for the stores).
+  /// Row j of the identity, made in registers (stored and read back, it waits for the stores).
   static batch_row unit(std::size_t j) {
     batch_row r;
     for (std::size_t b = 0; b < r.e.size(); ++b)
@@ -71,8 +71,8 @@ struct batch_row {
     for (std::size_t j = 0; j < e.size(); ++j) e[j].store_unaligned(p + j * w);
   }
   /// Rows one after another from p: their batches two at a time where the build's vectors are twice as
-  /// wide (store_pair). clang copied S9's inverse, stored a row at a time, 8 doubles at a time, and each
-  /// copy waited for the stores.
+  /// wide (store_pair): clang copies the result 8 doubles at a time, and each copy of what two stores
+  /// wrote waits for both.
   template <std::size_t N>
   static void store_all(const std::array<batch_row, N>& rows, T* p) {
     constexpr std::size_t batches = N * (K / w);
