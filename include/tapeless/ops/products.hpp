@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
 namespace tapeless {

@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <limits>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
 namespace tapeless {
