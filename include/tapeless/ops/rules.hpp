@@ -14,7 +14,7 @@
 // Each of these is the one place its rule is written; the other forms are derived here.
 #pragma once
 
-#include <tapeless/math/batch.hpp>
+#include <tapeless/math/batch_functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 
 #include <concepts>

@@ -9,6 +9,7 @@
 // subtree as a DAG node.
 #pragma once
 
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
@@ -19,7 +20,6 @@
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/fused.hpp>
-#include <tapeless/sweep/inline.hpp>
 
 #include <new>
 #include <type_traits>
@@ -27,7 +27,7 @@
 namespace tapeless::detail {
 
 // The sweeps are left to the compiler's inliner, but for the leaves' and those of operations on small
-// matrices, which clang is made to inline (sweep/inline.hpp).
+// matrices, which clang is made to inline (detail/inline.hpp).
 
 template <class T, bool Need, class G, class Store>
 constexpr void backward_sweep(const constant<T>&, const evaluated<constant<T>, Need>&, const G&, Store&) {}
@@ -55,8 +55,8 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const var_ref<T>& leaf, cons
 
 // An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp), which
 // reads a uniform or dense adjoint. A loop with scaled adjoints is made inline with clang, and all it
-// calls (TAPELESS_SWEEP_FLATTEN): called out of line, normal_logpdf (S5) took 1.66x the vectorised
-// hand-written gradient. (Every region made inline slowed log-sum-exp.)
+// calls (TAPELESS_SWEEP_FLATTEN): its gradients of a few numbers cost less than the calls. A loop with
+// plain adjoints is left to the inliner: forced inline, large loops cost more than the call.
 template <class N, class G>
 concept scaled_region =
     fused_region<N> && sweeps_scaled<N, std::remove_cvref_t<decltype(dense_or_uniform(std::declval<const G&>()))>>;
@@ -91,8 +91,7 @@ struct repeated_adjoints : std::bool_constant<is_repeated<rule_adjoint_t<0, Op, 
 
 /// The sweep of operand x with the adjoint adjoint() makes. Where x is a leaf that receives its first
 /// matrix adjoint (claim_sum: grad's result, a let's sum), that adjoint is constructed there, in place:
-/// assigned, it was made on the stack and copied (the MLP of S8: W1's 1 KB, a tenth of its time under
-/// clang).
+/// assigned, it would be made on the stack and copied.
 template <class X, class E, class Adjoint, class Store>
 [[gnu::always_inline]] constexpr void sweep_operand(const X& x, const E& values, const Adjoint& adjoint, Store& store) {
   using M = decltype(adjoint());
@@ -170,8 +169,8 @@ concept operation_node = is_operation_node<N>;
 
 /// Whether the sweep of the operation node N is marked TAPELESS_SWEEP_INLINE: where its value or an
 /// operand's is a small matrix (so the sum of one too, whose sweep runs the rest), or an operand is a
-/// region whose loop has scaled adjoints (the sum in normal_logpdf: clang took 1.58x the vectorised
-/// hand-written gradient with it out of line, 1.31x inlined).
+/// region whose loop has scaled adjoints (the sum in normal_logpdf): their calls cost more than their
+/// bodies.
 template <class N>
 inline constexpr bool sweep_inline = false;
 template <template <class...> class Node, class Op, class... X>
