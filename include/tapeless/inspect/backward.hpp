@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/inspect/backward.hpp: the reverse sweep of a recording, step by step.
+// tapeless/inspect/backward.hpp: the reverse sweep of a recording: the engine's own sweep
+// (sweep/backward.hpp), watched by a recorder that writes a step per contribution.
+//
+// The recorder is the store the sweep runs with: it adds the arguments' adjoints into the engine's
+// store (argument_adjoints, as tl::grad's), and it is the sweep's observer (sweep/observer.hpp), so
+// every contribution it records is the one the engine computes, and the gradient recorded is the
+// engine's bit for bit. What a step shows beside it, the local derivative of a number operation, comes
+// from unary_derivative and binary_partials (ops/rules.hpp). An adjoint that stands for a matrix
+// (ops/rules.hpp: repeated, placed, scaled) is shown as the matrix.
 #pragma once
 
 #include <tapeless/concepts/expression.hpp>
@@ -16,6 +24,7 @@
 #include <tapeless/ops/rules.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -31,150 +40,128 @@ template <class Tag, class Other, class T, class Parent>
   requires(!std::is_same_v<Tag, Other>)
 const auto& scope_total(const ::tapeless::detail::let_scope<Other, T, Parent>& s) { return scope_total<Tag>(s.parent); }
 
-template <std::size_t S, class T, bool Need, class G, class Store, class Arguments>
-void backward(const argument<S, T>& leaf, const ::tapeless::detail::evaluated<argument<S, T>, Need>&, const G& g,
-              Store& store, recorder<Arguments>& rec) {
-  store.accumulate(leaf, g);
-  rec.accumulated(rec.id(key_of(leaf)), view(rec.arguments.template slot<S>()));
+template <class G>
+inline constexpr G unit{1};
+
+/// d/dx x, for the edge of a step that passes an adjoint on unchanged: 1, or nothing for a matrix.
+template <class G>
+value_view pass_local(const G&) {
+  if constexpr (Real<G>)
+    return view(unit<G>);
+  else
+    return {};
 }
 
-template <class Tag, class T, bool Need, class G, class Store, class Arguments>
-void backward(const bound<Tag, T>& leaf, const ::tapeless::detail::evaluated<bound<Tag, T>, Need>&, const G& g,
-              Store& store, recorder<Arguments>& rec) {
-  store.accumulate(leaf, g);
-  rec.accumulated(rec.id(key_of(leaf)), view(scope_total<Tag>(store)));
-}
+/// The recording's store and the observer of the engine's sweep: the state, and the engine's store of
+/// argument adjoints that the sweep adds into.
+template <class Store>
+struct recorder : recorder_state {
+  Store& arguments;
+  explicit recorder(Store& s) : arguments(s) {}
 
-/// The engine adds into the var's own gradient (*grad_ += g); the trace adds into a copy of it that
-/// starts at 0, in the var's type, and leaves the var alone.
-template <class T, bool Need, class G, class Store, class Arguments>
-void backward(const var_ref<T>& leaf, const ::tapeless::detail::evaluated<var_ref<T>, Need>&, const G& g, Store&,
-              recorder<Arguments>& rec) {
-  const std::size_t id = rec.id(key_of(leaf));
-  std::size_t k = 0;
-  while (rec.g.variables[k] != id) ++k;
-  T total = static_cast<T>(rec.var_totals[k]);
-  total += g;
-  rec.var_totals[k] = total;
-  rec.accumulated(id, view(total));
-}
+  // ---- the store: the arguments' adjoints go to the engine's store, as grad's do
+  template <class Leaf, class G>
+  void accumulate(const Leaf& leaf, const G& g) {
+    arguments.accumulate(leaf, g);
+  }
+  recorder& observer() { return *this; }
 
-template <class Op, class A, bool Need, class G, class Store, class Arguments>
-void backward(const unary_node<Op, A>& n, const ::tapeless::detail::evaluated<unary_node<Op, A>, Need>& v, const G& g,
-              Store& store, recorder<Arguments>& rec) {
-  const std::size_t self = rec.id(key_of(n));
-  rec.reached(self, view(g));
-  if constexpr (A::is_active) {
-    const auto& x = ::tapeless::detail::value_at(n.arg, v.arg);
-    const auto c = ::tapeless::detail::dense_or_uniform(::tapeless::detail::unary_vjp(n.op, g, x, v.out()));
-    const std::size_t a = rec.id(key_of(n.arg));
+  // ---- the observer (sweep/observer.hpp)
+
+  /// g arrives at the operation n.
+  template <class N, class G>
+  void reached(const N& n, const G& g) {
+    const auto& shown = ::tapeless::detail::dense_or_uniform(g);
+    recorder_state::reached(id(key_of(n)), view(shown));
+  }
+
+  /// The unary operation n sends c to its operand: through its rule (a matrix operation), or a number
+  /// times its derivative.
+  template <class Op, class A, class V, class X, class G, class C>
+  void sent(const unary_node<Op, A>& n, const V& v, std::size_t, const X& x, const G& g, const C& c) {
+    const auto& shown_g = ::tapeless::detail::dense_or_uniform(g);
+    const auto& shown_c = ::tapeless::detail::dense_or_uniform(c);
     if constexpr (::tapeless::detail::is_matrix_operation<Op>)
-      rec.contribute(step_kind::vjp, a, self, 0, view(g), view(c), {}, op_name(n.op), "");
+      contribute(step_kind::vjp, id(key_of(x)), id(key_of(n)), 0, view(shown_g), view(shown_c), {}, op_name(n.op), "");
     else
-      rec.contribute(step_kind::chain, a, self, 0, view(g), view(c),
-                     view(::tapeless::detail::unary_derivative(n.op, x, v.value())));
-    backward(n.arg, v.arg, c, store, rec);
+      contribute(
+          step_kind::chain, id(key_of(x)), id(key_of(n)), 0, view(shown_g), view(shown_c),
+          view(::tapeless::detail::unary_derivative(n.op, ::tapeless::detail::value_at(n.arg, v.arg), v.value())));
   }
-}
 
-template <class Op, class A, class B, bool Need, class G, class Store, class Arguments>
-void backward(const binary_node<Op, A, B>& n, const ::tapeless::detail::evaluated<binary_node<Op, A, B>, Need>& v,
-              const G& g, Store& store, recorder<Arguments>& rec) {
-  using T = typename binary_node<Op, A, B>::value_type;
-  const std::size_t self = rec.id(key_of(n));
-  rec.reached(self, view(g));
-  const auto& x = ::tapeless::detail::value_at(n.lhs, v.lhs);
-  const auto& y = ::tapeless::detail::value_at(n.rhs, v.rhs);
-  if constexpr (::tapeless::detail::is_matrix_operation<Op>) {
-    if constexpr (A::is_active) {
-      const auto c =
-          ::tapeless::detail::dense_or_uniform(::tapeless::detail::matrix_binary_vjp<0>(n.op, g, x, y, v.out()));
-      rec.contribute(step_kind::vjp, rec.id(key_of(n.lhs)), self, 0, view(g), view(c), {}, op_name(n.op), "_lhs");
-      backward(n.lhs, v.lhs, c, store, rec);
-    }
-    if constexpr (B::is_active) {
-      const auto c =
-          ::tapeless::detail::dense_or_uniform(::tapeless::detail::matrix_binary_vjp<1>(n.op, g, x, y, v.out()));
-      rec.contribute(step_kind::vjp, rec.id(key_of(n.rhs)), self, 1, view(g), view(c), {}, op_name(n.op), "_rhs");
-      backward(n.rhs, v.rhs, c, store, rec);
-    }
-  } else if constexpr (A::is_active || B::is_active) {
-    const auto [ga, gb] = n.op.vjp(T(g), T(x), T(y), v.value());
-    const auto [da, db] = ::tapeless::detail::binary_partials(n.op, T(x), T(y), v.value());
-    if constexpr (A::is_active) {
-      rec.contribute(step_kind::chain, rec.id(key_of(n.lhs)), self, 0, view(g), view(ga), view(da));
-      backward(n.lhs, v.lhs, ga, store, rec);
-    }
-    if constexpr (B::is_active) {
-      rec.contribute(step_kind::chain, rec.id(key_of(n.rhs)), self, 1, view(g), view(gb), view(db));
-      backward(n.rhs, v.rhs, gb, store, rec);
+  /// The binary operation n sends c to its operand on `side`.
+  template <class Op, class A, class B, class V, class X, class G, class C>
+  void sent(const binary_node<Op, A, B>& n, const V& v, std::size_t side, const X& x, const G& g, const C& c) {
+    using T = typename binary_node<Op, A, B>::value_type;
+    const auto& shown_g = ::tapeless::detail::dense_or_uniform(g);
+    const auto& shown_c = ::tapeless::detail::dense_or_uniform(c);
+    if constexpr (::tapeless::detail::is_matrix_operation<Op>) {
+      contribute(step_kind::vjp, id(key_of(x)), id(key_of(n)), side, view(shown_g), view(shown_c), {}, op_name(n.op),
+                 side == 0 ? "_lhs" : "_rhs");
+    } else {
+      const auto partials =
+          ::tapeless::detail::binary_partials(n.op, T(::tapeless::detail::value_at(n.lhs, v.lhs)),
+                                              T(::tapeless::detail::value_at(n.rhs, v.rhs)), v.value());
+      contribute(step_kind::chain, id(key_of(x)), id(key_of(n)), side, view(shown_g), view(shown_c),
+                 view(side == 0 ? partials.first : partials.second));
     }
   }
-}
 
-template <class A, class B, bool Need, class G, class Store, class Arguments>
-void backward(const select_node<A, B>& n, const ::tapeless::detail::evaluated<select_node<A, B>, Need>& v, const G& g,
-              Store& store, recorder<Arguments>& rec) {
-  const std::size_t self = rec.id(key_of(n));
-  rec.reached(self, view(g));
-  if (n.cond) {
-    if constexpr (A::is_active) {
-      rec.contribute(step_kind::pass, rec.id(key_of(n.if_true)), self, 0, view(g), view(g), pass_local(g),
-                     "the branch taken");
-      backward(n.if_true, v.if_true, g, store, rec);
-    }
-  } else {
-    if constexpr (B::is_active) {
-      rec.contribute(step_kind::pass, rec.id(key_of(n.if_false)), self, 1, view(g), view(g), pass_local(g),
-                     "the branch taken");
-      backward(n.if_false, v.if_false, g, store, rec);
-    }
+  /// if_else passes g on to the branch taken.
+  template <class A, class B, class V, class X, class G>
+  void sent(const select_node<A, B>& n, const V&, std::size_t side, const X& x, const G& g, const G&) {
+    const auto& shown = ::tapeless::detail::dense_or_uniform(g);
+    contribute(step_kind::pass, id(key_of(x)), id(key_of(n)), side, view(shown), view(shown), pass_local(g),
+               "the branch taken");
   }
-}
 
-/// As the engine (sweep/cut.hpp): g times each partial, to each leaf the cut's sweep reached.
-template <class T, class... L, bool Need, class G, class Store, class Arguments>
-void backward(const cut_node<T, L...>& n, const ::tapeless::detail::evaluated<cut_node<T, L...>, Need>&, const G& g,
-              Store& store, recorder<Arguments>& rec) {
-  const std::size_t self = rec.id(key_of(n));
-  rec.reached(self, view(g));
-  std::size_t operand = 0;
-  auto send = [&]<std::size_t K, class Leaf>(std::integral_constant<std::size_t, K>, const Leaf& leaf) {
-    if (!n.reached[K]) return;
+  /// A cut sends g times the partial of its leaf K (sweep/cut.hpp). The stand-in's key then stands for
+  /// this cut's leaf, which the leaf's own step reads.
+  template <class T, class... L, class V, std::size_t K, class Leaf, class G, class C>
+  void sent(const cut_node<T, L...>& n, const V&, std::integral_constant<std::size_t, K>, const Leaf& leaf, const G& g,
+            const C& c) {
+    const auto operand = static_cast<std::size_t>(std::count(n.reached.begin(), n.reached.begin() + K, true));
+    const std::size_t target = remember(key_of(leaf), id(leaf_key<K>(n)));
     const auto& partial = ::tapeless::detail::plain_get<K>(n.partials);
-    const auto c = partial * T(g);
-    // The stand-in's key now stands for this cut's leaf, which the leaf's own step reads.
-    const std::size_t id = rec.remember(key_of(leaf), rec.id(leaf_key<K>(n)));
     if constexpr (Real<std::remove_cvref_t<decltype(partial)>>)
-      rec.contribute(step_kind::chain, id, self, operand++, view(g), view(c), view(partial));
+      contribute(step_kind::chain, target, id(key_of(n)), operand, view(g), view(c), view(partial));
     else
-      rec.contribute(step_kind::vjp, id, self, operand++, view(g), view(c), {}, "cut", "");
-    backward(leaf, ::tapeless::detail::evaluated<Leaf>(leaf), c, store, rec);
-  };
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (send(std::integral_constant<std::size_t, K>{}, ::tapeless::detail::leaf_stand_in<L>), ...);
+      contribute(step_kind::vjp, target, id(key_of(n)), operand, view(g), view(c), {}, "cut", "");
   }
-  (std::index_sequence_for<L...>{});
-}
 
-/// As the engine: the body first, its uses of the name summed from -0 in a let_scope; then the sum,
-/// complete, sent once into the bound expression.
-template <class Tag, class Bound, class Body, bool Need, class G, class Store, class Arguments>
-void backward(const let_node<Tag, Bound, Body>& n,
-              const ::tapeless::detail::evaluated<let_node<Tag, Bound, Body>, Need>& v, const G& g, Store& store,
-              recorder<Arguments>& rec) {
-  using T = typename Bound::value_type;
-  ::tapeless::detail::let_scope<Tag, T, Store> scope(store);
-  if constexpr (Body::is_active) backward(n.body, v.body, g, scope, rec);
-  const T& total = scope.sum.total(-0.0);
-  const std::size_t shared = rec.id(name_key(n));
-  rec.complete(step_kind::total, shared, view(total));
-  if constexpr (Bound::is_active) {
-    if constexpr (::tapeless::detail::is_leaf<Bound>)
-      rec.contribute(step_kind::pass, rec.id(key_of(n.bound_expr)), shared, 0, view(total), view(total),
-                     pass_local(total), "let");
-    backward(n.bound_expr, n.bound_values, total, store, rec);
+  /// The store added an adjoint to leaf's sum: the sum it holds now.
+  template <std::size_t S, class T, class LeafStore>
+  void accumulated(const argument<S, T>& leaf, LeafStore&) {
+    recorder_state::accumulated(id(key_of(leaf)), view(arguments.template slot<S>()));
   }
-}
+  template <class Tag, class T, class LeafStore>
+  void accumulated(const bound<Tag, T>& leaf, LeafStore& store) {
+    recorder_state::accumulated(id(key_of(leaf)), view(scope_total<Tag>(store)));
+  }
+
+  /// The engine adds into the var's own gradient (*grad_ += g); the trace adds into a copy of it that
+  /// starts at 0, in the var's type, and leaves the var alone.
+  template <class T, class G>
+  void add_to_var(const var_ref<T>& leaf, const G& g) {
+    const std::size_t at = id(key_of(leaf));
+    std::size_t k = 0;
+    while (this->g.variables[k] != at) ++k;
+    T total = static_cast<T>(var_totals[k]);
+    total += g;
+    var_totals[k] = total;
+    recorder_state::accumulated(at, view(total));
+  }
+
+  /// The sum over the uses of a let's name, complete, before it is sent once into the bound
+  /// expression: a pass step of its own where the let binds a leaf (which has a node of its own).
+  template <class Tag, class Bound, class Body, class Total>
+  void completed(const let_node<Tag, Bound, Body>& n, const Total& total) {
+    const std::size_t shared = id(name_key(n));
+    complete(step_kind::total, shared, view(total));
+    if constexpr (Bound::is_active && ::tapeless::detail::is_leaf<Bound>)
+      contribute(step_kind::pass, id(key_of(n.bound_expr)), shared, 0, view(total), view(total), pass_local(total),
+                 "let");
+  }
+};
 
 }  // namespace tapeless::inspect::detail

@@ -5,11 +5,9 @@
 // record(f, args...) calls f with argument leaves, as tl::grad does, computes every value once
 // (evaluated<Root, true>, as value_and_grad does) and walks the node tree twice:
 //   forward, in post order (the order values are computed in), naming each node (inspect/forward.hpp);
-//   backward, in the order of the engine's sweep (sweep/backward.hpp) and with its rules: each
-//     contribution is the one the engine computes (unary_vjp, the binary vjp, matrix_binary_vjp),
-//     added by the engine's own stores (argument_adjoints, let_scope), so the gradient recorded is
-//     tl::grad's bit for bit (inspect/backward.hpp). The local derivative shown beside it comes from
-//     unary_derivative and binary_partials (ops/rules.hpp).
+//   backward, by the engine's own sweep (sweep/backward.hpp), whose observer records each step
+//     (inspect/backward.hpp): each contribution is the one the engine computes, added by the engine's
+//     own stores (argument_adjoints, let_scope), so the gradient recorded is tl::grad's bit for bit.
 // Code that never calls tl::trace or tl::to_dot instantiates none of it. For that, the functions of
 // inspect/ that depend on no type are templates all the same (`template <class = void>`): a
 // translation unit that includes tapeless.hpp and traces nothing does not compile their bodies.
@@ -46,7 +44,7 @@ inline constexpr bool valid_arguments = sizeof...(Args) > 0 && (... && (Real<Arg
 
 /// Both walks from the root; f's value.
 template <class Store, class Root>
-auto record_root(Store& store, recorder<Store>& rec, const Root& root) {
+auto record_root(recorder<Store>& rec, const Root& root) {
   using V = value_type_of_t<Root>;
   const ::tapeless::detail::evaluated<Root, true> values(root);
   rec.name_output(forward(root, values, rec, true));
@@ -56,7 +54,7 @@ auto record_root(Store& store, recorder<Store>& rec, const Root& root) {
     rec.complete(step_kind::seed, y, view(one));
     if (rec.g.nodes[y].op == "output")
       rec.contribute(step_kind::pass, rec.id(key_of(root)), y, 0, view(one), view(one), pass_local(one), "output");
-    backward(root, values, one, store, rec);
+    ::tapeless::detail::backward_sweep(root, values, one, rec);  // the recorder is its store and observer
   }
   return V(::tapeless::detail::value_at(root, values));
 }
@@ -75,9 +73,9 @@ auto record(const F& f, std::index_sequence<P...>, const Args&... args) {
                 "tl::trace(f, args...) and tl::to_dot(f, args...): f must return a scalar, as for tl::grad");
   const auto value = [&] {
     if constexpr (Expression<Res>) {
-      return record_root(store, rec, result);
+      return record_root(rec, result);
     } else if constexpr (Variable<Res>) {
-      return record_root(store, rec, ::tapeless::detail::as_node<value_type_of_t<Res>>(result));
+      return record_root(rec, ::tapeless::detail::as_node<value_type_of_t<Res>>(result));
     } else {  // a plain number: f depends on no argument
       rec.g.output = rec.add(node{.kind = node_kind::constant, .name = "y", .value = show(result)});
       return result;

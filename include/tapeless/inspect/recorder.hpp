@@ -3,7 +3,8 @@
 // from node objects (by address and type) to its nodes.
 //
 // Both walks of inspect/record.hpp go through it: the forward walk adds a node per value
-// (inspect/forward.hpp), the reverse sweep a step per contribution (inspect/backward.hpp).
+// (inspect/forward.hpp), the engine's reverse sweep a step per contribution, through the observer of
+// inspect/backward.hpp.
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>
@@ -186,24 +187,5 @@ struct basic_recorder_state {
 };
 
 using recorder_state = basic_recorder_state<>;
-
-/// The state, and the engine's store of argument adjoints that the sweep adds into.
-template <class Store>
-struct recorder : recorder_state {
-  Store& arguments;
-  explicit recorder(Store& s) : arguments(s) {}
-};
-
-template <class G>
-inline constexpr G unit{1};
-
-/// d/dx x, for the edge of a step that passes an adjoint on unchanged: 1, or nothing for a matrix.
-template <class G>
-value_view pass_local(const G&) {
-  if constexpr (Real<G>)
-    return view(unit<G>);
-  else
-    return {};
-}
 
 }  // namespace tapeless::inspect::detail

@@ -11,6 +11,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/ops/rules.hpp>
+#include <tapeless/sweep/observer.hpp>
 
 #include <cstddef>
 #include <tuple>
@@ -187,6 +188,8 @@ struct let_scope {
     else
       return claim_sum(parent, leaf);
   }
+  /// The observer of the sweep, if the store it ends in has one (sweep/observer.hpp).
+  constexpr auto& observer() const requires observed<Parent> { return parent.observer(); }
 };
 
 }  // namespace tapeless::detail
