@@ -16,7 +16,10 @@ struct expression_tag {};
 struct variable_tag {};
 }  // namespace detail
 
-/// A node of a statically typed expression graph: it holds its operands by value and its own value.
+/// A node of a statically typed expression graph: a recipe that holds its operands by value (a leaf
+/// holds its value, or a pointer to it). It holds no value of its operation: value() computes it on
+/// demand, and a sweep computes each once into evaluated<Node>, a tree of values shaped like the node
+/// tree (expr/evaluated.hpp), which the reverse sweep reads.
 template <class E>
 concept Expression = std::is_base_of_v<detail::expression_tag, std::remove_cvref_t<E>>;
 

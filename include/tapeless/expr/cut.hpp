@@ -41,13 +41,13 @@ struct let_node;
 /// d value / d L (a number, or a matrix for a matrix argument), with whether the sweep of the subtree
 /// reached L at all (not from the branch of an if_else not taken: then nothing is sent to it).
 ///
-/// What it holds is what keeps long expressions cheap to compile (bench/compile_time.py, a left-deep
-/// sum of 3000 operations at -O2):
+/// What it holds is what keeps long expressions cheap to compile (bench/compile_time.py measures it):
 /// - No copy of the leaves: each is an argument slot or a let name, which its type says
-///   (detail::leaf_stand_in). Copies, made here and again in every node above, were never read, and
-///   clang 14 could not drop them: its MemCpyOpt took 17 s of 30, renumbering one long basic block.
-/// - A plain_tuple, not a std::tuple (never trivially copyable): g++ 12 moved every node above a cut by
-///   an out-of-line call, which took each node's address; its points-to analysis took 6 s of 18.
+///   (detail::leaf_stand_in). Copies, made here and again in every node above, would never be read,
+///   and clang cannot drop them: its MemCpyOpt pass then spends most of the compile time on them.
+/// - A plain_tuple, not a std::tuple (never trivially copyable): g++ moves a node holding a std::tuple
+///   by an out-of-line call, which takes each node's address, and its points-to analysis then grows
+///   with the square of the function.
 template <class T, class... Leaves>
 struct cut_node : expression<cut_node<T, Leaves...>> {
   using value_type = T;
@@ -66,7 +66,7 @@ inline constexpr bool is_leaf<cut_node<T, Leaves...>> = true;
 
 /// A leaf of type Leaf where only its type is read: what a cut sends its partials to. Every leaf of a
 /// cut is an argument slot or a let's name (the leaf lists of free_leaves below), whose type says which
-/// within the scope of the let (the trace tells apart two lets of one tag: inspect/graph.hpp). A number
+/// within the scope of the let (the trace tells apart two lets of one tag: inspect/recorder.hpp). A number
 /// leaf holds 0, a matrix leaf points nowhere.
 template <class Leaf>
 inline constexpr Leaf leaf_stand_in = [] {
@@ -76,10 +76,9 @@ inline constexpr Leaf leaf_stand_in = [] {
     return Leaf(typename Leaf::value_type{});
 }();
 
-/// Deeper than this, a number-valued tree is cut. No function of the benchmark suite is cut even at 8.
-/// When it was chosen, a left-deep sum of 1000 operations compiled in 6 s (g++ 12) and 8.5 s (clang++
-/// 14) at -O2 with 16, against 9 and 11 s with 32: the copies of deep subtrees into their parents cost
-/// the optimiser more.
+/// Deeper than this, a number-valued tree is cut. Deep enough that the functions of the benchmark suite
+/// are not cut, shallow enough that long sums compile faster than with a deeper cut: the copies of
+/// deep subtrees into their parents cost the optimiser more than the cuts cost.
 inline constexpr std::size_t cut_depth = 16;
 
 /// Levels of operations above the leaves. Each node's is computed once, when its type is made.

@@ -93,8 +93,8 @@ struct bound : expression<bound<Tag, T>> {
 };
 
 /// A matrix name points to the value its let keeps: each use of the name in the body, and each level
-/// of the body above it, then copies a pointer instead of the matrix (S6's 256 x 1 p was copied nine
-/// times per gradient). A copied or moved let points its names at its own copy (expr/let.hpp).
+/// of the body above it, then copies a pointer instead of the matrix, whose copies would otherwise
+/// cost a pass over it per level. A copied or moved let points its names at its own copy (expr/let.hpp).
 template <class Tag, Matrix M>
 struct bound<Tag, M> : expression<bound<Tag, M>> {
   using value_type = M;

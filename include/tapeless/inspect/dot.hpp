@@ -18,7 +18,7 @@
 #pragma once
 
 #include <tapeless/concepts/expression.hpp>
-#include <tapeless/inspect/graph.hpp>
+#include <tapeless/inspect/record.hpp>
 
 #include <cstddef>
 #include <string>

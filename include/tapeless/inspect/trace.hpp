@@ -47,12 +47,13 @@
 //   matrix gradient shows its elements up to 64 of them.
 // Numbers are printed with the stream's precision (6 significant digits unless set).
 //
-// Nothing here is part of a sweep: tl::trace records the graph by walks of its own (inspect/graph.hpp)
-// that reuse the engine's rules and stores, and tl::grad is unchanged whether this header is used or not.
+// tl::trace records the graph with the engine's own sweep, watched by an observer (inspect/record.hpp,
+// sweep/observer.hpp); tl::grad's stores have none, so its sweep is the same whether this header is used
+// or not.
 #pragma once
 
 #include <tapeless/concepts/expression.hpp>
-#include <tapeless/inspect/graph.hpp>
+#include <tapeless/inspect/record.hpp>
 
 #include <algorithm>
 #include <cstddef>

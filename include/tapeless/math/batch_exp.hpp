@@ -7,12 +7,12 @@
 // which is undefined in C++ for NaN and huge arguments. This one takes 21 and no division, reads 2^k
 // off the bits of a double instead of converting, and is defined for every argument (its callers still
 // clamp or guard it, for the value); within 1 ulp of std::exp over [-708.39, 709.43] (43 million seeded
-// points, with and without FMA; test/unit/simd/batch_math_test.cpp sweeps it). log-sum-exp's
-// gradient with n = 16, one pass of exps: 235 -> 169 instructions with g++ (doc/design.md).
+// points, with and without FMA; test/unit/simd/batch_math_test.cpp sweeps it). A fused loop of
+// exps (log-sum-exp's gradient) spends most of its instructions in it (doc/design.md).
 #pragma once
 
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/simd/batch.hpp>
-#include <tapeless/sweep/inline.hpp>
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 // implementations, because clang does not evaluate std::sin and friends at compile time.
 #pragma once
 
-#include <tapeless/math/batch.hpp>  // the same functions of SIMD batches, declared first for the ops
+#include <tapeless/math/batch_functions.hpp>  // the same functions of SIMD batches, declared first for the ops
 #include <tapeless/math/constexpr_math.hpp>
 #include <tapeless/math/dual.hpp>
 
@@ -63,7 +63,7 @@ TAPELESS_MATH_DISPATCH_2(hypot)
 #undef TAPELESS_MATH_DISPATCH_2
 
 /// |x|, constexpr on every compiler (std::abs is constexpr only from C++23). At run time std::fabs,
-/// one instruction that clears the sign bit; the comparisons took 8 (LU's pivot search was 10% of S9).
+/// one instruction that clears the sign bit; the comparisons take 8, in loops as hot as LU's pivot search.
 template <std::floating_point T>
 constexpr T abs(T x) noexcept {
   if (!std::is_constant_evaluated()) return std::fabs(x);

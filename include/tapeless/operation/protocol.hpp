@@ -15,7 +15,7 @@
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>
-#include <tapeless/math/batch.hpp>
+#include <tapeless/math/batch_functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 
 #include <concepts>

@@ -52,7 +52,7 @@ using arch = xsimd::avx2;
 using arch = xsimd::default_arch;
 #endif
 
-/// Whether the loops over elements of T run in batches: double's (the functions of math/batch.hpp
+/// Whether the loops over elements of T run in batches: double's (the functions of math/batch_functions.hpp
 /// are measured for double only; float and long double loops stay scalar).
 template <class T>
 inline constexpr bool available = std::same_as<T, double>;
@@ -72,7 +72,7 @@ inline constexpr bool is_batch = requires {
 };
 
 /// Whether an operation's value and rule are written for batches as well as numbers (its flag
-/// `batched`): every branch on its operands a math::choose, every function one of math/batch.hpp.
+/// `batched`): every branch on its operands a math::choose, every function one of math/batch_functions.hpp.
 template <class Op>
 inline constexpr bool batched_op = requires {
   requires Op::batched;

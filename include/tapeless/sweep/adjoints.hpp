@@ -6,11 +6,12 @@
 // (argument_adjoints for grad, var_adjoints for backward()). Everything is resolved at compile time.
 #pragma once
 
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/protocol.hpp>
-#include <tapeless/sweep/inline.hpp>
+#include <tapeless/sweep/observer.hpp>
 
 #include <cstddef>
 #include <tuple>
@@ -29,7 +30,7 @@ inline constexpr bool always_false = false;
 
 /// The sum of the adjoints that reach one leaf. The first is copied in and the others added, as if
 /// the sum started at -0, the identity of IEEE addition: a matrix is not filled first and then added
-/// to, two passes over it that cost S7 (sum(A A), 8 x 8) two fifths of its instructions. Whether one
+/// to, which would be two passes over it where one serves. Whether one
 /// has arrived is known where the sweep is inlined, so that test folds away.
 /// Held is T, or T& for a sum kept in its destination (argument_adjoints_into).
 template <class T, class Held = T>
@@ -44,7 +45,7 @@ struct adjoint_sum {
   constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
 
   // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
-  // the loop that made g: clang 14 called it (sweep/inline.hpp).
+  // the loop that made g; clang leaves it out of line unless made to (detail/inline.hpp).
   template <class G>
   TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
     if (written) {
@@ -57,7 +58,7 @@ struct adjoint_sum {
 
   /// The sum itself, for a caller to write the first adjoint into, as add() would copy it; nullptr
   /// once one has arrived. A loop that writes its adjoints there spares the copy (a region's loop
-  /// into a let's name: 2 KB per gradient of S6).
+  /// into a let's name).
   constexpr T* claim() {
     if (written) return nullptr;
     written = true;
@@ -137,8 +138,8 @@ struct argument_adjoints : argument_store<argument_adjoints<T...>> {
 };
 
 /// The adjoints of the arguments of a gradient, each summed in its part of grad's result itself (the
-/// matrix, or the tuple's elements): copied out of a store, the gradient took a pass of its own
-/// (log-sum-exp, n = 256: 2 KB; the MLP of S8: 1.3 KB, an eighth of its time under clang).
+/// matrix, or the tuple's elements): copied out of a store, the gradient would take a pass of its own
+/// over every matrix argument.
 template <class... T>
 struct argument_adjoints_into : argument_store<argument_adjoints_into<T...>> {
   plain_tuple<adjoint_sum<T, T&>...> sums;
@@ -187,6 +188,8 @@ struct let_scope {
     else
       return claim_sum(parent, leaf);
   }
+  /// The observer of the sweep, if the store it ends in has one (sweep/observer.hpp).
+  constexpr auto& observer() const requires observed<Parent> { return parent.observer(); }
 };
 
 }  // namespace tapeless::detail

@@ -15,6 +15,7 @@
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/observer.hpp>
 
 #include <array>
 #include <cstddef>
@@ -62,12 +63,18 @@ TAPELESS_CUT_INLINE constexpr auto cut(const N& n) {
   }(typename free_leaves<N>::type{});
 }
 
-/// g times d value / d leaf, sent to each leaf the cut's sweep reached.
+/// g times d value / d leaf, sent to each leaf the cut's sweep reached, by that leaf's sweep.
 template <class T, class... L, bool Need, class G, class Store>
-constexpr void backward_sweep(const cut_node<T, L...>& n, const evaluated<cut_node<T, L...>, Need>&, const G& g,
+constexpr void backward_sweep(const cut_node<T, L...>& n, const evaluated<cut_node<T, L...>, Need>& v, const G& g,
                               Store& store) {
+  observe(store, [&](auto& o) { o.reached(n, g); });
+  const auto send = [&]<std::size_t K, class Leaf>(std::integral_constant<std::size_t, K>, const Leaf& leaf) {
+    const auto c = plain_get<K>(n.partials) * T(g);
+    observe(store, sent_by(n, v, std::integral_constant<std::size_t, K>{}, leaf, g), c);
+    backward_sweep(leaf, evaluated<Leaf>(leaf), c, store);
+  };
   [&]<std::size_t... K>(std::index_sequence<K...>) {
-    ((n.reached[K] ? store.accumulate(leaf_stand_in<L>, plain_get<K>(n.partials) * T(g)) : void()), ...);
+    ((n.reached[K] ? send(std::integral_constant<std::size_t, K>{}, leaf_stand_in<L>) : void()), ...);
   }
   (std::index_sequence_for<L...>{});
 }

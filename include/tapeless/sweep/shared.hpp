@@ -3,12 +3,12 @@
 //
 // det(A) (N >= 4), inverse(A) and solve(A, b) each factorise A. Where two or more of them take the
 // same argument, the sweep keeps one set of LU factors for all of them, made by whichever runs first,
-// and det's rule reads det(A) A^-T off the inverse when inverse(A) made one. S9's
-// log(det(A)) + sum(inverse(A)) factorised A twice and formed the cofactors besides: 1,414
-// instructions per gradient, against 617 for the hand-written adjoint that inverts A once.
+// and det's rule reads det(A) A^-T off the inverse when inverse(A) made one: log(det(A)) +
+// sum(inverse(A)) factorises A once, as a hand-written adjoint does, not twice with the cofactors
+// formed besides.
 //
 // An operation takes part by stating forward(operands..., linalg::shared_lu<T, N>&) beside its
-// forward(operands...), returning the same type (ops/rules.hpp, forward_sharing). Only arguments are
+// forward(operands...), returning the same type (operation/protocol.hpp, forward_sharing). Only arguments are
 // keys: a let name may be bound anew by a let in its body, and two constants of one type may hold
 // different values. Where nothing shares, nothing is stored: a sweep of numbers never looks.
 #pragma once

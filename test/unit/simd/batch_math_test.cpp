@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// The elementary functions of SIMD batches (tapeless/math/batch.hpp) against the standard library's:
+// The elementary functions of SIMD batches (tapeless/math/batch_functions.hpp) against the standard library's:
 // within 2 ulp at seeded random points over each function's domain, dense around the ranges where the
 // batch form hands over to std (exp, expm1, exp2, log, log2, log10, sinh, cosh, acosh), and equal on
 // NaN, infinities, zeros and subnormals.

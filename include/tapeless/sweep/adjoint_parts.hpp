@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/sweep/scaled.hpp: adjoints with their factor common to every element kept apart.
+// tapeless/sweep/adjoint_parts.hpp: adjoints split into two parts, lines times scale, the factor common
+// to every element kept apart.
 //
 // normal_logpdf, sum(-0.5 square((y - mu) / sigma)), is a fused loop (sweep/fused.hpp) whose adjoints
 // are all numbers: mu's and sigma's sums over the elements. Swept node by node, each element's adjoint
@@ -15,7 +16,7 @@
 // quotient by a uniform operand, square's 2), the factor goes to the scale instead and the lines are
 // untouched. The two parts never mix, so they are two sweeps of the same scalar tree: the lines' in the
 // loop, per batch, and the scale's once, before it, on numbers. The loop sums each input's lines and
-// multiplies the sum by its scale once (fused.hpp, sweep_region_scaled).
+// multiplies the sum by its scale once (sweep/region_batches.hpp, sweep_region_scaled).
 //
 // The factors are then applied in another order: the result differs from the node-by-node one by
 // roundings (a few ulp), and where the lines alone leave the range of normal numbers, by more (the
@@ -23,6 +24,7 @@
 // one is not comfortably normal (zero, infinite, NaN or near underflow), sweeps again node by node.
 #pragma once
 
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
@@ -30,7 +32,7 @@
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/power.hpp>
-#include <tapeless/sweep/inline.hpp>
+#include <tapeless/operation/protocol.hpp>
 
 #include <array>
 #include <cmath>
@@ -123,8 +125,8 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const binary_node<Op, A, C>&
 
 /// Where a scalar tree swept with one part of scaled adjoints puts its arguments': one slot per
 /// argument K, which the tree reaches once (its leaves are distinct inputs of the loop). Assigned, not
-/// added to a -0 (element_adjoints): with that, g++ stopped inlining normal_logpdf's loop (138 -> 195
-/// instructions per gradient).
+/// added to a -0 (element_adjoints): the additions would make the loop too large for g++ to inline
+/// where the gradient is taken.
 template <class T, std::size_t I>
 struct adjoint_parts {
   std::array<T, I> slot{};

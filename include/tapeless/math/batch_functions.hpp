@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/math/batch.hpp: the elementary functions of math/functions.hpp on SIMD batches, and the one
+// tapeless/math/batch_functions.hpp: the elementary functions of math/functions.hpp on SIMD batches, and the one
 // branch that serves numbers and batches alike.
 //
 // An operation whose value and rule are written with these (its flag `batched`, simd/batch.hpp) runs
@@ -9,9 +9,9 @@
 // (test/unit/simd/batch_math_test.cpp sweeps them): only those that do are here.
 #pragma once
 
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/math/batch_exp.hpp>
 #include <tapeless/simd/batch.hpp>
-#include <tapeless/sweep/inline.hpp>
 
 #include <array>
 #include <cmath>
@@ -31,8 +31,8 @@ inline constexpr bool is_mask = requires {
 
 /// `condition ? if_true() : if_false()` for a number; for a batch, whose condition is a mask, the side
 /// every lane takes, or both blended lane by lane. Lazy: a side no element takes is not computed.
-/// Inlined under clang (sweep/inline.hpp), which called it out of line from a fused loop, once per
-/// batch: sigmoid's rule in S6, a tenth of its time.
+/// Inlined under clang (detail/inline.hpp): it runs once per batch of a fused loop (sigmoid's rule), and
+/// out of line its call costs more than its body.
 template <class C, class A, class B>
 TAPELESS_SWEEP_INLINE constexpr auto choose(const C& condition, const A& if_true, const B& if_false) {
   if constexpr (!is_mask<C>) {
@@ -89,8 +89,8 @@ namespace detail {
 /// a branch not taken elsewhere. The batch form sees 0 in those lanes, never an argument it mishandles:
 /// xsimd's expm1 and tanh convert doubles to integers in plain C++ on SSE2 and AVX2, which is
 /// undefined for NaN, infinities and huge values (UndefinedBehaviorSanitizer reports it). Inlined
-/// under clang (sweep/inline.hpp), with the functions below that call it: called out of line, the
-/// batch went through memory (S8's tanh: 1.15x -> 1.09x the vectorised hand-written adjoint).
+/// under clang (detail/inline.hpp), with the functions below that call it: called out of line, the
+/// batch goes through memory.
 template <class T, class A, class Batch, class Scalar>
 TAPELESS_SWEEP_INLINE xsimd::batch<T, A> guarded(const xsimd::batch<T, A>& x, const xsimd::batch_bool<T, A>& trusted,
                                                  Batch batch_form, Scalar scalar_form) {

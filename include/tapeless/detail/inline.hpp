@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/detail/inline.hpp: TAPELESS_SWEEP_INLINE and TAPELESS_SWEEP_FLATTEN, the functions of the
+// reverse sweep that clang is made to inline.
+//
+// The sweep of a small matrix operation is a few short loops that only pay once inlined into its
+// parent's: there the compiler fuses them with the loops around them and keeps the adjoints in
+// registers. Out of line, each writes its adjoints to memory for the next to read back. g++ 12 inlines
+// these by itself, and forced it keeps adjoints on the stack and reads them back in other widths than
+// it wrote them; clang 14 leaves them out of line unless forced. So both attributes are clang's only.
+//
+// TAPELESS_SWEEP_INLINE marks the leaves' sweeps and the stores they add to, the sweeps of operations
+// on small matrices (sweep/backward.hpp, sweep_inline), and the batch functions called once per batch
+// from a fused loop (math::choose, the guarded batch functions of math/batch_functions.hpp): each is
+// small, and its call costs more than its body. It does not mark every sweep: forced everywhere, a
+// translation unit of many gradients takes many times longer to compile.
+//
+// TAPELESS_SWEEP_FLATTEN marks the sweep of a fused loop with scaled adjoints
+// (sweep/adjoint_parts.hpp): every function it calls is inlined into it, since the gradients of a few
+// numbers it computes cost less than those calls.
+//
+// Neither applies at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing only costs
+// compile time. Either defined before this header, empty, leaves those functions to the compiler's
+// inliner. The header lies below every other folder: math/ and sweep/ both use it.
+#pragma once
+
+#ifndef TAPELESS_SWEEP_INLINE
+#if defined(__clang__) && defined(__OPTIMIZE__)
+#define TAPELESS_SWEEP_INLINE [[gnu::always_inline]]
+#else
+#define TAPELESS_SWEEP_INLINE
+#endif
+#endif
+
+#ifndef TAPELESS_SWEEP_FLATTEN
+#if defined(__clang__) && defined(__OPTIMIZE__)
+#define TAPELESS_SWEEP_FLATTEN [[gnu::flatten]]
+#else
+#define TAPELESS_SWEEP_FLATTEN
+#endif
+#endif

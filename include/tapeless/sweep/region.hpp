@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/region.hpp: an elementwise region, as types: its inputs, their slots, its operations,
+// and whether it is swept as one loop (sweep/fused.hpp says what a region is).
+//
+// A walk of the node types below a region's root collects its inputs (the operands that are not
+// elementwise) and its scalar operations. From them follow, at compile time, each input's slot (one
+// per value: x used five times is one input), whether the loop runs in SIMD batches, and whether the
+// tree is a region at all (fused_region).
+#pragma once
+
+#ifndef TAPELESS_FUSE
+#define TAPELESS_FUSE 1
+#endif
+
+#include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/unary.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/meta/type_list.hpp>
+#include <tapeless/ops/elementwise.hpp>
+#include <tapeless/simd/batch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// Elementwise nodes: a scalar operation applied to every element of a matrix operand.
+template <class N>
+inline constexpr bool is_elementwise_node = false;
+template <class Op, class A>
+inline constexpr bool is_elementwise_node<unary_node<elementwise_unary<Op>, A>> = true;
+template <class Op, class A, class B>
+inline constexpr bool is_elementwise_node<binary_node<elementwise_binary<Op>, A, B>> = true;
+
+/// What a walk of the region rooted at N collects, as types: its inputs, left to right (its operands
+/// that are not elementwise), and its scalar operations. A class per node type, so that a subtree is
+/// walked once whichever region it is part of.
+template <class N, bool = is_elementwise_node<N>>
+struct region_of {
+  using inputs = type_list<N>;
+  using operations = type_list<>;
+};
+template <class Op, class A>
+struct region_of<unary_node<elementwise_unary<Op>, A>, true> {
+  using inputs = typename region_of<A>::inputs;
+  using operations = join_t<type_list<Op>, typename region_of<A>::operations>;
+};
+template <class Op, class A, class B>
+struct region_of<binary_node<elementwise_binary<Op>, A, B>, true> {
+  using inputs = join_t<typename region_of<A>::inputs, typename region_of<B>::inputs>;
+  using operations = join_t<type_list<Op>, typename region_of<A>::operations, typename region_of<B>::operations>;
+};
+
+template <class N>
+using region_inputs_t = typename region_of<N>::inputs;
+
+template <class N>
+inline constexpr std::size_t region_size = region_inputs_t<N>::size;
+
+/// Pointers to the inputs of a region, in a tuple slot each.
+template <class Inputs>
+struct input_pointers;
+template <class... In>
+struct input_pointers<type_list<In...>> {
+  using type = plain_tuple<const In*...>;
+};
+
+/// Writes a pointer to each input of the region rooted at n into its slot of p, from slot K on.
+template <std::size_t K, class N, class P>
+constexpr void point_to_inputs(const N& n, P& p) noexcept {
+  if constexpr (!is_elementwise_node<N>) {
+    plain_get<K>(p) = &n;
+  } else if constexpr (requires { n.arg; }) {
+    point_to_inputs<K>(n.arg, p);
+  } else {
+    point_to_inputs<K>(n.lhs, p);
+    point_to_inputs<K + region_size<std::remove_cvref_t<decltype(n.lhs)>>>(n.rhs, p);
+  }
+}
+
+/// The inputs of the region rooted at n: pointers to its operands that are not elementwise.
+template <class N>
+constexpr auto region_inputs(const N& n) noexcept {
+  typename input_pointers<region_inputs_t<N>>::type p{};
+  point_to_inputs<0>(n, p);
+  return p;
+}
+
+/// The type of a region's input K.
+template <std::size_t K, class T>
+std::type_identity<T> slot_type(const plain_slot<K, const T*>&);  // declared only: for decltype
+template <class N, std::size_t K>
+using region_input_t =
+    typename decltype(slot_type<K>(std::declval<const typename input_pointers<region_inputs_t<N>>::type&>()))::type;
+
+/// Whether every input of this type has the same value: an argument or a let's name, and an operation
+/// without state of its own (an empty op: slice<0, 3>, transpose, matmul) on such inputs. Rosenbrock's
+/// head = slice(x) used twice is then one input: one value, one adjoint, one sweep into x.
+template <class N>
+inline constexpr bool input_names_one_value = names_one_value<N>;
+template <class Op, class A>
+inline constexpr bool input_names_one_value<unary_node<Op, A>> = std::is_empty_v<Op>&& input_names_one_value<A>;
+template <class Op, class A, class B>
+inline constexpr bool input_names_one_value<binary_node<Op, A, B>> =
+    std::is_empty_v<Op>&& input_names_one_value<A>&& input_names_one_value<B>;
+
+/// The slot of each input of a list: that of the first input of the same type when its type names
+/// one value (input_names_one_value: x used five times is one input, with one adjoint and one sweep),
+/// else its own.
+template <class Inputs>
+struct input_slots;
+template <class... In>
+struct input_slots<type_list<In...>> {
+  template <class X>
+  static constexpr std::size_t first_of() {
+    std::size_t first = 0;
+    bool found = false;
+    ((found = found || std::is_same_v<In, X>, first += found ? 0 : 1), ...);
+    return first;
+  }
+  static constexpr std::array<std::size_t, sizeof...(In)> slot = [] {
+    std::array<std::size_t, sizeof...(In)> s{};
+    std::size_t k = 0;
+    ((s[k] = input_names_one_value<In> ? first_of<In>() : k, ++k), ...);
+    return s;
+  }();
+};
+
+template <class Inputs, std::size_t K>
+inline constexpr std::size_t input_slot = input_slots<Inputs>::slot[K];
+
+/// What the region's operations are: how many, whether all run on SIMD batches of T, whether all are
+/// plain arithmetic (simd::plain_arithmetic).
+template <class Operations>
+struct region_operations_of;
+template <class... Op>
+struct region_operations_of<type_list<Op...>> {
+  static constexpr std::size_t count = sizeof...(Op);
+  template <class T>
+  static constexpr bool vectorised = (simd::vectorised<Op, T> && ...);
+  static constexpr bool plain = (simd::plain_arithmetic<Op> && ...);
+};
+template <class N>
+using region_operations_t = region_operations_of<typename region_of<N>::operations>;
+
+/// The number of elementwise operations in the region rooted at N.
+template <class N>
+inline constexpr std::size_t region_operations = region_operations_t<N>::count;
+
+/// Whether every operation of the region runs on SIMD batches of T.
+template <class N, class T>
+inline constexpr bool region_vectorised = region_operations_t<N>::template vectorised<T>;
+
+/// Whether every operation of the region is plain arithmetic (simd::plain_arithmetic).
+template <class N>
+inline constexpr bool region_plain = region_operations_t<N>::plain;
+
+/// Whether a number among the region's inputs receives an adjoint: the sum over the elements.
+template <class Inputs>
+inline constexpr bool sums_a_number = false;
+template <class... In>
+inline constexpr bool sums_a_number<type_list<In...>> = ((In::is_active && !Matrix<typename In::value_type>) || ...);
+
+/// Whether the region's loop runs in SIMD batches of T: when all its operations have batch forms, and
+/// some are more than plain arithmetic or it sums an adjoint. A loop of plain arithmetic into matrices
+/// is left scalar, for the compiler to vectorise and unroll itself (as the maps of ops/elementwise.hpp
+/// are); a sum it would not reorder into lanes.
+template <class Root, class T>
+inline constexpr bool region_in_batches = region_vectorised<Root, T> &&
+                                          (!region_plain<Root> || sums_a_number<region_inputs_t<Root>>);
+
+/// Regions smaller than this that are plain arithmetic into matrices stay node by node: the compiler
+/// unrolls such small loops completely and fuses them across nodes itself, faster than one loop of
+/// the region's scalar tree. Above it, one loop is faster than the compiler's fusion.
+inline constexpr std::size_t fuse_min_elements = 32;
+
+/// Regions of more operations than this stay node by node. A region's type walks and its scalar tree
+/// are instantiated per region, and their compile cost grows with its size, while the run-time gain of
+/// one loop over many operations is no larger than over a few: the loss functions fused in practice
+/// are a handful of operations. The limit bounds the compile cost of regions far larger than those.
+inline constexpr std::size_t fuse_max_operations = 16;
+
+inline constexpr bool fusion_enabled = TAPELESS_FUSE != 0;
+template <class N>
+inline constexpr bool region_within_limit = region_operations<N> <= fuse_max_operations;
+
+/// The elementwise trees that are swept as a region when nothing reads their value.
+template <class N>
+concept fused_region = fusion_enabled && is_elementwise_node<N> && region_within_limit<N> &&
+    (!region_plain<N> || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements);
+
+/// Which inputs of the region rooted at Root are the same for every element: its numbers, bit K for
+/// input K (the uniform leaves of sweep/adjoint_parts.hpp).
+template <class Root, std::size_t... K>
+constexpr std::uint64_t uniform_inputs_of(std::index_sequence<K...>) {
+  return ((Matrix<typename region_input_t<Root, K>::value_type> ? std::uint64_t{0} : std::uint64_t{1} << K) | ... |
+          std::uint64_t{0});
+}
+template <class Root>
+inline constexpr std::uint64_t uniform_inputs = uniform_inputs_of<Root>(std::make_index_sequence<region_size<Root>>{});
+
+}  // namespace tapeless::detail
