@@ -245,8 +245,8 @@ def main():
         "",
     ]
     lines += (["Missed:", ""] + [f"- {m}" for m in misses] if misses else ["Every target met."]) + [""]
-    lines += ["What costs tapeless where it is slower than the hand-written adjoint: README.md, section "
-              "Performance. Instruction counts, which do not drift with the machine's load: "
+    lines += ["What costs tapeless where it is slower than the hand-written adjoint: doc/design.md, section "
+              "\"Where the hand-written adjoint stays ahead\". Instruction counts, which do not drift with the machine's load: "
               "`bash bench/run.sh --callgrind`.", ""]
     if has_chart:
         lines += ["## Ratios to the hand-written adjoint", "", "![ratio to handwritten, log scale](ratios.png)", ""]

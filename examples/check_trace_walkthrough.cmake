@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSL-1.0
-# Runs the trace example: its standard output must equal EXPECTED, the README's block after the
-# `<!-- trace_walkthrough` line must be its first trace, and, when DOT (Graphviz's dot) is given, both
-# DOT files it writes into WORK_DIR must render to SVG.
+# Runs the trace example: its standard output must equal EXPECTED, the block after the
+# `<!-- trace_walkthrough` line of DOCUMENT (the user guide) must be its first trace, and, when DOT
+# (Graphviz's dot) is given, both DOT files it writes into WORK_DIR must render to SVG.
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 execute_process(COMMAND ${PROGRAM} ${WORK_DIR} OUTPUT_VARIABLE output RESULT_VARIABLE result)
@@ -13,11 +13,11 @@ if(NOT output STREQUAL expected)
   file(WRITE ${WORK_DIR}/output.txt "${output}")
   message(FATAL_ERROR "the output differs from ${EXPECTED}; it is in ${WORK_DIR}/output.txt")
 endif()
-file(READ ${README} readme)
+file(READ ${DOCUMENT} readme)
 string(FIND "${readme}" "<!-- trace_walkthrough" start)
 string(FIND "${output}" "\n\n" walkthrough_end)
 if(start EQUAL -1 OR walkthrough_end EQUAL -1)
-  message(FATAL_ERROR "no trace_walkthrough block in ${README}, or no blank line in the output")
+  message(FATAL_ERROR "no trace_walkthrough block in ${DOCUMENT}, or no blank line in the output")
 endif()
 string(SUBSTRING "${readme}" ${start} -1 readme)
 string(FIND "${readme}" "```text\n" block_start)
@@ -28,7 +28,7 @@ string(SUBSTRING "${readme}" 0 ${block_end} shown)
 math(EXPR walkthrough_end "${walkthrough_end} + 1")
 string(SUBSTRING "${output}" 0 ${walkthrough_end} walkthrough)
 if(NOT shown STREQUAL walkthrough)
-  message(FATAL_ERROR "the README's trace differs from the program's:\n${shown}\nagainst\n${walkthrough}")
+  message(FATAL_ERROR "${DOCUMENT}'s trace differs from the program's:\n${shown}\nagainst\n${walkthrough}")
 endif()
 if(DOT)
   foreach(graph walkthrough logistic_regression)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // Seeing the sweep: the evaluation trace of the walkthrough function (x1 - x2)^2 + cos(x1 + x2) at
 // (1, 2) and of a small logistic-regression loss, and, given a folder, their graphs as Graphviz DOT
-// files (doc/render.sh renders them to the PNGs of the README).
+// files (doc/render.sh renders them to the PNGs of the user guide).
 //
 //   example_trace_walkthrough            # prints both traces
 //   example_trace_walkthrough out/       # also writes out/walkthrough.dot, out/logistic_regression.dot
