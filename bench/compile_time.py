@@ -19,8 +19,8 @@ long: fixed-shape values of N elements, whose type, not expression, grows.
   written   the same vector written out in braces, {0.000, 0.001, ...}, and tl::grad of sum(square(x))
   jacobian  tl::jacobian of tanh(A q), A an N x 3 matrix filled in a loop: an N x 3 matrix
 
-Usage: python3 bench/compile_time.py [--tables gradients,long] [--cxx g++,clang++] [--flags "-O2"]
-       [--sizes 10,100,1000,3000] [--matrix-sizes 2,4,8,16,32] [--long-flags "-O3"]
+Usage: python3 bench/compile_time.py [--tables gradients,long] [--cxx g++,clang++] [--flags=-O2]
+       [--sizes 10,100,1000,3000] [--matrix-sizes 2,4,8,16,32] [--long-flags=-O3]
        [--long-sizes 1000,10000] [--out FILE] [--timeout 600] [--repeat 3]
 --tables runs some of the tables and keeps the other sections of FILE as they are.
 bench/run.sh --compile-time runs it with these defaults after installing what it needs.
