@@ -37,7 +37,7 @@ constexpr bool all_true(std::initializer_list<bool> conditions) {
 /// (`{{1, 2}, {3, 4}}`), and for a vector, one parameter per element (`{1, 2, 3}`), so that a wrong
 /// count does not compile. Both are templates whose parameter count is deduced from the call: a
 /// constructor declared with R parameters would be built, and inherited, for every matrix type,
-/// whose cost grows with R (a 10000-element vector takes g++ minutes and gigabytes).
+/// whose cost grows with R (g++ takes most of a minute and 7 GB for a 10000-element vector).
 template <class T, std::size_t R, std::size_t C>
 struct matrix_storage {
   std::array<T, R * C> data_;
