@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSL-1.0
-"""bench/compile_time.py: what a gradient costs to compile, by expression size and compiler.
+"""bench/compile_time.py: what a gradient costs to compile, by expression size, vector length and compiler.
 
-Generates one program per shape and size, each computing tl::grad of one function and printing it,
-compiles it with every compiler given under /usr/bin/time -v, and writes a Markdown table of processor
-seconds and peak compiler memory, with the growth between sizes (bench/results/COMPILE_TIME.md by default).
+Generates one program per shape and size, compiles it with every compiler given under /usr/bin/time -v,
+and writes Markdown tables of processor seconds and peak compiler memory (bench/results/COMPILE_TIME.md
+by default), one section per table:
 
-Shapes:
+gradients: each program computes tl::grad of one function and prints it; the growth between sizes follows.
   sum       a long sum of products of four arguments, a*b + b*c + c*d + d*a + ...: a left-deep tree
             of N operations (N/2 products, N/2 sums)
   balanced  the same products summed as a balanced tree, (a*b + b*c) + (c*d + d*a) ...: depth log2 N
   chain     a deep nested chain: sin(e) * y + x, then again on the result, and so on: depth N
   matrix    a fixed-shape matrix function, sum(tanh(W x) * x) + log_sum_exp(W x) + squared_norm(W),
             with W an n x n matrix and x an n-vector: its size is n, not its number of operations
+long: fixed-shape values of N elements, whose type, not expression, grows.
+  vector    a tl::vector<double, N> declared, filled in a loop, and differentiated: tl::grad of
+            sum(square(x)) and of dot(x, w)
+  written   the same vector written out in braces, {0.000, 0.001, ...}, and tl::grad of sum(square(x))
+  jacobian  tl::jacobian of tanh(A q), A an N x 3 matrix filled in a loop: an N x 3 matrix
 
-Usage: python3 bench/compile_time.py [--cxx g++,clang++] [--flags "-O2"] [--sizes 10,100,1000,3000]
-       [--matrix-sizes 2,4,8,16,32] [--out FILE] [--timeout 600] [--repeat 3]
+Usage: python3 bench/compile_time.py [--tables gradients,long] [--cxx g++,clang++] [--flags=-O2]
+       [--sizes 10,100,1000,3000] [--matrix-sizes 2,4,8,16,32] [--long-flags=-O3]
+       [--long-sizes 1000,10000] [--out FILE] [--timeout 600] [--repeat 3]
+--tables runs some of the tables and keeps the other sections of FILE as they are.
 bench/run.sh --compile-time runs it with these defaults after installing what it needs.
 """
 import argparse
@@ -91,6 +98,46 @@ def matrix(n):
 SHAPES = {"sum": sum_of_products, "balanced": balanced_sum, "chain": chain, "matrix": matrix}
 
 
+def gradient_program(shape, size):
+    function, arguments, element = SHAPES[shape](size)
+    return PROGRAM.format(function=function, arguments=arguments, element=element)
+
+
+LONG_PROGRAM = """#include <tapeless/tapeless.hpp>
+
+#include <cstddef>
+#include <cstdio>
+
+namespace tl = tapeless;
+
+int main(int argc, char**) {{
+  const double s = 0.1 * argc;  // known at run time only: nothing folds to a constant
+{body}
+}}
+"""
+
+LONG_SHAPES = {
+    "vector": """  tl::vector<double, {n}> x;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = s * static_cast<double>(i % 7);
+  const auto g = tl::grad([](const auto& v) {{ return tl::sum(tl::square(v)); }})(x);
+  const auto h = tl::grad<0>([](const auto& v, const auto& w) {{ return tl::dot(v, w); }})(x, x);
+  std::printf("%g %g\\n", g[{n} - 1], h[1]);""",
+    "written": """  const tl::vector<double, {n}> x{{{values}}};
+  const auto g = tl::grad([](const auto& v) {{ return tl::sum(tl::square(v)); }})(x * s);
+  std::printf("%g\\n", g[{n} - 1]);""",
+    "jacobian": """  tl::matrix<double, {n}, 3> A;
+  for (std::size_t i = 0; i < A.size(); ++i) A[i] = s * static_cast<double>(i % 97);
+  const tl::vector<double, 3> p{{s, 2 * s, 3 * s}};
+  const tl::matrix<double, {n}, 3> J = tl::jacobian([&A](const auto& q) {{ return tl::tanh(tl::matmul(A, q)); }})(p);
+  std::printf("%g\\n", J({n} - 1, 2));""",
+}
+
+
+def long_program(shape, size):
+    values = ", ".join(f"{0.001 * k:.3f}" for k in range(size))
+    return LONG_PROGRAM.format(body=LONG_SHAPES[shape].format(n=size, values=values))
+
+
 def compile_one(cxx, flags, source, timeout):
     """(seconds, peak MiB, None) or (seconds, peak MiB, the compiler's first error line)."""
     with tempfile.TemporaryDirectory() as work:
@@ -146,36 +193,18 @@ def growth(rows):
     return out
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cxx", default="g++,clang++")
-    parser.add_argument("--flags", default="-O2")
-    parser.add_argument("--sizes", default="10,100,1000,3000")
-    parser.add_argument("--matrix-sizes", default="2,4,8,16,32")
-    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "COMPILE_TIME.md"))
-    parser.add_argument("--timeout", type=int, default=600)
-    parser.add_argument("--repeat", type=int, default=3, help="rounds of every compile; the least time is kept")
-    args = parser.parse_args()
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    compilers = args.cxx.split(",")
-    flags = args.flags.split()
-    sizes = [int(s) for s in args.sizes.split(",")]
-    matrix_sizes = [int(s) for s in args.matrix_sizes.split(",")]
+def measure(jobs, program, flags, repeat, timeout):
+    """{(shape, cxx, size): (least seconds, largest peak MiB, error or None)} over the rounds.
 
-    # Every program once, then every program again, and so on: the least of a program's times is kept.
-    # This machine is shared, and the same compile has taken from 15 to 40 s of processor time; a slow
-    # spell of minutes then lands on different programs in different rounds.
-    jobs = [(shape, cxx, size) for shape in SHAPES for cxx in compilers
-            for size in (matrix_sizes if shape == "matrix" else sizes)]
+    Every program once, then every program again, and so on: the least of a program's times is kept.
+    This machine is shared, and the same compile has taken from 15 to 40 s of processor time; a slow
+    spell of minutes then lands on different programs in different rounds."""
     best = {}
-    for r in range(1, args.repeat + 1):
+    for r in range(1, repeat + 1):
         for shape, cxx, size in jobs:
             if r > 1 and best[(shape, cxx, size)][2] is not None:
                 continue  # a failure does not time out again
-            function, arguments, element = SHAPES[shape](size)
-            source = PROGRAM.format(function=function, arguments=arguments, element=element)
-            seconds, peak, error = compile_one(cxx, flags, source, args.timeout)
+            seconds, peak, error = compile_one(cxx, flags, program(shape, size), timeout)
             label = f"round {r}: {shape} {size:5d} {cxx:8s}"
             print(f"{label} {seconds:7.2f} s {peak:7.0f} MiB" + (f"  FAILED: {error}" if error else ""), flush=True)
             kept = best.get((shape, cxx, size))
@@ -184,38 +213,116 @@ def main():
                 best[(shape, cxx, size)] = (seconds, most(peak, kept), error)
             else:
                 best[(shape, cxx, size)] = (kept[0], most(peak, kept), kept[2])
+    return best
 
-    table = []
+
+def results_table(jobs, best):
+    """The Markdown table of every job's result, in the order of the jobs."""
+    out = "| shape | size | compiler | seconds | peak MiB | result |\n|---|---:|---|---:|---:|---|\n"
+    for shape, cxx, size in jobs:
+        seconds, peak, error = best[(shape, cxx, size)]
+        result = "ok" if error is None else error.replace("|", "\\|")
+        out += f"| {shape} | {size} | {cxx} | {seconds:.2f} | {peak:.0f} | {result} |\n"
+    return out
+
+
+# The measures, as each section's text states them.
+WHAT_IS_MEASURED = ("seconds are the compiler's and linker's processor time (user + system), memory the compiler's peak resident set (`/usr/bin/time -v`). ")
+
+
+def conditions(compilers, flags, repeat):
+    version = [subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+               for cxx in compilers]
+    return (f"Measured {datetime.date.today().isoformat()} on {platform.node() or 'this machine'} "
+            f"({os.cpu_count()} cores), one compile at a time, {repeat} rounds of every compile (the "
+            f"least time of the rounds, the largest memory), by `bench/run.sh --compile-time` "
+            f"(`bench/compile_time.py`). Flags: `-std=c++20 {' '.join(flags)}`; compilers: "
+            + "; ".join(f"`{v}`" for v in version) + ".\n\n")
+
+
+def gradients_section(args, compilers):
+    flags = args.flags.split()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    matrix_sizes = [int(s) for s in args.matrix_sizes.split(",")]
+    jobs = [(shape, cxx, size) for shape in SHAPES for cxx in compilers
+            for size in (matrix_sizes if shape == "matrix" else sizes)]
+    best = measure(jobs, gradient_program, flags, args.repeat, args.timeout)
     growths = []
     for shape in SHAPES:
         for cxx in compilers:
             rows = [(size, *best[(s, c, size)]) for s, c, size in jobs if s == shape and c == cxx]
-            table += [(shape, cxx, *row) for row in rows]
             growths.append((shape, cxx, growth(rows)))
+    out = "## Gradients by expression size\n\n" + conditions(compilers, flags, args.repeat)
+    out += ("Each program computes `tl::grad` of one function and prints it (compile and link); " + WHAT_IS_MEASURED +
+            "`sum`: a sum of N/2 products of four arguments (N operations), left to right; `balanced`: the same "
+            "sum as a balanced tree; `chain`: sin(e) * y + x "
+            "nested to depth N; `matrix`: sum(tanh(W x) * x) + log_sum_exp(W x) + squared_norm(W) "
+            "with W n x n.\n\n")
+    out += results_table(jobs, best)
+    out += ("\nGrowth: the exponent k in time ∝ size^k between consecutive sizes, on the time above the "
+            "smallest size's (1 is linear):\n\n")
+    for shape, cxx, g in growths:
+        out += f"- {shape}, {cxx}: {', '.join(g) if g else 'too few sizes compiled'}\n"
+    return out
 
-    version = {cxx: subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-               for cxx in compilers}
+
+def long_section(args, compilers):
+    flags = args.long_flags.split()
+    sizes = [int(s) for s in args.long_sizes.split(",")]
+    jobs = [(shape, cxx, size) for shape in LONG_SHAPES for cxx in compilers for size in sizes]
+    best = measure(jobs, long_program, flags, args.repeat, args.timeout)
+    out = "## Long vectors\n\n" + conditions(compilers, flags, args.repeat)
+    out += ("Each program holds fixed-shape values of N elements (compile and link); " + WHAT_IS_MEASURED +
+            "`vector`: a `tl::vector<double, N>` declared, filled in a loop, and `tl::grad` of "
+            "sum(square(x)) and of dot(x, w); `written`: the vector written out in braces, and `tl::grad` of "
+            "sum(square(x)); `jacobian`: `tl::jacobian` of tanh(A q), with A N x 3, an N x 3 matrix.\n\n")
+    return out + results_table(jobs, best)
+
+
+SECTIONS = {"gradients": gradients_section, "long": long_section}
+TITLE = "# Compile time\n\n"
+
+
+def kept_sections(path):
+    """The sections of an earlier report, by table name, from their '## ' headings."""
+    if not os.path.exists(path):
+        return {}
+    text = open(path).read()
+    headings = {"## Gradients by expression size": "gradients", "## Long vectors": "long"}
+    kept = {}
+    for part in re.split(r"^(?=## )", text, flags=re.M)[1:]:
+        name = headings.get(part.splitlines()[0])
+        if name:
+            kept[name] = part.rstrip("\n") + "\n"
+    return kept
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", default=",".join(SECTIONS), help="which tables to measure: gradients, long")
+    parser.add_argument("--cxx", default="g++,clang++")
+    parser.add_argument("--flags", default="-O2")
+    parser.add_argument("--sizes", default="10,100,1000,3000")
+    parser.add_argument("--matrix-sizes", default="2,4,8,16,32")
+    parser.add_argument("--long-flags", default="-O3")
+    parser.add_argument("--long-sizes", default="1000,10000")
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "COMPILE_TIME.md"))
+    parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of every compile; the least time is kept")
+    args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    tables = args.tables.split(",")
+    unknown = [t for t in tables if t not in SECTIONS]
+    if unknown:
+        parser.error(f"--tables: unknown {', '.join(unknown)} (the tables are {', '.join(SECTIONS)})")
+    compilers = args.cxx.split(",")
+
+    sections = kept_sections(args.out)
+    for name in tables:
+        sections[name] = SECTIONS[name](args, compilers)
     with open(args.out, "w") as out:
-        out.write("# Compile time of a gradient\n\n")
-        out.write(f"Measured {datetime.date.today().isoformat()} on {platform.node() or 'this machine'} "
-                  f"({os.cpu_count()} cores), one compile at a time, {args.repeat} rounds of every compile (the "
-                  f"least time of the rounds, the largest memory), by `bench/run.sh --compile-time` "
-                  f"(`bench/compile_time.py`). Flags: `-std=c++20 {' '.join(flags)}`; compilers: "
-                  + "; ".join(f"`{v}`" for v in version.values()) + ".\n\n")
-        out.write("Each program computes `tl::grad` of one function and prints it (compile and link); "
-                  "seconds are the compiler's and linker's processor time (user + system), memory the compiler's peak resident set (`/usr/bin/time -v`). "
-                  "`sum`: a sum of N/2 products of four arguments (N operations), left to right; `balanced`: the same "
-                  "sum as a balanced tree; `chain`: sin(e) * y + x "
-                  "nested to depth N; `matrix`: sum(tanh(W x) * x) + log_sum_exp(W x) + squared_norm(W) "
-                  "with W n x n.\n\n")
-        out.write("| shape | size | compiler | seconds | peak MiB | result |\n|---|---:|---|---:|---:|---|\n")
-        for shape, cxx, size, seconds, peak, error in table:
-            result = "ok" if error is None else error.replace("|", "\\|")
-            out.write(f"| {shape} | {size} | {cxx} | {seconds:.2f} | {peak:.0f} | {result} |\n")
-        out.write("\nGrowth: the exponent k in time ∝ size^k between consecutive sizes, on the time above the "
-                  "smallest size's (1 is linear):\n\n")
-        for shape, cxx, g in growths:
-            out.write(f"- {shape}, {cxx}: {', '.join(g) if g else 'too few sizes compiled'}\n")
+        out.write(TITLE + "\n".join(sections[name] for name in SECTIONS if name in sections))
     print(f"wrote {args.out}")
     return 0
 

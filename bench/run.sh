@@ -11,14 +11,15 @@
 #                                             # where the machine has AVX-512 (TAPELESS_SIMD_AVX512)
 #   REPETITIONS=40 bash bench/run.sh --benchmark_filter=S1   # extra arguments go to the benchmark
 #   bash bench/run.sh --callgrind             # instructions per gradient under callgrind (ICOUNT=1000 each)
-#   bash bench/run.sh --compile-time          # compile time and memory by expression size, g++ and clang++
+#   bash bench/run.sh --compile-time          # compile time and memory by expression size and vector length
 #
 # --report writes bench/results/: REPORT.md (medians, ratios, targets, machine, compiler, flags, date),
 # ratios.png (gnuplot), and rounds/ (Google Benchmark's JSON output of each executable in each of
 # REPETITIONS rounds, and its tables; not committed). Its ratios are taken within a round, then the
 # median over the rounds (bench/report.py says why).
 # --compile-time writes bench/results/COMPILE_TIME.md (bench/compile_time.py; its options follow it,
-# e.g. --sizes 10,100): generated gradients of 10 to 3000 operations and of matrices of growing size.
+# e.g. --sizes 10,100): generated gradients of 10 to 3000 operations and of matrices of growing size,
+# and long vectors (1000 and 10000 elements, an N x 3 Jacobian); --tables long runs only the latter.
 # REPORT_NOTE="..." adds a sentence on the conditions of the run to the report. Timing starts once the
 # load the build left has settled (1-minute load average below 1, at most SETTLE=180 seconds).
 # --callgrind counts handwritten, handwritten_simd, tapeless and adolc_tape unless a --benchmark_filter

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <type_traits>
 #include <utility>
 
@@ -23,33 +24,40 @@ struct uninitialized_t {
 };
 inline constexpr uninitialized_t uninitialized{};
 
-template <class T, std::size_t R, std::size_t C, class Rows = std::make_index_sequence<R>>
-struct matrix_storage;
+/// Whether every one of the conditions holds. Written `all_true({cond<U>...})`, not as a fold expression:
+/// clang nests a fold of n terms n deep and stops at 256, so a vector of 300 values written out would
+/// not compile.
+constexpr bool all_true(std::initializer_list<bool> conditions) {
+  for (const bool c : conditions)
+    if (!c) return false;
+  return true;
+}
 
-/// The constructors, written per shape: one parameter per row (`{{1, 2}, {3, 4}}`), and for a vector,
-/// one parameter per element (`{1, 2, 3}`), so that a wrong count does not compile.
-template <class T, std::size_t R, std::size_t C, std::size_t... Row>
-struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
-  template <std::size_t>
-  using row_ref = const T (&)[C];
-
+/// The elements and the constructors, shared by tl::matrix and tl::mask: one parameter per row
+/// (`{{1, 2}, {3, 4}}`), and for a vector, one parameter per element (`{1, 2, 3}`), so that a wrong
+/// count does not compile. Both are templates whose parameter count is deduced from the call: a
+/// constructor declared with R parameters would be built, and inherited, for every matrix type,
+/// whose cost grows with R (g++ takes most of a minute and 7 GB for a 10000-element vector).
+template <class T, std::size_t R, std::size_t C>
+struct matrix_storage {
   std::array<T, R * C> data_;
 
   constexpr matrix_storage() : data_{} {}
-  constexpr explicit matrix_storage(uninitialized_t) {}       // NOLINT(cppcoreguidelines-pro-type-member-init)
-  constexpr matrix_storage(row_ref<Row>... rows) : data_{} {  // NOLINT: implicit, as the rows are written on paper
-    std::size_t r = 0;
-    ((copy_row(r++, rows)), ...);
+  constexpr explicit matrix_storage(uninitialized_t) {}  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  // Each row's length N is deduced from its braces; a shorter row ends in zeros, as an array's would.
+  // Copied through arrays of the rows' addresses and lengths, not a fold expression (see `all_true`).
+  template <std::size_t... N>
+    requires(sizeof...(N) == R && all_true({(N <= C)...}))
+  constexpr matrix_storage(const T (&... rows)[N]) : data_{} {  // NOLINT: implicit, as the rows are written on paper
+    const T* const starts[] = {rows...};
+    constexpr std::size_t lengths[] = {N...};
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = 0; c < lengths[r]; ++c) data_[r * C + c] = starts[r][c];
   }
-  // A template, so that `{{1}, {2}}` (rows of a column) never deduces it and stays unambiguous.
+  // Braces cannot deduce U, so `{{1}, {2}}` (rows of a column) never chooses this one.
   template <class... U>
-    requires(C == 1 && R > 1 && sizeof...(U) == R && (std::is_arithmetic_v<U> && ...))
+    requires(C == 1 && R > 1 && sizeof...(U) == R && all_true({std::is_arithmetic_v<U>...}))
   constexpr matrix_storage(U... values) : data_{static_cast<T>(values)...} {}  // NOLINT
-
- private:
-  constexpr void copy_row(std::size_t r, const T (&row)[C]) {
-    for (std::size_t c = 0; c < C; ++c) data_[r * C + c] = row[c];
-  }
 };
 }  // namespace detail
 
