@@ -400,9 +400,9 @@ constexpr matrix<T, N, N> symmetric_part(const matrix<T, N, N>& a) {
 namespace ops {
 
 struct matmul : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "matmul";
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  static constexpr operation_traits traits{.name = "matmul",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, C> value(const matrix<T, R, K>& a, const matrix<T, K, C>& b) {
     matrix<T, R, C> c(::tapeless::detail::uninitialized);  // one object returned on both paths: no copy
@@ -501,8 +501,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
 };
 
 struct transpose : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "transpose";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "transpose", .vjp_reads = reads_nothing};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, C, R> value(const matrix<T, R, C>& a) {
     matrix<T, C, R> t(::tapeless::detail::uninitialized);
@@ -518,9 +517,9 @@ struct transpose : ::tapeless::detail::matrix_operation {
 
 /// a . b of two vectors of one length.
 struct dot : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "dot";
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  static constexpr operation_traits traits{.name = "dot",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class M>
   static constexpr auto value(const M& a, const M& b) {
     typename M::value_type s(0);
@@ -540,9 +539,9 @@ struct dot : ::tapeless::detail::matrix_operation {
 
 /// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
 struct outer : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "outer";
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  static constexpr operation_traits traits{.name = "outer",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class T, std::size_t N, std::size_t M>
   static constexpr matrix<T, N, M> value(const matrix<T, N, 1>& a, const matrix<T, M, 1>& b) {
     matrix<T, N, M> z;
@@ -570,8 +569,7 @@ struct outer : ::tapeless::detail::matrix_operation {
 
 /// y = tr A: dA = g I.
 struct trace : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "trace";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "trace", .vjp_reads = reads_nothing};
   template <class T, std::size_t N>
   static constexpr T value(const matrix<T, N, N>& a) {
     T s(0);
@@ -597,7 +595,7 @@ struct trace : ::tapeless::detail::matrix_operation {
 ///           factors (lu_factors::cofactors): O(N^3), where minors would cost O(N!), and stable; an
 ///           infinite entry meets inf * 0 in the factors and may give NaN.
 struct det : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "det";
+  static constexpr operation_traits traits{.name = "det"};
   template <class T, std::size_t N>
   static constexpr auto forward(const matrix<T, N, N>& a) {
     if constexpr (N <= 3) {
@@ -666,8 +664,7 @@ struct det : ::tapeless::detail::matrix_operation {
 
 /// Y = A^-1 by LU with partial pivoting (all NaN at a zero pivot): dA = -Y^T G Y^T, from the value Y.
 struct inverse : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "inverse";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "inverse", .vjp_reads = reads_value};
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::lu_factors<T, N>(a).inverse();
@@ -719,7 +716,7 @@ struct inverse : ::tapeless::detail::matrix_operation {
 /// dA = g S^-1 = g L^-T L^-1 (= g A^-T for a symmetric A): symmetric, and the exact gradient of
 /// this function with respect to every element. Not positive definite: y and dA are NaN.
 struct log_det : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "log_det";
+  static constexpr operation_traits traits{.name = "log_det"};
   template <class T, std::size_t N>
   static constexpr auto forward(const matrix<T, N, N>& a) {
     const ::tapeless::detail::linalg::cholesky_factor<T, N> factor(::tapeless::detail::linalg::symmetric_part(a));
@@ -742,7 +739,7 @@ struct log_det : ::tapeless::detail::matrix_operation {
 /// for the backward one: dB = A^-T G (solved with the same factors), dA = -dB X^T. Singular A: X and
 /// both adjoints NaN.
 struct solve : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "solve";
+  static constexpr operation_traits traits{.name = "solve"};
   template <class T, std::size_t N, std::size_t K>
   static constexpr auto forward(const matrix<T, N, N>& a, const matrix<T, N, K>& b) {
     const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
@@ -792,8 +789,7 @@ struct solve : ::tapeless::detail::matrix_operation {
 /// correctly back through any symmetric construction of A (B B^T, A + A^T, ...). Only the lower
 /// triangle of G is used (L's upper triangle is the constant 0).
 struct cholesky : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "cholesky";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "cholesky", .vjp_reads = reads_value};
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::cholesky_factor<T, N>(a).l;
