@@ -5,25 +5,16 @@
 // reject: generic lambda|invalid use of void|incomplete type .void|has incomplete type
 #include <tapeless/tapeless.hpp>
 
+#include "twice_op.hpp"
+
 namespace tl = tapeless;
 
-struct twice_op {
+struct twice_op : twice_rule {
 #ifdef TAPELESS_COMPILE_FAIL_OK
   static constexpr tl::operation_traits traits{.batched = true};
 #else
   static constexpr bool batched = true;
 #endif
-  template <class T>
-  static constexpr T value(T x) {
-    return T(2) * x;
-  }
-  template <class T>
-  static constexpr T derivative(T, T) {
-    return T(2);
-  }
 };
 
-int main() {
-  auto g = tl::grad([](const auto& x) { return tl::make_unary(twice_op{}, x); })(1.0);
-  return g == 2.0 ? 0 : 1;
-}
+int main() { return check_twice<twice_op>(); }
