@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
 // The operation 2x, for the tests of what an operation must state: its value and its rule, which a
 // test's struct derives to add (or leave out) the member under test, and its gradient at 1.
+// Included after <tapeless/tapeless.hpp>, not by itself: g++ reads the compile-fail tests' first
+// include from a precompiled header, and a second #include of it would find no header beside the
+// precompiled one.
 #pragma once
-
-#include <tapeless/tapeless.hpp>
 
 struct twice_value {
   template <class T>
