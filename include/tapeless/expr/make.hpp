@@ -136,6 +136,7 @@ struct binary_operands {
 
 template <class Op, class X>
 TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
+  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
   if constexpr (ShapeError<X>) {
     return shape_error{};
   } else if constexpr (!operation_check<Op, Differentiable<X>, unary_operand_t<Op, X>>::ok) {
@@ -164,10 +165,11 @@ TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
 template <class Op, class X, class Y>
 TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
   using operands = binary_operands<Op, X, Y>;
+  constexpr bool differentiable = Differentiable<X> || Differentiable<Y>;
+  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
   if constexpr (any_shape_error<X, Y>) {
     return shape_error{};
-  } else if constexpr (!operation_check < Op, Differentiable<X> || Differentiable<Y>, typename operands::lhs,
-                       typename operands::rhs > ::ok) {
+  } else if constexpr (!operation_check<Op, differentiable, typename operands::lhs, typename operands::rhs>::ok) {
     return shape_error{};  // the check's static_assert has said what op lacks
   } else if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
     // A number beside a matrix is used for every element; two matrices must have one shape.
