@@ -18,12 +18,15 @@
 #include <tapeless/version.hpp>
 
 #include <tapeless/concepts/expression.hpp>
+#include <tapeless/concepts/operation.hpp>
 #include <tapeless/concepts/scalar.hpp>
 
 #include <tapeless/math/functions.hpp>
 
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
+
+#include <tapeless/operation/traits.hpp>
 
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/cut.hpp>

@@ -2,6 +2,7 @@
 // tapeless/expr/make.hpp: turning operands into nodes, and building unary and binary nodes from any operands.
 #pragma once
 
+#include <tapeless/concepts/operation.hpp>
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/inline.hpp>
@@ -117,10 +118,29 @@ TAPELESS_BUILD_INLINE constexpr auto checked_node(Op op, X&&... x) {
     return make_binary(std::move(op), std::forward<X>(x)...);
 }
 
+/// The value type op receives for an operand X: its own for a matrix operation, its elements' for a
+/// scalar one, which applies element by element.
+template <class Op, class X>
+using unary_operand_t = std::conditional_t<is_matrix_operation<Op>, value_type_of_t<X>, scalar_type_of_t<X>>;
+
+/// The value types op receives for operands X and Y: both in the number type of the operation, as
+/// numbers for a scalar operation, as they are (data lifted to that type) for a matrix one.
+template <class Op, class X, class Y>
+struct binary_operands {
+  using T = typename binary_value<X, Y>::type;
+  using lhs =
+      std::conditional_t<is_matrix_operation<Op>, decltype(as_number<T>(std::declval<const value_type_of_t<X>&>())), T>;
+  using rhs =
+      std::conditional_t<is_matrix_operation<Op>, decltype(as_number<T>(std::declval<const value_type_of_t<Y>&>())), T>;
+};
+
 template <class Op, class X>
 TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
+  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
   if constexpr (ShapeError<X>) {
     return shape_error{};
+  } else if constexpr (!operation_check<Op, Differentiable<X>, unary_operand_t<Op, X>>::ok) {
+    return shape_error{};  // the check's static_assert has said what op lacks
   } else if constexpr (!is_matrix_operation<Op> && Matrix<value_type_of_t<X>>) {
     return make_unary(elementwise_unary<Op>{op}, std::forward<X>(x));
   } else if constexpr (Differentiable<X>) {
@@ -144,8 +164,13 @@ TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
 /// A plain number beside a node takes the node's number type (`2 * x` stays double for a double x).
 template <class Op, class X, class Y>
 TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
+  using operands = binary_operands<Op, X, Y>;
+  constexpr bool differentiable = Differentiable<X> || Differentiable<Y>;
+  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
   if constexpr (any_shape_error<X, Y>) {
     return shape_error{};
+  } else if constexpr (!operation_check<Op, differentiable, typename operands::lhs, typename operands::rhs>::ok) {
+    return shape_error{};  // the check's static_assert has said what op lacks
   } else if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
     // A number beside a matrix is used for every element; two matrices must have one shape.
     constexpr shape a = shape_of<value_type_of_t<X>>, b = shape_of<value_type_of_t<Y>>;
@@ -179,4 +204,36 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
   }
 }
 
+/// The function objects behind tl::make_unary and tl::make_binary: objects, so that no call in the
+/// library, where an operand's namespace is tapeless, finds them by argument-dependent lookup.
+struct make_unary_function {
+  template <class Op, Operand X>
+  TAPELESS_BUILD_INLINE constexpr auto operator()(Op op, X&& x) const {
+    return make_unary(std::move(op), std::forward<X>(x));
+  }
+};
+struct make_binary_function {
+  template <class Op, Operand X, Operand Y>
+  TAPELESS_BUILD_INLINE constexpr auto operator()(Op op, X&& x, Y&& y) const {
+    return make_binary(std::move(op), std::forward<X>(x), std::forward<Y>(y));
+  }
+};
+
 }  // namespace tapeless::detail
+
+namespace tapeless {
+
+/// op(x) for an operation op of one's own (what it must have: concepts/operation.hpp; how to write one:
+/// doc/extending.md): a node when x is differentiable (an expression or a var), else the plain value.
+/// A scalar operation applies element by element to a matrix x. Wrap it as the library's own are:
+///
+///   template <tl::Operand X>
+///   constexpr auto sinc(X&& x) { return tl::make_unary(sinc_op{}, std::forward<X>(x)); }
+inline constexpr detail::make_unary_function make_unary{};
+
+/// op(x, y) for a binary operation op of one's own, as make_unary: a node when x or y is
+/// differentiable, else the plain value. A scalar operation applies element by element to matrices,
+/// and a number beside a matrix is used for every element.
+inline constexpr detail::make_binary_function make_binary{};
+
+}  // namespace tapeless

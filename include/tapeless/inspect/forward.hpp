@@ -55,21 +55,10 @@ std::string call(std::string_view f, const std::string& a, const std::string& b)
   return std::string(f) + "(" + a + ", " + b + ")";
 }
 
-// The name of an operation; an elementwise one is named after its scalar operation.
+// The name of an operation (an elementwise one carries its scalar operation's).
 template <class Op>
 std::string_view op_name(const Op&) {
-  if constexpr (requires { Op::name; })
-    return Op::name;
-  else
-    return "op";
-}
-template <class Op>
-std::string_view op_name(const ::tapeless::detail::elementwise_unary<Op>& e) {
-  return op_name(e.op);
-}
-template <class Op>
-std::string_view op_name(const ::tapeless::detail::elementwise_binary<Op>& e) {
-  return op_name(e.op);
+  return ::tapeless::detail::operation_name<Op>;
 }
 
 template <class = void>

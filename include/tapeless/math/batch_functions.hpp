@@ -2,7 +2,7 @@
 // tapeless/math/batch_functions.hpp: the elementary functions of math/functions.hpp on SIMD batches, and the one
 // branch that serves numbers and batches alike.
 //
-// An operation whose value and rule are written with these (its flag `batched`, simd/batch.hpp) runs
+// An operation whose value and rule are written with these (its option `batched`, operation/traits.hpp) runs
 // its matrix loops a batch at a time: the same source as for one number. The functions are xsimd's,
 // but for exp, tapeless's own (math/batch_exp.hpp, half the instructions); each agrees with the
 // standard library's within 2 ulp over its domain, and on NaN, infinities and the domain rules

@@ -17,6 +17,7 @@
 #include <tapeless/adjoint/structured.hpp>
 #include <tapeless/math/batch_functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/operation/traits.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -26,31 +27,11 @@
 
 namespace tapeless::detail {
 
-/// What an operation's backward rule reads of the forward pass: the values of its operands (lhs, and
-/// rhs for a binary operation) and its own value (with its cache). grad's forward pass computes a value
-/// only where some rule, or the caller, reads it. An operation states `vjp_reads`, or for a binary
-/// operation whose two adjoints read different things, `lhs_vjp_reads` and `rhs_vjp_reads`; unstated,
-/// a rule reads everything. A wrong `false` here is a wrong gradient: the tests check every rule.
-struct reads {
-  bool lhs = true;
-  bool rhs = true;
-  bool value = true;
-};
-inline constexpr reads reads_nothing{false, false, false};
-inline constexpr reads reads_operands{true, true, false};
-inline constexpr reads reads_value{false, false, true};
-
 /// What the rule of the adjoint of operand Side (0: the lhs or only operand, 1: the rhs) reads.
 template <class Op, int Side>
 constexpr reads vjp_reads() {
-  if constexpr (Side == 0 && requires { Op::lhs_vjp_reads; })
-    return Op::lhs_vjp_reads;
-  else if constexpr (Side == 1 && requires { Op::rhs_vjp_reads; })
-    return Op::rhs_vjp_reads;
-  else if constexpr (requires { Op::vjp_reads; })
-    return Op::vjp_reads;
-  else
-    return reads{};
+  constexpr operation_traits t = traits_of<Op>();
+  return (Side == 0 ? t.lhs_vjp_reads : t.rhs_vjp_reads).value_or(t.vjp_reads);
 }
 
 /// The value of a V that a forward pass did not compute, because no rule reads it: never read.

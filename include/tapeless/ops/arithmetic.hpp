@@ -16,10 +16,8 @@ namespace tapeless {
 namespace ops {
 
 struct negate {
-  static constexpr std::string_view name = "neg";
-  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{
+      .name = "neg", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_nothing};
   template <class T>
   static constexpr T value(T x) {
     return -x;
@@ -31,10 +29,8 @@ struct negate {
 };
 
 struct add {
-  static constexpr std::string_view name = "+";
-  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{
+      .name = "+", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_nothing};
   template <class T>
   static constexpr T value(T x, T y) {
     return x + y;
@@ -46,10 +42,8 @@ struct add {
 };
 
 struct subtract {
-  static constexpr std::string_view name = "-";
-  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{
+      .name = "-", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_nothing};
   template <class T>
   static constexpr T value(T x, T y) {
     return x - y;
@@ -61,11 +55,11 @@ struct subtract {
 };
 
 struct multiply {
-  static constexpr std::string_view name = "*";
-  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g y
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};  // g x
+  static constexpr operation_traits traits{.name = "*",
+                                           .batched = true,
+                                           .plain_arithmetic = true,
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},   // g y
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};  // g x
   template <class T>
   static constexpr T value(T x, T y) {
     return x * y;
@@ -77,11 +71,12 @@ struct multiply {
 };
 
 struct divide {
-  static constexpr std::string_view name = "/";
-  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};  // g / y
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = false, .rhs = true, .value = true};   // -g z / y
+  static constexpr operation_traits traits{
+      .name = "/",
+      .batched = true,
+      .plain_arithmetic = true,
+      .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},  // g / y
+      .rhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = true}};  // -g z / y
   template <class T>
   static constexpr T value(T x, T y) {
     return x / y;

@@ -6,9 +6,9 @@
 // number (or scalar expression) beside a matrix is used for every element, and its adjoint is the sum
 // of the adjoints of all those uses.
 //
-// At run time, an operation written for SIMD batches too (its flag `batched`) runs these loops a batch
-// of elements at a time (simd/map.hpp, simd/reduce.hpp); in a constant expression, and for the others,
-// one at a time.
+// At run time, an operation written for SIMD batches too (its option `batched`, operation/traits.hpp)
+// runs these loops a batch of elements at a time (simd/map.hpp, simd/reduce.hpp); in a constant
+// expression, and for the others, one at a time.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
@@ -47,7 +47,8 @@ constexpr auto simd_operand(const V& v) {
 
 template <class Op>
 struct elementwise_unary : matrix_operation {
-  static constexpr reads vjp_reads = tapeless::detail::vjp_reads<Op, 0>();
+  // Named after the scalar operation; its rule reads what the scalar rule reads.
+  static constexpr operation_traits traits{.name = operation_name<Op>, .vjp_reads = vjp_reads<Op, 0>()};
   [[no_unique_address]] Op op;
   constexpr explicit elementwise_unary(Op o) : op(o) {}
 
@@ -70,8 +71,8 @@ struct elementwise_unary : matrix_operation {
 
 template <class Op>
 struct elementwise_binary : matrix_operation {
-  static constexpr reads lhs_vjp_reads = tapeless::detail::vjp_reads<Op, 0>();
-  static constexpr reads rhs_vjp_reads = tapeless::detail::vjp_reads<Op, 1>();
+  static constexpr operation_traits traits{
+      .name = operation_name<Op>, .lhs_vjp_reads = vjp_reads<Op, 0>(), .rhs_vjp_reads = vjp_reads<Op, 1>()};
   [[no_unique_address]] Op op;
   constexpr explicit elementwise_binary(Op o) : op(o) {}
 

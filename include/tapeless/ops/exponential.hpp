@@ -15,9 +15,7 @@ namespace tapeless {
 namespace ops {
 
 struct exp {
-  static constexpr std::string_view name = "exp";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "exp", .batched = true, .vjp_reads = reads_value};
   template <class T>
   static constexpr T value(T x) {
     return math::exp(x);
@@ -29,9 +27,7 @@ struct exp {
 };
 
 struct exp2 {
-  static constexpr std::string_view name = "exp2";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "exp2", .batched = true, .vjp_reads = reads_value};
   template <class T>
   static constexpr T value(T x) {
     return math::exp2(x);
@@ -46,9 +42,8 @@ struct exp2 {
 /// exp. Below, y + 1 cancels (y rounds to -1 from x = -37 on, where e^x is still a normal number down
 /// to x = -708): e^x is computed there. The rule reads x and y.
 struct expm1 {
-  static constexpr std::string_view name = "expm1";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads{true, false, true};
+  static constexpr operation_traits traits{
+      .name = "expm1", .batched = true, .vjp_reads = reads{.lhs = true, .rhs = false, .value = true}};
   template <class T>
   static constexpr T value(T x) {
     return math::expm1(x);
@@ -66,9 +61,7 @@ struct expm1 {
 // not need the value (grad drops it) lets the compiler drop the logarithm; the boundary (x = 0,
 // y = -infinity) keeps its infinite slope.
 struct log {
-  static constexpr std::string_view name = "log";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "log", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::log(x);
@@ -80,9 +73,7 @@ struct log {
 };
 
 struct log2 {
-  static constexpr std::string_view name = "log2";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "log2", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::log2(x);
@@ -94,9 +85,7 @@ struct log2 {
 };
 
 struct log10 {
-  static constexpr std::string_view name = "log10";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "log10", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::log10(x);
@@ -108,9 +97,7 @@ struct log10 {
 };
 
 struct log1p {
-  static constexpr std::string_view name = "log1p";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "log1p", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::log1p(x);

@@ -53,7 +53,7 @@ namespace ops {
 ///           factors (lu_factors::cofactors): O(N^3), where minors would cost O(N!), and stable; an
 ///           infinite entry meets inf * 0 in the factors and may give NaN.
 struct det : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "det";
+  static constexpr operation_traits traits{.name = "det"};
   template <class T, std::size_t N>
   static constexpr auto forward(const matrix<T, N, N>& a) {
     if constexpr (N <= 3) {
@@ -122,8 +122,7 @@ struct det : ::tapeless::detail::matrix_operation {
 
 /// Y = A^-1 by LU with partial pivoting (all NaN at a zero pivot): dA = -Y^T G Y^T, from the value Y.
 struct inverse : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "inverse";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "inverse", .vjp_reads = reads_value};
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::lu_factors<T, N>(a).inverse();
@@ -175,7 +174,7 @@ struct inverse : ::tapeless::detail::matrix_operation {
 /// dA = g S^-1 = g L^-T L^-1 (= g A^-T for a symmetric A): symmetric, and the exact gradient of
 /// this function with respect to every element. Not positive definite: y and dA are NaN.
 struct log_det : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "log_det";
+  static constexpr operation_traits traits{.name = "log_det"};
   template <class T, std::size_t N>
   static constexpr auto forward(const matrix<T, N, N>& a) {
     const ::tapeless::detail::linalg::cholesky_factor<T, N> factor(::tapeless::detail::linalg::symmetric_part(a));
@@ -198,7 +197,7 @@ struct log_det : ::tapeless::detail::matrix_operation {
 /// for the backward one: dB = A^-T G (solved with the same factors), dA = -dB X^T. Singular A: X and
 /// both adjoints NaN.
 struct solve : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "solve";
+  static constexpr operation_traits traits{.name = "solve"};
   template <class T, std::size_t N, std::size_t K>
   static constexpr auto forward(const matrix<T, N, N>& a, const matrix<T, N, K>& b) {
     const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
@@ -248,8 +247,7 @@ struct solve : ::tapeless::detail::matrix_operation {
 /// correctly back through any symmetric construction of A (B B^T, A + A^T, ...). Only the lower
 /// triangle of G is used (L's upper triangle is the constant 0).
 struct cholesky : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "cholesky";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "cholesky", .vjp_reads = reads_value};
   template <class T, std::size_t N>
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::cholesky_factor<T, N>(a).l;

@@ -14,9 +14,7 @@ namespace tapeless {
 namespace ops {
 
 struct sinh {
-  static constexpr std::string_view name = "sinh";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "sinh", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::sinh(x);
@@ -28,9 +26,7 @@ struct sinh {
 };
 
 struct cosh {
-  static constexpr std::string_view name = "cosh";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "cosh", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::cosh(x);
@@ -42,9 +38,7 @@ struct cosh {
 };
 
 struct tanh {
-  static constexpr std::string_view name = "tanh";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "tanh", .batched = true, .vjp_reads = reads_value};
   template <class T>
   static constexpr T value(T x) {
     return math::tanh(x);
@@ -56,9 +50,7 @@ struct tanh {
 };
 
 struct asinh {
-  static constexpr std::string_view name = "asinh";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "asinh", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::asinh(x);
@@ -74,9 +66,7 @@ struct asinh {
 };
 
 struct acosh {
-  static constexpr std::string_view name = "acosh";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "acosh", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::acosh(x);
@@ -89,9 +79,7 @@ struct acosh {
 };
 
 struct atanh {
-  static constexpr std::string_view name = "atanh";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "atanh", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::atanh(x);

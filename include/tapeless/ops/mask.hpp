@@ -222,8 +222,7 @@ namespace ops {
 /// sum of g over the elements that took it.
 template <std::size_t R, std::size_t C>
 struct select_elements : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "if_else";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "if_else", .vjp_reads = reads_nothing};
   mask<R, C> condition;
   constexpr explicit select_elements(const mask<R, C>& m) : condition(m) {}
 

@@ -23,9 +23,7 @@ namespace ops {
 // Written with math::select (a ?: for a number, a blend for a SIMD batch), so that one source serves
 // both: every side is a constant or a value at hand.
 struct abs {
-  static constexpr std::string_view name = "abs";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "abs", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::abs(x);
@@ -37,9 +35,7 @@ struct abs {
 };
 
 struct relu {
-  static constexpr std::string_view name = "relu";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "relu", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::select(x > T(0) || math::isnan(x), x, T(0));
@@ -66,9 +62,7 @@ constexpr std::pair<T, T> to_chosen(const C& first, T g, T x, T y) {
 }
 
 struct min {
-  static constexpr std::string_view name = "min";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "min", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x, T y) {
     return math::select(first_wins(x, y, x < y), x, y);
@@ -80,9 +74,7 @@ struct min {
 };
 
 struct max {
-  static constexpr std::string_view name = "max";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "max", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x, T y) {
     return math::select(first_wins(x, y, x > y), x, y);

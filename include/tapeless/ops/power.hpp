@@ -28,8 +28,7 @@ constexpr T ipow(T x, long long n) {
 
 /// x^n for an integer n known when the node is built: d/dx = n x^(n-1).
 struct pow_int {
-  static constexpr std::string_view name = "pow";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "pow", .vjp_reads = reads_operands};
   long long n;
   template <class T>
   constexpr T value(T x) const {
@@ -46,7 +45,7 @@ struct pow_int {
 /// p = 0: x^0 = 1 for every x, so its derivative is 0 there too (p 0^(p-1) would be 0 * infinity = NaN).
 template <class P>
 struct pow_real {
-  static constexpr std::string_view name = "pow";
+  static constexpr operation_traits traits{.name = "pow"};
   P p;
   template <class T>
   constexpr T value(T x) const {
@@ -62,8 +61,7 @@ struct pow_real {
 /// c^y for a number c: d/dy = c^y ln c, taken as 0 where c^y is 0 (c = 0), where ln c would give NaN.
 template <class C>
 struct pow_base {
-  static constexpr std::string_view name = "pow";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "pow", .vjp_reads = reads_value};
   C c;
   template <class T>
   constexpr T value(T y) const {
@@ -83,7 +81,7 @@ struct pow_base {
 /// limit from x > 0). A negative base gives a NaN dz/dy (log of a negative number) and, with an
 /// integral y, the ordinary dz/dx.
 struct pow {
-  static constexpr std::string_view name = "pow";
+  static constexpr operation_traits traits{.name = "pow"};
   template <class T>
   static constexpr T value(T x, T y) {
     return math::pow(x, y);
@@ -97,9 +95,7 @@ struct pow {
 };
 
 struct sqrt {
-  static constexpr std::string_view name = "sqrt";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "sqrt", .batched = true, .vjp_reads = reads_value};
   template <class T>
   static constexpr T value(T x) {
     return math::sqrt(x);
@@ -111,8 +107,7 @@ struct sqrt {
 };
 
 struct cbrt {
-  static constexpr std::string_view name = "cbrt";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "cbrt", .vjp_reads = reads_value};
   template <class T>
   static constexpr T value(T x) {
     return math::cbrt(x);
@@ -128,10 +123,8 @@ struct cbrt {
 /// bit (doubling is exact), so both give one gradient, also where 2 x would overflow and g is 0 (0, not
 /// 0 * inf = NaN). In forward mode value(x) = x * x of a dual carries its own product-rule tangent.
 struct square {
-  static constexpr std::string_view name = "square";
-  static constexpr bool batched = true;           // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr bool plain_arithmetic = true;  // the compiler vectorises its scalar loops itself
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{
+      .name = "square", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return x * x;
@@ -146,7 +139,7 @@ struct square {
 /// infinite, the limits: the sign of x for an infinite x, 0 for a finite one, ±1/√2 each where both are
 /// infinite (math::detail::hypot_partials, which the dual-number hypot shares).
 struct hypot {
-  static constexpr std::string_view name = "hypot";
+  static constexpr operation_traits traits{.name = "hypot"};
   template <class T>
   static constexpr T value(T x, T y) {
     return math::hypot(x, y);

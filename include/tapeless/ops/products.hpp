@@ -18,9 +18,9 @@ namespace tapeless {
 namespace ops {
 
 struct matmul : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "matmul";
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  static constexpr operation_traits traits{.name = "matmul",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class T, std::size_t R, std::size_t K, std::size_t C>
   static constexpr matrix<T, R, C> value(const matrix<T, R, K>& a, const matrix<T, K, C>& b) {
     matrix<T, R, C> c(::tapeless::detail::uninitialized);
@@ -67,8 +67,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
 };
 
 struct transpose : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "transpose";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "transpose", .vjp_reads = reads_nothing};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, C, R> value(const matrix<T, R, C>& a) {
     matrix<T, C, R> t(::tapeless::detail::uninitialized);
@@ -84,9 +83,9 @@ struct transpose : ::tapeless::detail::matrix_operation {
 
 /// a . b of two vectors of one length.
 struct dot : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "dot";
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  static constexpr operation_traits traits{.name = "dot",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class M>
   static constexpr auto value(const M& a, const M& b) {
     typename M::value_type s(0);
@@ -106,9 +105,9 @@ struct dot : ::tapeless::detail::matrix_operation {
 
 /// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
 struct outer : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "outer";
-  static constexpr ::tapeless::detail::reads lhs_vjp_reads{.lhs = false, .rhs = true, .value = false};
-  static constexpr ::tapeless::detail::reads rhs_vjp_reads{.lhs = true, .rhs = false, .value = false};
+  static constexpr operation_traits traits{.name = "outer",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class T, std::size_t N, std::size_t M>
   static constexpr matrix<T, N, M> value(const matrix<T, N, 1>& a, const matrix<T, M, 1>& b) {
     matrix<T, N, M> z;
@@ -136,8 +135,7 @@ struct outer : ::tapeless::detail::matrix_operation {
 
 /// y = tr A: dA = g I.
 struct trace : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "trace";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "trace", .vjp_reads = reads_nothing};
   template <class T, std::size_t N>
   static constexpr T value(const matrix<T, N, N>& a) {
     T s(0);

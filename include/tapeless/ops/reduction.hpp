@@ -35,8 +35,7 @@ namespace ops {
 
 /// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see adjoint/structured.hpp).
 struct sum : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "sum";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "sum", .vjp_reads = reads_nothing};
   template <class M>
   static constexpr auto value(const M& x) {
     using T = typename M::value_type;
@@ -50,8 +49,7 @@ struct sum : ::tapeless::detail::matrix_operation {
 
 /// y = sum / size: every element's adjoint is g / size (uniform).
 struct mean : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "mean";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "mean", .vjp_reads = reads_nothing};
   template <class M>
   static constexpr auto value(const M& x) {
     return sum::value(x) / static_cast<typename M::value_type>(M::size());
@@ -66,8 +64,7 @@ struct mean : ::tapeless::detail::matrix_operation {
 /// y = product of x's elements: the adjoint of x_i is g times the product of the others, computed from
 /// prefix and suffix products (no division), so it is exact where elements are 0.
 struct prod : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "prod";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "prod", .vjp_reads = reads_operands};
   template <class M>
   static constexpr auto value(const M& x) {
     typename M::value_type p(1);
@@ -94,8 +91,7 @@ struct prod : ::tapeless::detail::matrix_operation {
 
 /// y = sum of x_i^2: the adjoint of x_i is 2 g x_i.
 struct squared_norm : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "squared_norm";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "squared_norm", .vjp_reads = reads_operands};
   template <class M>
   static constexpr auto value(const M& x) {
     using T = typename M::value_type;
@@ -112,7 +108,7 @@ struct squared_norm : ::tapeless::detail::matrix_operation {
 /// the zero matrix. The value is computed directly when the sum of squares neither overflows nor
 /// underflows, and else rescaled by the largest |x_i|, as hypot does.
 struct norm : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "norm";
+  static constexpr operation_traits traits{.name = "norm"};
   template <class M>
   static constexpr auto value(const M& x) {
     using S = typename M::value_type;
@@ -150,8 +146,7 @@ constexpr M to_picked(std::size_t k, G g, const M& x) {
 
 /// y = the largest element; its adjoint goes to the first arg-max (the first NaN element if any).
 struct max_element : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "max_element";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "max_element", .vjp_reads = reads_operands};
   template <class M>
   static constexpr auto value(const M& x) {
     return x[math::detail::extreme_index<true>(x)];
@@ -164,8 +159,7 @@ struct max_element : ::tapeless::detail::matrix_operation {
 
 /// y = the smallest element; its adjoint goes to the first arg-min (the first NaN element if any).
 struct min_element : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "min_element";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "min_element", .vjp_reads = reads_operands};
   template <class M>
   static constexpr auto value(const M& x) {
     return x[math::detail::extreme_index<false>(x)];
@@ -180,7 +174,7 @@ struct min_element : ::tapeless::detail::matrix_operation {
 /// [1, 2^64] (exp_scaled). The adjoint of x_i is g softmax(x)_i; the forward pass keeps softmax(x) for
 /// it, so the backward pass computes no exp.
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "log_sum_exp";
+  static constexpr operation_traits traits{.name = "log_sum_exp"};
   /// What the rule needs: the scaled exps and 1 / their sum, whose product is softmax(x). The rule
   /// scales by g / sum in one pass, where scaling into softmax first would take a pass of its own.
   template <class M>
@@ -218,8 +212,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
 /// y_i = exp(x_i) / sum of exp(x_j), over all the elements, computed with the largest subtracted.
 /// Adjoint: y * (g - sum(g * y)).
 struct softmax : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "softmax";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "softmax", .vjp_reads = reads_value};
   template <class M>
   static constexpr M value(const M& x) {
     M e(::tapeless::detail::uninitialized);
@@ -244,7 +237,7 @@ struct softmax : ::tapeless::detail::matrix_operation {
 /// y_i = x_i - log_sum_exp(x) = (x_i - m) - log(sum of exp(x_j - m)): exact where softmax would
 /// underflow to 0 and its log be -inf. Adjoint: g - softmax(x) sum(g); the forward pass keeps softmax(x).
 struct log_softmax : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "log_softmax";
+  static constexpr operation_traits traits{.name = "log_softmax"};
   template <class M>
   static constexpr auto forward(const M& x) {
     using S = typename M::value_type;

@@ -31,8 +31,7 @@ namespace ops {
 
 /// y = x[index] (row-major): the adjoint goes to that element alone.
 struct element : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "element";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "element", .vjp_reads = reads_nothing};
   std::size_t index;
   constexpr explicit element(std::size_t i) : index(i) {}
   template <class M>
@@ -49,8 +48,7 @@ struct element : ::tapeless::detail::matrix_operation {
 
 /// y = row `index` of x, a 1 x C matrix.
 struct row : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "row";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "row", .vjp_reads = reads_nothing};
   std::size_t index;
   constexpr explicit row(std::size_t i) : index(i) {}
   template <class T, std::size_t R, std::size_t C>
@@ -69,8 +67,7 @@ struct row : ::tapeless::detail::matrix_operation {
 
 /// y = column `index` of x, an R x 1 vector.
 struct col : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "col";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "col", .vjp_reads = reads_nothing};
   std::size_t index;
   constexpr explicit col(std::size_t j) : index(j) {}
   template <class T, std::size_t R, std::size_t C>
@@ -90,8 +87,7 @@ struct col : ::tapeless::detail::matrix_operation {
 /// y = elements Start .. Start + Length - 1 of a vector, a vector of the same orientation.
 template <std::size_t Start, std::size_t Length>
 struct slice : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "slice";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "slice", .vjp_reads = reads_nothing};
   template <class T, std::size_t R, std::size_t C>
   using result = std::conditional_t<C == 1, matrix<T, Length, 1>, matrix<T, 1, Length>>;
 
@@ -115,8 +111,7 @@ struct slice : ::tapeless::detail::matrix_operation {
 /// y = x's elements in row-major order, as an R2 x C2 matrix.
 template <std::size_t R2, std::size_t C2>
 struct reshape : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "reshape";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "reshape", .vjp_reads = reads_nothing};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, R2, C2> value(const matrix<T, R, C>& x) {
     matrix<T, R2, C2> y(::tapeless::detail::uninitialized);
@@ -134,8 +129,7 @@ struct reshape : ::tapeless::detail::matrix_operation {
 /// z = a stacked above b (same column count; a number is 1 x 1). Row-major, so z's elements are
 /// a's followed by b's, and each side's adjoint is its own part of g.
 struct concat : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "concat";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "concat", .vjp_reads = reads_nothing};
   template <class A, class B>
   static constexpr auto value(const A& a, const B& b) {
     using T = std::common_type_t<scalar_of_t<A>, scalar_of_t<B>>;
@@ -170,8 +164,7 @@ struct concat : ::tapeless::detail::matrix_operation {
 
 /// y = the N x N matrix with the vector x on its diagonal.
 struct diag : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "diag";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "diag", .vjp_reads = reads_nothing};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, R * C, R * C> value(const matrix<T, R, C>& x) {
     matrix<T, R * C, R * C> y{};
@@ -189,8 +182,7 @@ struct diag : ::tapeless::detail::matrix_operation {
 
 /// y = the diagonal of a square matrix, as a column vector.
 struct diagonal : ::tapeless::detail::matrix_operation {
-  static constexpr std::string_view name = "diagonal";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_nothing;
+  static constexpr operation_traits traits{.name = "diagonal", .vjp_reads = reads_nothing};
   template <class T, std::size_t N>
   static constexpr matrix<T, N, 1> value(const matrix<T, N, N>& x) {
     matrix<T, N, 1> y;

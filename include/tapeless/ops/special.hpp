@@ -14,8 +14,7 @@ namespace tapeless {
 namespace ops {
 
 struct erf {
-  static constexpr std::string_view name = "erf";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "erf", .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::erf(x);
@@ -27,8 +26,7 @@ struct erf {
 };
 
 struct erfc {
-  static constexpr std::string_view name = "erfc";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "erfc", .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::erfc(x);
@@ -44,8 +42,7 @@ struct erfc {
 /// 1 - y = e^-x / (1 + e^-x) cancels and loses all its digits as y rounds to 1 (x > 37); it is e^-x y
 /// there, so dy/dx = e^-x y^2, accurate to a few ulps for every x (and exactly 1/4 at 0).
 struct sigmoid {
-  static constexpr std::string_view name = "sigmoid";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
+  static constexpr operation_traits traits{.name = "sigmoid", .batched = true};
   template <class T>
   static constexpr T value(T x) {
     const T e = math::exp(-math::abs(x));  // e^-x above 0, e^x below: never overflows
@@ -66,9 +63,7 @@ struct sigmoid {
 /// or rounds to 0. dy/dx = sigmoid(x), computed by sigmoid::value from e^-|x|: accurate to the last
 /// digits on both sides, however small (sigmoid(-700) ~ 1e-304) or close to 1.
 struct softplus {
-  static constexpr std::string_view name = "softplus";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "softplus", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     const T m = math::choose(

@@ -13,9 +13,7 @@ namespace tapeless {
 namespace ops {
 
 struct sin {
-  static constexpr std::string_view name = "sin";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "sin", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::sin(x);
@@ -27,9 +25,7 @@ struct sin {
 };
 
 struct cos {
-  static constexpr std::string_view name = "cos";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "cos", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::cos(x);
@@ -41,8 +37,7 @@ struct cos {
 };
 
 struct tan {
-  static constexpr std::string_view name = "tan";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_value;
+  static constexpr operation_traits traits{.name = "tan", .vjp_reads = reads_value};
   template <class T>
   static constexpr T value(T x) {
     return math::tan(x);
@@ -54,9 +49,7 @@ struct tan {
 };
 
 struct asin {
-  static constexpr std::string_view name = "asin";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "asin", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::asin(x);
@@ -68,9 +61,7 @@ struct asin {
 };
 
 struct acos {
-  static constexpr std::string_view name = "acos";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "acos", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::acos(x);
@@ -82,9 +73,7 @@ struct acos {
 };
 
 struct atan {
-  static constexpr std::string_view name = "atan";
-  static constexpr bool batched = true;  // value and rule written for SIMD batches too (simd/batch.hpp)
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "atan", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
     return math::atan(x);
@@ -99,8 +88,7 @@ struct atan {
 /// max(|x|, |y|) against overflow; (0, 0) at the origin and where a coordinate is infinite
 /// (math::detail::atan2_partials, which the dual-number atan2 shares).
 struct atan2 {
-  static constexpr std::string_view name = "atan2";
-  static constexpr ::tapeless::detail::reads vjp_reads = ::tapeless::detail::reads_operands;
+  static constexpr operation_traits traits{.name = "atan2", .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T y, T x) {
     return math::atan2(y, x);

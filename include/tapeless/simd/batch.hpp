@@ -71,29 +71,7 @@ inline constexpr bool is_batch = requires {
   typename T::arch_type;
 };
 
-/// Whether an operation's value and rule are written for batches as well as numbers (its flag
-/// `batched`): every branch on its operands a math::choose, every function one of math/batch_functions.hpp.
-template <class Op>
-inline constexpr bool batched_op = requires {
-  requires Op::batched;
-};
-
-/// Whether op's loops over elements of T run in batches at run time.
-template <class Op, class T>
-concept vectorised = available<T> && batched_op<Op>;
-
-/// Whether op's map over elements of T (a value per element) runs in batches: not for plain arithmetic
-/// (flag `plain_arithmetic`: + - * /, negation, square), whose scalar loops the compiler vectorises
-/// itself and fuses with the neighbouring nodes'. Forced into batches, they would go through memory
-/// between nodes instead. Their sums over elements (the adjoint of a number broadcast to a matrix)
-/// still run in batches: the compiler keeps those scalar, one add after another, as it may not reorder
-/// them.
-template <class Op>
-inline constexpr bool plain_arithmetic = requires {
-  requires Op::plain_arithmetic;
-};
-template <class Op, class T>
-concept vectorised_map = vectorised<Op, T> && !plain_arithmetic<Op>;
+  // Whether an operation's loops run in batches: simd::vectorised (operation/traits.hpp).
 
 #if TAPELESS_SIMD
 /// Whether N elements of T make whole batches (never for a T without batches: dual numbers, float).

@@ -32,7 +32,7 @@ struct gradient_transform;
 /// ones as given, a placeholder at each node position, filled with the node's value at each use.
 template <class F, std::size_t S, class Values, std::size_t... Node>
 struct gradient_at_nodes : matrix_operation {
-  static constexpr reads vjp_reads = reads_operands;  // the point, not the gradient there
+  static constexpr operation_traits traits{.vjp_reads = reads_operands};  // the point, not the gradient there
   F f;
   Values values;
 

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/operation/traits.hpp: the options of an operation, stated in one member.
+//
+// An operation states its options as one member,
+//
+//   static constexpr tl::operation_traits traits{.name = "exp", .batched = true, .vjp_reads = tl::reads_value};
+//
+// built with designated initializers, so that a misspelled option is a compile error rather than an
+// option silently left at its default. Every option may be left out; an operation without `traits`
+// has them all at their defaults. The engine reads them through the accessors below, never by name.
+// (The members an operation must have, its value and its rule, are in concepts/operation.hpp.)
+#pragma once
+
+#include <tapeless/simd/batch.hpp>
+
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+namespace tapeless {
+
+/// What an operation's backward rule reads of the forward pass: the values of its operands (lhs, and
+/// rhs for a binary operation) and its own value (with its cache). grad's forward pass computes a value
+/// only where some rule, or the caller, reads it. A wrong `false` here is a wrong gradient: the tests
+/// check every rule.
+struct reads {
+  bool lhs = true;
+  bool rhs = true;
+  bool value = true;
+};
+inline constexpr reads reads_nothing{false, false, false};
+inline constexpr reads reads_operands{true, true, false};
+inline constexpr reads reads_value{false, false, true};
+
+/// The options of an operation.
+struct operation_traits {
+  /// What the inspectors (tl::trace, the graph's text and DOT forms) print for the operation.
+  std::string_view name = "op";
+  /// Whether its value and rule are written for SIMD batches as well as numbers: every branch on its
+  /// operands a math::choose or math::select (a batch takes both sides), every function one of
+  /// math/batch.hpp. Its loops over the elements of a matrix then run a batch at a time.
+  bool batched = false;
+  /// Whether it is plain arithmetic (+ - * /, negation, square), whose scalar loops the compiler
+  /// vectorises itself and fuses with the neighbouring nodes': its maps over elements stay scalar even
+  /// when `batched`; its sums over elements (the adjoint of a number used for every element) still run
+  /// in batches, as the compiler may not reorder those.
+  bool plain_arithmetic = false;
+  /// What its rule reads (for a binary operation: both adjoints' rules); all of it by default.
+  reads vjp_reads{};
+  /// For a binary operation whose two adjoints read different things: what the rule of the lhs's, and
+  /// of the rhs's, adjoint reads. Unstated, `vjp_reads`.
+  std::optional<reads> lhs_vjp_reads{};
+  std::optional<reads> rhs_vjp_reads{};
+};
+
+namespace detail {
+
+/// The options of Op: its `traits`, or the defaults.
+template <class Op>
+constexpr operation_traits traits_of() {
+  if constexpr (requires { Op::traits; }) {
+    static_assert(std::is_same_v<std::remove_cv_t<decltype(Op::traits)>, operation_traits>,
+                  "an operation's `traits` must be a `static constexpr tl::operation_traits`");
+    return Op::traits;
+  } else {
+    return operation_traits{};
+  }
+}
+
+/// The name the inspectors print for Op.
+template <class Op>
+inline constexpr std::string_view operation_name = traits_of<Op>().name;
+
+namespace simd {
+
+/// Whether op's loops over elements of T run in batches at run time (option `batched`).
+template <class Op, class T>
+concept vectorised = available<T> && traits_of<Op>()
+.batched;
+
+/// Whether op is plain arithmetic (option `plain_arithmetic`).
+template <class Op>
+inline constexpr bool plain_arithmetic = traits_of<Op>().plain_arithmetic;
+
+/// Whether op's map over elements of T (a value per element) runs in batches: not for plain arithmetic,
+/// whose scalar loops fuse with the neighbouring nodes' where batches would go through memory.
+template <class Op, class T>
+concept vectorised_map = vectorised<Op, T> && !plain_arithmetic<Op>;
+
+}  // namespace simd
+}  // namespace detail
+}  // namespace tapeless
