@@ -25,6 +25,11 @@
 // falls back to plain adjoints outside the normal range. Its gradient is checked against the sum of
 // the terms' gradients, each taken on numbers alone (no loop), within a bound of the summation's
 // rounding: a few roundings per addend of the sum of the addends' magnitudes (loop_case).
+//
+// One family at a time: the environment variable TAPELESS_FUZZ_FAMILY=numbers, matrices or loop, and
+// TAPELESS_FUZZ_MODE=raw or mapped, make the mutator set byte 0's bits to that function or mode on every
+// input it makes, so that a campaign spends its time on one family. Each input still says its family in
+// its own byte 0: a saved input runs the same without the variables. Unset, every family and mode.
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
@@ -38,7 +43,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <string_view>
 #include <tuple>
 
 namespace {
@@ -165,14 +172,14 @@ constexpr std::size_t loop_points = 40;  // at least fuse_min_elements (sweep/fu
 using loop_data = tl::vector<double, loop_points>;
 
 struct counters {
-  long inputs = 0, loops = 0, compared = 0, skipped = 0, out_of_range = 0;
+  long inputs = 0, matrices = 0, loops = 0, raw = 0, compared = 0, skipped = 0, out_of_range = 0;
   ~counters() {
     if (inputs == 0) return;
     std::fprintf(stderr,
-                 "gradient_fuzz: %ld inputs (%ld loops over data), %ld gradient components compared with finite "
-                 "differences, %ld skipped; %ld components apart from var.backward()'s or the terms' out of the normal "
-                 "range\n",
-                 inputs, loops, compared, skipped, out_of_range);
+                 "gradient_fuzz: %ld inputs (%ld of numbers, %ld of matrices, %ld loops over data; %ld raw), %ld "
+                 "gradient components compared with finite differences, %ld skipped; %ld components apart from "
+                 "var.backward()'s or the terms' out of the normal range\n",
+                 inputs, inputs - matrices - loops, matrices, loops, raw, compared, skipped, out_of_range);
     if (compared + skipped >= 1000 && compared < skipped) {
       std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
       std::abort();
@@ -385,21 +392,77 @@ void loop_case_for(const choices& c, const std::array<double, 2 + loop_points>& 
   }
 }
 
+/// Byte 0's bits: both loop bits set, the loop over data; else the matrices bit, matrices, or numbers.
+/// The raw bit: the inputs are raw doubles.
+constexpr std::uint8_t loop_bits = 0x30, matrices_bit = 0x01, raw_bit = 0x02;
+
+/// The bits of byte 0 that choose the family the mutator keeps to (TAPELESS_FUZZ_FAMILY and _MODE):
+/// cleared, then set.
+struct family_bits {
+  std::uint8_t clear = 0, set = 0;
+} kept_family;
+
+/// Adds the bits of the value of the environment variable (TAPELESS_FUZZ_FAMILY or _MODE) to kept_family; false for a
+/// value it does not know.
+bool keep_family_of(const char* variable, std::initializer_list<std::tuple<std::string_view, family_bits>> values) {
+  const char* chosen = std::getenv(variable);
+  if (chosen == nullptr || *chosen == 0) return true;
+  for (const auto& [name, bits] : values)
+    if (name == chosen) {
+      kept_family.clear |= bits.clear;
+      kept_family.set |= bits.set;
+      return true;
+    }
+  std::fprintf(stderr, "gradient_fuzz: %s=%s is none of", variable, chosen);
+  for (const auto& value : values) {
+    const std::string_view name = std::get<0>(value);
+    std::fprintf(stderr, " %.*s", static_cast<int>(name.size()), name.data());
+  }
+  std::fprintf(stderr, "\n");
+  return false;
+}
+
 }  // namespace
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  constexpr std::uint8_t not_loop = loop_bits & 0x10;  // one loop bit cleared
+  const bool known = keep_family_of("TAPELESS_FUZZ_FAMILY", {{"numbers", {not_loop | matrices_bit, 0}},
+                                                             {"matrices", {not_loop, matrices_bit}},
+                                                             {"loop", {0, loop_bits}}}) &&
+                     keep_family_of("TAPELESS_FUZZ_MODE", {{"raw", {0, raw_bit}}, {"mapped", {raw_bit, 0}}});
+  if (!known) std::exit(2);
+  return 0;
+}
+
+/// libFuzzer's own mutations, then byte 0 moved into the chosen family.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned /*seed*/) {
+  size = LLVMFuzzerMutate(data, size, max_size);
+  if ((kept_family.clear | kept_family.set) != 0 && max_size > 0) {
+    if (size == 0) data[size++] = 0;
+    data[0] = static_cast<std::uint8_t>((data[0] & ~kept_family.clear) | kept_family.set);
+  }
+  return size;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader in{data, size};
   const std::uint8_t head = in.byte();
-  const bool of_loop = (head & 0x30) == 0x30, of_matrices = (head & 1) != 0, raw = (head & 2) != 0;
+  const bool of_loop = (head & loop_bits) == loop_bits, of_matrices = (head & matrices_bit) != 0,
+             raw = (head & raw_bit) != 0;
   const choices c{in.byte() % 16, in.byte() % 16, in.byte() % 16, in.byte() % 9, in.byte() % 9};
   const auto next = [&] { return raw ? in.raw() : in.mapped(); };
   ++stats.inputs;
+  stats.raw += raw ? 1 : 0;
   if (of_loop) {
     ++stats.loops;
     std::array<double, 2 + loop_points> x{};
     for (auto& e : x) e = next();
     loop_case_for(c, x, !raw);
   } else if (of_matrices) {
+    ++stats.matrices;
     std::array<double, 7> x{};
     for (auto& e : x) e = next();
     matrices_case(c, x, !raw);
