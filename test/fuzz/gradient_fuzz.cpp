@@ -392,8 +392,8 @@ void loop_case_for(const choices& c, const std::array<double, 2 + loop_points>& 
   }
 }
 
-/// Byte 0's bits: both loop bits set, the loop over data; else the matrices bit, matrices, or numbers.
-/// The raw bit: the inputs are raw doubles.
+/// Byte 0's bits: the loop over data where both loop bits are set; else matrices where the matrices
+/// bit is, numbers where it is not. Raw doubles where the raw bit is set, else mapped ones.
 constexpr std::uint8_t loop_bits = 0x30, matrices_bit = 0x01, raw_bit = 0x02;
 
 /// The bits of byte 0 that choose the family the mutator keeps to (TAPELESS_FUZZ_FAMILY and _MODE):
@@ -402,8 +402,8 @@ struct family_bits {
   std::uint8_t clear = 0, set = 0;
 } kept_family;
 
-/// Adds the bits of the value of the environment variable (TAPELESS_FUZZ_FAMILY or _MODE) to kept_family; false for a
-/// value it does not know.
+/// Adds the bits that the value of the environment variable (TAPELESS_FUZZ_FAMILY or _MODE) names to
+/// kept_family; false for a value it does not know.
 bool keep_family_of(const char* variable, std::initializer_list<std::tuple<std::string_view, family_bits>> values) {
   const char* chosen = std::getenv(variable);
   if (chosen == nullptr || *chosen == 0) return true;
