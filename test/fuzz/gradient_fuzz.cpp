@@ -21,10 +21,15 @@
 // fewer than half were compared.
 //
 // The loop over data: sum (or mean) over 40 data points of a term in the point and two numbers, the
-// shape whose fused loop keeps the factors common to every element apart (sweep/scaled.hpp, S5) and
+// shape whose fused loop keeps the factors common to every element apart (sweep/scaled.hpp) and
 // falls back to plain adjoints outside the normal range. Its gradient is checked against the sum of
-// the terms' gradients, each taken on numbers alone (no loop), within a few roundings of the sum of
-// their magnitudes.
+// the terms' gradients, each taken on numbers alone (no loop), within a bound of the summation's
+// rounding: a few roundings per addend of the sum of the addends' magnitudes (loop_case).
+//
+// One family at a time: the environment variable TAPELESS_FUZZ_FAMILY=numbers, matrices or loop, and
+// TAPELESS_FUZZ_MODE=raw or mapped, make the mutator set byte 0's bits to that function or mode on every
+// input it makes, so that a campaign spends its time on one family. Each input still says its family in
+// its own byte 0: a saved input runs the same without the variables. Unset, every family and mode.
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
@@ -38,7 +43,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <string_view>
 #include <tuple>
 
 namespace {
@@ -137,38 +144,42 @@ constexpr auto matrices = [](const choices& c) {
 
 /// The terms of the loop over data: each one of the shapes sweep/scaled.hpp sweeps apart (negation, the
 /// right side of a subtraction, products and quotients by a number, square's 2) or keeps in its lines
-/// (a function of the point, a product of two varying factors). d is the data point (or all of them), a
-/// and b the numbers.
+/// (a function of the point, a product of two varying factors). d is the data point (or all of them);
+/// a and b hold the two numbers once per use (std::tie(a, a, a) in the loop), so that the reference can
+/// give each use its own argument and see the addends of the gradient that the chain rule sums.
 template <int K>
 constexpr auto term = [](const auto& d, const auto& a, const auto& b) {
+  using std::get;
   if constexpr (K == 0)
-    return -0.5 * tl::square((d - a) / b) - tl::log(1.0 + b * b);  // normal_logpdf's form
+    return -0.5 * tl::square((d - get<0>(a)) / get<0>(b)) -
+           tl::log(1.0 + get<1>(b) * get<2>(b));  // normal_logpdf's form
   else if constexpr (K == 1)
-    return tl::square(d * a - b);
+    return tl::square(d * get<0>(a) - get<0>(b));
   else if constexpr (K == 2)
-    return -(d - a) * b;
+    return -(d - get<0>(a)) * get<0>(b);
   else if constexpr (K == 3)
-    return (a - d) / b + a * b;
+    return (get<0>(a) - d) / get<0>(b) + get<1>(a) * get<1>(b);
   else if constexpr (K == 4)
-    return tl::sin(d * a) / b;
+    return tl::sin(d * get<0>(a)) / get<0>(b);
   else if constexpr (K == 5)
-    return tl::square(d - a) * b - d / b;
+    return tl::square(d - get<0>(a)) * get<0>(b) - d / get<1>(b);
   else
-    return tl::exp(-(d - a) * b);
+    return tl::exp(-(d - get<0>(a)) * get<0>(b));
 };
 constexpr int term_kinds = 7;
+constexpr std::size_t term_uses = 3;     // the most uses of a or of b in one term (b in term 0)
 constexpr std::size_t loop_points = 40;  // at least fuse_min_elements (sweep/fused.hpp), not whole batches
 using loop_data = tl::vector<double, loop_points>;
 
 struct counters {
-  long inputs = 0, loops = 0, compared = 0, skipped = 0, out_of_range = 0;
+  long inputs = 0, matrices = 0, loops = 0, raw = 0, compared = 0, skipped = 0, out_of_range = 0;
   ~counters() {
     if (inputs == 0) return;
     std::fprintf(stderr,
-                 "gradient_fuzz: %ld inputs (%ld loops over data), %ld gradient components compared with finite "
-                 "differences, %ld skipped; %ld components apart from var.backward()'s or the terms' out of the normal "
-                 "range\n",
-                 inputs, loops, compared, skipped, out_of_range);
+                 "gradient_fuzz: %ld inputs (%ld of numbers, %ld of matrices, %ld loops over data; %ld raw), %ld "
+                 "gradient components compared with finite differences, %ld skipped; %ld components apart from "
+                 "var.backward()'s or the terms' out of the normal range\n",
+                 inputs, inputs - matrices - loops, matrices, loops, raw, compared, skipped, out_of_range);
     if (compared + skipped >= 1000 && compared < skipped) {
       std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
       std::abort();
@@ -308,39 +319,55 @@ void matrices_case(const choices& c, const std::array<double, 7>& x, bool check_
 }
 
 /// The loop over data, term K summed (or averaged, Mean) over the points: the gradient in a and b
-/// against the sum of each term's gradient on numbers, within 4 n roundings of the sum of their
-/// magnitudes, n the points (the loop adds in lanes and multiplies the common factors last; each sum of
-/// n terms is within n - 1 roundings of it).
+/// against the sum of each term's gradient on numbers.
+///
+/// The tolerance is a bound of the rounding error of a sum, so it scales with the addends, not with
+/// the terms: a term's gradient is itself a sum over the uses of a (or b) in it, which can cancel.
+/// For square(d - a) b - d / b at a = -3.5, d and b near -4, d/db = (d - a)^2 + d / b^2 is
+/// 0.25 - 0.25 - 3e-6 for every point, and the loop sums the 40 (d - a)^2 and the 40 d / b^2 apart
+/// (10 and -10) before it adds them. Its mean is 7e-17 from the exact one: 0.7 eps of the addends'
+/// magnitudes (0.5 a point), but 1e5 eps of the terms' (3e-6 a point) and 2e-11 of the result.
+/// Each term's gradient is therefore taken with one argument per use of a and b, whose partials are
+/// the addends. Both sides sum the same m = term_uses n addends (n the points) in some order, each
+/// within m - 1 roundings of the sum of their magnitudes, and each addend carries a few roundings of
+/// its own (the chain rule's products, a function's ulps): within 2 (m + 8) of them.
 template <int K, bool Mean>
 void loop_case(const choices& c, const std::array<double, 2 + loop_points>& x, bool check_fd) {
   loop_data d;
   for (std::size_t i = 0; i < loop_points; ++i) d[i] = x[2 + i];
   const auto f = [&d](const auto& a, const auto& b) {
     if constexpr (Mean)
-      return tl::mean(term<K>(d, a, b));
+      return tl::mean(term<K>(d, std::tie(a, a, a), std::tie(b, b, b)));
     else
-      return tl::sum(term<K>(d, a, b));
+      return tl::sum(term<K>(d, std::tie(a, a, a), std::tie(b, b, b)));
   };
   std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
   const auto [ga, gb] = tl::grad(f)(x[0], x[1]);
-  double ra = 0, rb = 0, magnitude_a = 0, magnitude_b = 0;
+  std::array<double, 2> reference{}, magnitude{};
   for (std::size_t i = 0; i < loop_points; ++i) {
-    const auto [ta, tb] = tl::grad([p = d[i]](const auto& a, const auto& b) { return term<K>(p, a, b); })(x[0], x[1]);
-    ra += ta;
-    rb += tb;
-    magnitude_a += std::abs(ta);
-    magnitude_b += std::abs(tb);
+    const auto by_use = tl::grad(
+        [p = d[i]](const auto& a0, const auto& a1, const auto& a2, const auto& b0, const auto& b1, const auto& b2) {
+          return term<K>(p, std::tie(a0, a1, a2), std::tie(b0, b1, b2));
+        })(x[0], x[0], x[0], x[1], x[1], x[1]);
+    std::apply(
+        [&](auto... addend) {
+          const std::array<double, 2 * term_uses> g{addend...};
+          for (std::size_t j = 0; j < g.size(); ++j) {
+            reference[j / term_uses] += g[j];
+            magnitude[j / term_uses] += std::abs(g[j]);
+          }
+        },
+        by_use);
   }
-  if constexpr (Mean) {
-    ra /= double(loop_points), rb /= double(loop_points);
-    magnitude_a /= double(loop_points), magnitude_b /= double(loop_points);
-  }
+  if constexpr (Mean)
+    for (std::size_t i = 0; i < 2; ++i) reference[i] /= double(loop_points), magnitude[i] /= double(loop_points);
   const auto close = [](double got, double expected, double magnitude) {
+    constexpr double roundings = 2 * (term_uses * loop_points + 8);
     return same(got, expected) ||
-           std::abs(got - expected) <= 4 * loop_points * std::numeric_limits<double>::epsilon() * magnitude +
+           std::abs(got - expected) <= roundings * std::numeric_limits<double>::epsilon() * magnitude +
                                            8 * std::numeric_limits<double>::denorm_min();
   };
-  const std::array<double, 2> ad{ga, gb}, reference{ra, rb}, magnitude{magnitude_a, magnitude_b};
+  const std::array<double, 2> ad{ga, gb};
   for (std::size_t i = 0; i < 2; ++i) {
     if (close(ad[i], reference[i], magnitude[i])) continue;
     // Summed in another order, a sum can overflow where the other does not: raw inputs only, counted.
@@ -365,21 +392,77 @@ void loop_case_for(const choices& c, const std::array<double, 2 + loop_points>& 
   }
 }
 
+/// Byte 0's bits: the loop over data where both loop bits are set; else matrices where the matrices
+/// bit is, numbers where it is not. Raw doubles where the raw bit is set, else mapped ones.
+constexpr std::uint8_t loop_bits = 0x30, matrices_bit = 0x01, raw_bit = 0x02;
+
+/// The bits of byte 0 that choose the family the mutator keeps to (TAPELESS_FUZZ_FAMILY and _MODE):
+/// cleared, then set.
+struct family_bits {
+  std::uint8_t clear = 0, set = 0;
+} kept_family;
+
+/// Adds the bits that the value of the environment variable (TAPELESS_FUZZ_FAMILY or _MODE) names to
+/// kept_family; false for a value it does not know.
+bool keep_family_of(const char* variable, std::initializer_list<std::tuple<std::string_view, family_bits>> values) {
+  const char* chosen = std::getenv(variable);
+  if (chosen == nullptr || *chosen == 0) return true;
+  for (const auto& [name, bits] : values)
+    if (name == chosen) {
+      kept_family.clear |= bits.clear;
+      kept_family.set |= bits.set;
+      return true;
+    }
+  std::fprintf(stderr, "gradient_fuzz: %s=%s is none of", variable, chosen);
+  for (const auto& value : values) {
+    const std::string_view name = std::get<0>(value);
+    std::fprintf(stderr, " %.*s", static_cast<int>(name.size()), name.data());
+  }
+  std::fprintf(stderr, "\n");
+  return false;
+}
+
 }  // namespace
+
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  constexpr std::uint8_t not_loop = loop_bits & 0x10;  // one loop bit cleared
+  const bool known = keep_family_of("TAPELESS_FUZZ_FAMILY", {{"numbers", {not_loop | matrices_bit, 0}},
+                                                             {"matrices", {not_loop, matrices_bit}},
+                                                             {"loop", {0, loop_bits}}}) &&
+                     keep_family_of("TAPELESS_FUZZ_MODE", {{"raw", {0, raw_bit}}, {"mapped", {raw_bit, 0}}});
+  if (!known) std::exit(2);
+  return 0;
+}
+
+/// libFuzzer's own mutations, then byte 0 moved into the chosen family.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned /*seed*/) {
+  size = LLVMFuzzerMutate(data, size, max_size);
+  if ((kept_family.clear | kept_family.set) != 0 && max_size > 0) {
+    if (size == 0) data[size++] = 0;
+    data[0] = static_cast<std::uint8_t>((data[0] & ~kept_family.clear) | kept_family.set);
+  }
+  return size;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader in{data, size};
   const std::uint8_t head = in.byte();
-  const bool of_loop = (head & 0x30) == 0x30, of_matrices = (head & 1) != 0, raw = (head & 2) != 0;
+  const bool of_loop = (head & loop_bits) == loop_bits, of_matrices = (head & matrices_bit) != 0,
+             raw = (head & raw_bit) != 0;
   const choices c{in.byte() % 16, in.byte() % 16, in.byte() % 16, in.byte() % 9, in.byte() % 9};
   const auto next = [&] { return raw ? in.raw() : in.mapped(); };
   ++stats.inputs;
+  stats.raw += raw ? 1 : 0;
   if (of_loop) {
     ++stats.loops;
     std::array<double, 2 + loop_points> x{};
     for (auto& e : x) e = next();
     loop_case_for(c, x, !raw);
   } else if (of_matrices) {
+    ++stats.matrices;
     std::array<double, 7> x{};
     for (auto& e : x) e = next();
     matrices_case(c, x, !raw);
