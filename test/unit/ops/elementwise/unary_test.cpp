@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
 // Unary scalar operations applied element by element to matrices: every one at the shapes 1x1, 1x4,
 // 4x1, 3x3, 2x5, against finite differences and against the scalar derivative per element.
-// (Binary operations: elementwise_binary_test.cpp; comparisons and if_else: mask_test.cpp.)
+// (Binary operations: binary_test.cpp; comparisons and if_else: ops/mask_test.cpp.)
 #include <doctest/doctest.h>
 #include <tapeless/ops/mask.hpp>
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
 
-#include "matrix_check.hpp"
+#include <matrix_check.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -26,7 +26,7 @@ namespace {
 constexpr double fd_tol = 1e-6;      // AD against central differences
 constexpr double exact_tol = 1e-14;  // AD against the scalar rule, element by element
 // A matrix operation's value against the scalar one's: a SIMD loop's functions are within 2 ulp of
-// the standard library's (test/unit/simd/batch_math_test.cpp), an operation made of several, 4.
+// the standard library's (test/unit/math/batch_test.cpp), an operation made of several, 4.
 constexpr double value_ulps = 4;
 
 const double qnan = std::numeric_limits<double>::quiet_NaN();
