@@ -123,13 +123,12 @@ TEST_CASE("exponential: compositions") {
 }
 
 TEST_CASE("exponential: domain errors give NaN value and NaN gradient, and never throw") {
-  const auto check = [](const std::string& name, auto f, double x) { fd::check_domain_error(name, f, x); };
   SUBCASE("outside the domain") {
-    check("log", log_, -1.0);
-    check("log", log_, -1e-300);
-    check("log2", log2_, -1.0);
-    check("log10", log10_, -1.0);
-    check("log1p", log1p_, -2.0);
+    fd::check_domain_error("log", log_, -1.0);
+    fd::check_domain_error("log", log_, -1e-300);
+    fd::check_domain_error("log2", log2_, -1.0);
+    fd::check_domain_error("log10", log10_, -1.0);
+    fd::check_domain_error("log1p", log1p_, -2.0);
   }
   SUBCASE("at the boundary the limits are infinite") {
     const auto vg = tl::value_and_grad(log_)(0.0);
