@@ -33,7 +33,7 @@ for part in "${parts[@]}"; do
       dir=build/test-g++
       echo "=== g++: build and test in $dir"
       # Optimised, without debug information: -g more than doubled the compile time of the big tests
-      # (elementwise_binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
+      # (ops/elementwise/binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
         -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG"
       cmake --build "$dir" -j"$jobs"
@@ -45,15 +45,15 @@ for part in "${parts[@]}"; do
       # The clang++ build is the sanitized one: one build instead of two. Sanitized at -O0, clang
       # compiles about as fast as it does plain at -O1, where -O1 sanitized costs 2.5 times that and g++
       # up to 9 times (higher_order_test, clang: 27 s sanitized -O0, 70 s sanitized -O1, 28 s plain -O1;
-      # elementwise_binary_test, g++: 30 s plain, 435 s sanitized). The randomized tests too, and they
+      # ops/elementwise/binary_test, g++: 30 s plain, 435 s sanitized). The randomized tests too, and they
       # and the SIMD accuracy sweep run a tenth of their points (test/support/sanitizers.hpp): at -O1
       # they took 310 s of the build's 1170. No debug information: AddressSanitizer's reports name the
       # function, UBSan's the file and line (it records them without -g); line tables cost 16% of this
-      # build (elementwise_binary_test: 54 s with, 45 s without), more than the 15 minutes of the
+      # build (ops/elementwise/binary_test: 54 s with, 45 s without), more than the 15 minutes of the
       # whole command leave. For lines, rebuild the failing test with -gline-tables-only. UBSan without
       # its vptr and function checks: they check calls through polymorphic classes and function
       # pointers, of which tapeless has none
-      # (sweep/no_virtual_test), and emit type information for every expression type, 15% of this build
+      # (integration/no_virtual_test), and emit type information for every expression type, 15% of this build
       # (no_allocation_test: 46 s with them, 39 s without). libFuzzer is clang's: a short run of
       # test/fuzz/ is a ctest.
       # The benchmarks' smoke runs and the headers compiled alone are the g++ part's: here they would
@@ -74,8 +74,8 @@ for part in "${parts[@]}"; do
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
         -DCMAKE_CXX_FLAGS_CHECK="-O1 -g1 -fsanitize=thread -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_EXAMPLES=OFF -DTAPELESS_PRECOMPILE_TESTS=OFF
-      cmake --build "$dir" -j"$jobs" --target unit_threads
-      TSAN_OPTIONS=halt_on_error=1 run_ctest "$dir" -R "^unit_threads$"
+      cmake --build "$dir" -j"$jobs" --target integration_threads
+      TSAN_OPTIONS=halt_on_error=1 run_ctest "$dir" -R "^integration_threads$"
       ;;
     *) echo "unknown part '$part' (lint, g++, clang++ or tsan)" >&2; exit 2 ;;
   esac

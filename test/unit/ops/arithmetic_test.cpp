@@ -5,6 +5,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <unary_check.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,8 @@
 namespace tl = tapeless;
 
 namespace {
+
+using fd::check_fan_out;
 
 constexpr int points = 200;
 constexpr double fd_tol = 1e-6;      // AD against central differences
@@ -47,23 +50,6 @@ void check_binary(const std::string& name, Op op, Dx dx, Dy dy, Sample sample, s
     const double gy_c = tl::grad([x, op](auto b) { return op(x, b); })(y);
     CHECK(fd::rel_error(gx_c, dx(x, y)) < exact_tol);
     CHECK(fd::rel_error(gy_c, dy(x, y)) < exact_tol);
-  }
-}
-
-/// d/dx op(x, x): the same variable on both sides, whose adjoints must add up.
-template <class Op, class Dx, class Dy, class Sample>
-void check_fan_out(const std::string& name, Op op, Dx dx, Dy dy, Sample sample, std::uint64_t seed) {
-  fd::rng r{seed};
-  const auto same = [op](auto a) { return op(a, a); };
-  for (int i = 0; i < points; ++i) {
-    const double x = sample(r);
-    const double g = tl::grad(same)(x);
-    const double fdg = fd::derivative(same, x);
-    const double exact = dx(x, x) + dy(x, x);
-    INFO(name << "(x, x) at x = " << fd::str(x) << ": AD " << fd::str(g) << ", FD " << fd::str(fdg) << ", exact "
-              << fd::str(exact));
-    CHECK(fd::rel_error(g, fdg) < fd_tol);
-    CHECK(fd::rel_error(g, exact) < exact_tol);
   }
 }
 

@@ -123,21 +123,12 @@ TEST_CASE("exponential: compositions") {
 }
 
 TEST_CASE("exponential: domain errors give NaN value and NaN gradient, and never throw") {
-  // Outside its domain a function has no derivative: the gradient must be NaN like the value,
-  // so that a NaN loss cannot come with a finite, misleading gradient.
-  const auto check = [](const std::string& name, auto f, double x) {
-    CHECK_NOTHROW(static_cast<void>(tl::value_and_grad(f)(x)));
-    const auto vg = tl::value_and_grad(f)(x);
-    INFO(name << " at x = " << fd::str(x) << ": value " << fd::str(vg.first) << ", gradient " << fd::str(vg.second));
-    CHECK(std::isnan(vg.first));
-    CHECK(std::isnan(vg.second));
-  };
   SUBCASE("outside the domain") {
-    check("log", log_, -1.0);
-    check("log", log_, -1e-300);
-    check("log2", log2_, -1.0);
-    check("log10", log10_, -1.0);
-    check("log1p", log1p_, -2.0);
+    fd::check_domain_error("log", log_, -1.0);
+    fd::check_domain_error("log", log_, -1e-300);
+    fd::check_domain_error("log2", log2_, -1.0);
+    fd::check_domain_error("log10", log10_, -1.0);
+    fd::check_domain_error("log1p", log1p_, -2.0);
   }
   SUBCASE("at the boundary the limits are infinite") {
     const auto vg = tl::value_and_grad(log_)(0.0);

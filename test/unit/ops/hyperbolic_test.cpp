@@ -120,17 +120,10 @@ TEST_CASE("hyperbolic: identities through the gradient") {
 }
 
 TEST_CASE("hyperbolic: domain errors give NaN value and NaN gradient, and never throw") {
-  const auto check = [](const std::string& name, auto f, double x) {
-    CHECK_NOTHROW(static_cast<void>(tl::value_and_grad(f)(x)));
-    const auto vg = tl::value_and_grad(f)(x);
-    INFO(name << " at x = " << fd::str(x) << ": value " << fd::str(vg.first) << ", gradient " << fd::str(vg.second));
-    CHECK(std::isnan(vg.first));
-    CHECK(std::isnan(vg.second));
-  };
-  check("acosh", acosh_, 0.5);
-  check("acosh", acosh_, -2.0);
-  check("atanh", atanh_, 2.0);
-  check("atanh", atanh_, -1.5);
+  fd::check_domain_error("acosh", acosh_, 0.5);
+  fd::check_domain_error("acosh", acosh_, -2.0);
+  fd::check_domain_error("atanh", atanh_, 2.0);
+  fd::check_domain_error("atanh", atanh_, -1.5);
 }
 
 TEST_CASE("hyperbolic: overflow follows the value") {

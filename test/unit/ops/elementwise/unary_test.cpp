@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
 // Unary scalar operations applied element by element to matrices: every one at the shapes 1x1, 1x4,
 // 4x1, 3x3, 2x5, against finite differences and against the scalar derivative per element.
-// (Binary operations: elementwise_binary_test.cpp; comparisons and if_else: mask_test.cpp.)
+// (Binary operations: binary_test.cpp; comparisons and if_else: ops/mask_test.cpp.)
 #include <doctest/doctest.h>
 #include <tapeless/ops/mask.hpp>
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
 
-#include "matrix_check.hpp"
+#include <matrix_check.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -26,7 +26,7 @@ namespace {
 constexpr double fd_tol = 1e-6;      // AD against central differences
 constexpr double exact_tol = 1e-14;  // AD against the scalar rule, element by element
 // A matrix operation's value against the scalar one's: a SIMD loop's functions are within 2 ulp of
-// the standard library's (test/unit/simd/batch_math_test.cpp), an operation made of several, 4.
+// the standard library's (test/unit/math/batch_test.cpp), an operation made of several, 4.
 constexpr double value_ulps = 4;
 
 const double qnan = std::numeric_limits<double>::quiet_NaN();
@@ -35,8 +35,8 @@ const double qnan = std::numeric_limits<double>::quiet_NaN();
 /// the value of op(X) element by element equals the scalar op's (within value_ulps: SIMD loops), the gradient element k
 /// equals w_k op'(x_k) from the scalar rule, and matches finite differences. op also maps a plain matrix.
 template <class M, class Op>
-void check_unary_at(const std::string& name, const Op& op, double lo, double hi, std::initializer_list<double> avoid,
-                    double margin, std::uint64_t seed) {
+void check_elementwise_at(const std::string& name, const Op& op, double lo, double hi,
+                          std::initializer_list<double> avoid, double margin, std::uint64_t seed) {
   fd::rng r{seed};
   const M x = mx::random_away<M>(r, lo, hi, avoid, margin);
   const M w = mx::random<M>(r, 0.5, 1.5);
@@ -60,10 +60,11 @@ void check_unary_at(const std::string& name, const Op& op, double lo, double hi,
 }
 
 template <class Op>
-void check_unary(const std::string& name, const Op& op, double lo, double hi, std::initializer_list<double> avoid = {},
-                 double margin = 0.0) {
+void check_elementwise(const std::string& name, const Op& op, double lo, double hi,
+                       std::initializer_list<double> avoid = {}, double margin = 0.0) {
   std::uint64_t seed = 1000;
-  mx::for_shapes([&](auto t) { check_unary_at<typename decltype(t)::type>(name, op, lo, hi, avoid, margin, ++seed); });
+  mx::for_shapes(
+      [&](auto t) { check_elementwise_at<typename decltype(t)::type>(name, op, lo, hi, avoid, margin, ++seed); });
   // On a plain matrix the operation is the plain elementwise map, equal to the node's value.
   fd::rng r{seed};
   using M = tl::matrix<double, 3, 3>;
@@ -78,75 +79,75 @@ void check_unary(const std::string& name, const Op& op, double lo, double hi, st
 // ---- unary operations ---------------------------------------------------------------------------
 
 TEST_CASE("exponential and logarithmic functions, elementwise") {
-  check_unary(
+  check_elementwise(
       "exp", [](const auto& x) { return tl::exp(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "exp2", [](const auto& x) { return tl::exp2(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "expm1", [](const auto& x) { return tl::expm1(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "log", [](const auto& x) { return tl::log(x); }, 0.1, 5);
-  check_unary(
+  check_elementwise(
       "log2", [](const auto& x) { return tl::log2(x); }, 0.1, 5);
-  check_unary(
+  check_elementwise(
       "log10", [](const auto& x) { return tl::log10(x); }, 0.1, 5);
-  check_unary(
+  check_elementwise(
       "log1p", [](const auto& x) { return tl::log1p(x); }, -0.9, 5);
 }
 
 TEST_CASE("powers and roots, elementwise") {
-  check_unary(
+  check_elementwise(
       "sqrt", [](const auto& x) { return tl::sqrt(x); }, 0.1, 5);
-  check_unary(
+  check_elementwise(
       "cbrt", [](const auto& x) { return tl::cbrt(x); }, -5, 5, {0.0}, 0.1);
-  check_unary(
+  check_elementwise(
       "square", [](const auto& x) { return tl::square(x); }, -3, 3);
 }
 
 TEST_CASE("trigonometric functions, elementwise") {
-  check_unary(
+  check_elementwise(
       "sin", [](const auto& x) { return tl::sin(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "cos", [](const auto& x) { return tl::cos(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "tan", [](const auto& x) { return tl::tan(x); }, -1.4, 1.4);
-  check_unary(
+  check_elementwise(
       "asin", [](const auto& x) { return tl::asin(x); }, -0.9, 0.9);
-  check_unary(
+  check_elementwise(
       "acos", [](const auto& x) { return tl::acos(x); }, -0.9, 0.9);
-  check_unary(
+  check_elementwise(
       "atan", [](const auto& x) { return tl::atan(x); }, -5, 5);
 }
 
 TEST_CASE("hyperbolic functions, elementwise") {
-  check_unary(
+  check_elementwise(
       "sinh", [](const auto& x) { return tl::sinh(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "cosh", [](const auto& x) { return tl::cosh(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "tanh", [](const auto& x) { return tl::tanh(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "asinh", [](const auto& x) { return tl::asinh(x); }, -5, 5);
-  check_unary(
+  check_elementwise(
       "acosh", [](const auto& x) { return tl::acosh(x); }, 1.1, 5);
-  check_unary(
+  check_elementwise(
       "atanh", [](const auto& x) { return tl::atanh(x); }, -0.9, 0.9);
 }
 
 TEST_CASE("special and piecewise functions and unary minus, elementwise") {
-  check_unary(
+  check_elementwise(
       "abs", [](const auto& x) { return tl::abs(x); }, -3, 3, {0.0}, 0.05);
-  check_unary(
+  check_elementwise(
       "erf", [](const auto& x) { return tl::erf(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "erfc", [](const auto& x) { return tl::erfc(x); }, -3, 3);
-  check_unary(
+  check_elementwise(
       "sigmoid", [](const auto& x) { return tl::sigmoid(x); }, -5, 5);
-  check_unary(
+  check_elementwise(
       "softplus", [](const auto& x) { return tl::softplus(x); }, -5, 5);
-  check_unary(
+  check_elementwise(
       "relu", [](const auto& x) { return tl::relu(x); }, -3, 3, {0.0}, 0.05);
-  check_unary(
+  check_elementwise(
       "negate", [](const auto& x) { return -x; }, -3, 3);
 }
 

@@ -9,7 +9,7 @@
 
 #include <finite_difference.hpp>
 
-#include "matrix_check.hpp"
+#include <matrix_check.hpp>
 
 #include <algorithm>
 #include <array>

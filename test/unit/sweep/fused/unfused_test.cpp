@@ -23,7 +23,7 @@ TEST_CASE("with fusion off no tree is a region") {
   const tl::argument<1, double> s(2.0);
   namespace d = tl::detail;
   static_assert(!d::fusion_enabled);
-  // Each would be a region with fusion on (fused_test.cpp): one with a batch form, and plain
+  // Each would be a region with fusion on (regions_test.cpp): one with a batch form, and plain
   // arithmetic that sums the adjoint of a number.
   using E = decltype(tl::exp(x) * x + 2.0);
   using S = decltype((x - s) / s);

@@ -38,7 +38,7 @@ tl::vector<double, N> elements(std::uint64_t seed, double lo, double hi) {
 
 /// op elementwise on a vector of N against op on each element: value, and the gradient of sum(w * op(x)).
 template <std::size_t N, class Op>
-void check_unary_at(const std::string& name, const Op& op, double lo, double hi, std::uint64_t seed) {
+void check_batched_at(const std::string& name, const Op& op, double lo, double hi, std::uint64_t seed) {
   using V = tl::vector<double, N>;
   const V x = elements<N>(seed, lo, hi);
   fd::rng r{seed + 1};
@@ -57,11 +57,11 @@ void check_unary_at(const std::string& name, const Op& op, double lo, double hi,
 }
 
 template <class Op>
-void check_unary(const std::string& name, const Op& op, double lo, double hi) {
-  check_unary_at<1>(name, op, lo, hi, 1);
-  check_unary_at<7>(name, op, lo, hi, 2);
-  check_unary_at<8>(name, op, lo, hi, 3);
-  check_unary_at<23>(name, op, lo, hi, 4);
+void check_batched(const std::string& name, const Op& op, double lo, double hi) {
+  check_batched_at<1>(name, op, lo, hi, 1);
+  check_batched_at<7>(name, op, lo, hi, 2);
+  check_batched_at<8>(name, op, lo, hi, 3);
+  check_batched_at<23>(name, op, lo, hi, 4);
 }
 
 /// Sums in a different order: within 1e-14 relative, or both NaN.
@@ -137,55 +137,55 @@ static_assert(all_vectorised<tl::ops::exp, tl::ops::expm1, tl::ops::exp2, tl::op
 #endif
 
 TEST_CASE("batched unary operations: as one element at a time, specials included") {
-  check_unary(
+  check_batched(
       "exp", [](const auto& x) { return tl::exp(x); }, -750, 720);
-  check_unary(
+  check_batched(
       "expm1", [](const auto& x) { return tl::expm1(x); }, -40, 720);
-  check_unary(
+  check_batched(
       "log", [](const auto& x) { return tl::log(x); }, -1, 1e6);
-  check_unary(
+  check_batched(
       "log1p", [](const auto& x) { return tl::log1p(x); }, -1.5, 1e6);
-  check_unary(
+  check_batched(
       "sqrt", [](const auto& x) { return tl::sqrt(x); }, -1, 1e6);
-  check_unary(
+  check_batched(
       "sin", [](const auto& x) { return tl::sin(x); }, -1e3, 1e3);
-  check_unary(
+  check_batched(
       "cos", [](const auto& x) { return tl::cos(x); }, -1e3, 1e3);
-  check_unary(
+  check_batched(
       "tanh", [](const auto& x) { return tl::tanh(x); }, -30, 30);
-  check_unary(
+  check_batched(
       "sigmoid", [](const auto& x) { return tl::sigmoid(x); }, -800, 800);
-  check_unary(
+  check_batched(
       "softplus", [](const auto& x) { return tl::softplus(x); }, -800, 800);
-  check_unary(
+  check_batched(
       "exp2", [](const auto& x) { return tl::exp2(x); }, -1080, 1030);
-  check_unary(
+  check_batched(
       "log2", [](const auto& x) { return tl::log2(x); }, -1, 1e6);
-  check_unary(
+  check_batched(
       "log10", [](const auto& x) { return tl::log10(x); }, -1, 1e6);
-  check_unary(
+  check_batched(
       "sinh", [](const auto& x) { return tl::sinh(x); }, -720, 720);
-  check_unary(
+  check_batched(
       "cosh", [](const auto& x) { return tl::cosh(x); }, -720, 720);
-  check_unary(
+  check_batched(
       "asinh", [](const auto& x) { return tl::asinh(x); }, -1e6, 1e6);
-  check_unary(
+  check_batched(
       "acosh", [](const auto& x) { return tl::acosh(x); }, 0.5, 1e6);
-  check_unary(
+  check_batched(
       "atanh", [](const auto& x) { return tl::atanh(x); }, -1.2, 1.2);
-  check_unary(
+  check_batched(
       "asin", [](const auto& x) { return tl::asin(x); }, -1.2, 1.2);
-  check_unary(
+  check_batched(
       "acos", [](const auto& x) { return tl::acos(x); }, -1.2, 1.2);
-  check_unary(
+  check_batched(
       "atan", [](const auto& x) { return tl::atan(x); }, -1e3, 1e3);
-  check_unary(
+  check_batched(
       "abs", [](const auto& x) { return tl::abs(x); }, -5, 5);
-  check_unary(
+  check_batched(
       "relu", [](const auto& x) { return tl::relu(x); }, -5, 5);
-  check_unary(
+  check_batched(
       "square", [](const auto& x) { return tl::square(x); }, -1e200, 1e200);
-  check_unary(
+  check_batched(
       "negate", [](const auto& x) { return -x; }, -5, 5);
 }
 

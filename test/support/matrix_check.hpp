@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// test/unit/matrix/matrix_check.hpp: finite differences and comparisons for functions of matrices.
+// test/support/matrix_check.hpp: finite differences and comparisons for functions of matrices.
 //
 //   mx::random<M>(r, lo, hi)              a matrix of uniform elements
 //   mx::random_away<M>(r, lo, hi, {...}, margin)  the same, each element away from the points listed
@@ -12,6 +12,8 @@
 //   mx::check_fd(label, f, tol, args...)  AD against FD for every argument
 //   mx::affine_chain<K>(s)                s <- s / 2 + 1, K times: a number-valued tree K levels deep,
 //                                         deeper than a cut's depth for K = 20
+//   mx::seeded<N>(seed, lo, hi)           a vector of N uniform elements from its own seed
+//   mx::check_same(what, fused, node_by_node, ulps)  two sweeps' gradients element by element
 #pragma once
 
 #include <doctest/doctest.h>
@@ -20,6 +22,7 @@
 #include <finite_difference.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -172,6 +175,29 @@ void for_shapes(Fn&& fn) {
 template <class M>
 std::string shape_name() {
   return std::to_string(M::rows()) + "x" + std::to_string(M::cols());
+}
+
+/// A vector of N uniform elements of [lo, hi], drawn from its own seed.
+template <std::size_t N, class T = double>
+tl::vector<T, N> seeded(std::uint64_t seed, double lo, double hi) {
+  fd::rng r{seed};
+  tl::vector<T, N> x;
+  for (auto& e : x) e = T(r.uniform(lo, hi));
+  return x;
+}
+
+/// Two gradients, the fused sweep's and the node-by-node one's, element by element: within `ulps` (two
+/// NaNs agree).
+template <class M>
+void check_same(const std::string& what, const M& fused, const M& node_by_node, int ulps) {
+  for (std::size_t i = 0; i < M::size(); ++i) {
+    INFO(what << ", element " << i << ": fused " << fd::str(fused[i]) << ", node by node " << fd::str(node_by_node[i]));
+    CHECK(fd::ulp_distance(fused[i], node_by_node[i]) <= ulps);
+  }
+}
+inline void check_same(const std::string& what, double fused, double node_by_node, int ulps) {
+  INFO(what << ": fused " << fd::str(fused) << ", node by node " << fd::str(node_by_node));
+  CHECK(fd::ulp_distance(fused, node_by_node) <= ulps);
 }
 
 }  // namespace mx

@@ -7,7 +7,7 @@
 
 #include <finite_difference.hpp>
 
-#include "matrix_check.hpp"
+#include <matrix_check.hpp>
 
 #include <cmath>
 #include <cstddef>

@@ -121,7 +121,7 @@ TEST_CASE("bad input: log1p, expm1, sigmoid, softplus, log_sum_exp and softmax s
       check_at("expm1", expm1_, x, x, 1.0);
     }
   }
-  SUBCASE("sigmoid and softplus near 0 (at ±700: special_test.cpp)") {
+  SUBCASE("sigmoid and softplus near 0 (at ±700: ops/special_test.cpp)") {
     for (const double x : {1e-300, -1e-300}) {
       check_at("sigmoid", sigmoid_, x, 0.5, 0.25);
       check_at("softplus", softplus_, x, ln2, 0.5);
