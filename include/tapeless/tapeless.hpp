@@ -7,7 +7,7 @@
 // batches of 8 (TAPELESS_SIMD_AVX512) and -Werror would fail. g++ silences a warning in inlined code
 // where the innermost place of its chain of calls that a pragma covers is silenced: silenced over the
 // whole library, every call from it is, whether <immintrin.h> came before it (Eigen includes it) or
-// not. Not through a precompiled header, which forgets pragmas (README, SIMD loops).
+// not. Not through a precompiled header, which forgets pragmas (doc/guide.md, "SIMD loops").
 #if defined(TAPELESS_SIMD_AVX512) && defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
 #define TAPELESS_SILENCED_AVX512_WARNINGS 1
 #pragma GCC diagnostic push
@@ -17,9 +17,9 @@
 
 #include <tapeless/version.hpp>
 
-#include <tapeless/concepts/expression.hpp>
 #include <tapeless/concepts/operation.hpp>
 #include <tapeless/concepts/scalar.hpp>
+#include <tapeless/expr/concepts.hpp>
 
 #include <tapeless/math/functions.hpp>
 

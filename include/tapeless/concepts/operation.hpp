@@ -15,7 +15,7 @@
 //                     forward(), each takes the cache last
 //
 // g is the adjoint of the result and has its type. Each member is the one place its rule is written:
-// the engine derives every other form from it (ops/rules.hpp). An operation that is not a matrix
+// the engine derives every other form from it (operation/protocol.hpp). An operation that is not a matrix
 // operation is a scalar one: on matrices it applies element by element, with T their element type.
 // Everything else an operation may state, its options (name, SIMD batches, what its rule reads), is
 // one member `traits` (operation/traits.hpp).

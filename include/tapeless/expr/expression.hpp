@@ -2,7 +2,7 @@
 // tapeless/expr/expression.hpp: the base every node derives from, giving it backward() and element access.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 
 #include <cstddef>
 #include <type_traits>

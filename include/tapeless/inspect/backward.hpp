@@ -10,8 +10,8 @@
 // (adjoint/structured.hpp: repeated, placed, scaled) is shown as the matrix.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>

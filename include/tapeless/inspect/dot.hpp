@@ -17,7 +17,7 @@
 // Numbers have 6 significant digits unless another precision is asked for.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/inspect/record.hpp>
 
 #include <cstddef>

@@ -6,8 +6,8 @@
 // tl::var leaves; a constant number is written where it is used.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>

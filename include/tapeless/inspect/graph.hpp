@@ -6,7 +6,7 @@
 // long double, whatever the type they were computed in, so that one graph type serves every function.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/operation/protocol.hpp>
 

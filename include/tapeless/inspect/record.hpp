@@ -13,7 +13,7 @@
 // translation unit that includes tapeless.hpp and traces nothing does not compile their bodies.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/inspect/backward.hpp>

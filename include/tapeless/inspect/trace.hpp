@@ -52,7 +52,7 @@
 // or not.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/inspect/record.hpp>
 
 #include <algorithm>
@@ -194,7 +194,7 @@ class evaluation_trace {
 ///
 ///   std::cout << tl::trace([](auto x1, auto x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); }, 1.0, 2.0);
 ///
-/// (tl::trace(A) of one matrix is the sum of its diagonal, ops/linear_algebra.hpp.)
+/// (tl::trace(A) of one matrix is the sum of its diagonal, ops/products.hpp.)
 template <class F, class... Args>
   requires(sizeof...(Args) > 0 && !Operand<F>)
 auto trace(const F& f, const Args&... args) {

@@ -7,7 +7,7 @@
 // which is undefined in C++ for NaN and huge arguments. This one takes 21 and no division, reads 2^k
 // off the bits of a double instead of converting, and is defined for every argument (its callers still
 // clamp or guard it, for the value); within 1 ulp of std::exp over [-708.39, 709.43] (43 million seeded
-// points, with and without FMA; test/unit/simd/batch_math_test.cpp sweeps it). A fused loop of
+// points, with and without FMA; test/unit/math/batch_functions_test.cpp sweeps it). A fused loop of
 // exps (log-sum-exp's gradient) spends most of its instructions in it (doc/design.md).
 #pragma once
 
@@ -26,7 +26,7 @@ namespace tapeless::math::detail {
 /// smallest normal number (zero or negative included) or +-inf, which exp_unguarded's callers test for;
 /// beyond, anything (x = 2131 wraps to about 2^-1022), hence their clamp or guard.
 /// Not for -ffast-math or -fassociative-math builds, which may fold (x log2(e) + shifter) - shifter
-/// into x log2(e): nor are xsimd's functions (README.md, "SIMD loops").
+/// into x log2(e): nor are xsimd's functions (doc/guide.md, "SIMD loops").
 template <class A>
 TAPELESS_SWEEP_INLINE inline xsimd::batch<double, A> exp_normal(const xsimd::batch<double, A>& x) {
   using B = xsimd::batch<double, A>;

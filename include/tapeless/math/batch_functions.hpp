@@ -6,7 +6,7 @@
 // its matrix loops a batch at a time: the same source as for one number. The functions are xsimd's,
 // but for exp, tapeless's own (math/batch_exp.hpp, half the instructions); each agrees with the
 // standard library's within 2 ulp over its domain, and on NaN, infinities and the domain rules
-// (test/unit/simd/batch_math_test.cpp sweeps them): only those that do are here.
+// (test/unit/math/batch_functions_test.cpp sweeps them): only those that do are here.
 #pragma once
 
 #include <tapeless/detail/inline.hpp>
@@ -152,7 +152,7 @@ TAPELESS_BATCH_GUARDED(cosh, xsimd::cosh, xsimd::abs(x) < B(709.0))
 TAPELESS_BATCH_GUARDED(acosh, xsimd::acosh, x >= B(1.0))
 #undef TAPELESS_BATCH_GUARDED
 
-/// exp without the guard's branch, for a caller that tests the results instead (ops/reduction.hpp's
+/// exp without the guard's branch, for a caller that tests the results instead (math/softmax.hpp's
 /// exp_scaled, once for all the elements): within 1 ulp of std::exp for x in [-708.39, 709.43];
 /// elsewhere, NaN included, the right value or one below the smallest normal number (zero or
 /// negative) or +-inf, which such a test rejects (math/batch_exp.hpp). The argument is clamped to

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/meta/plain_tuple.hpp: a tuple that stays trivially copyable when its elements are.
 //
-// Nodes are plain values, copied bitwise (sweep/no_virtual_test.cpp checks it); std::tuple is never
+// Nodes are plain values, copied bitwise (test/integration/no_virtual_test.cpp checks it); std::tuple is never
 // trivially copyable, so a node that keeps several values of different types keeps them in this.
 #pragma once
 

@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/operation/protocol.hpp: how nodes and sweeps ask an operation for its value and its vector-Jacobian product.
 //
-// Value: an operation states `value(x)` (unary) or `value(x, y)` (binary). One whose backward pass
-// needs more than its operands and its value (a factorisation, the weights of a softmax) states
-// `forward(...)` instead, returning with_cache{value, cache}; the sweep keeps the cache beside the
-// value and hands it to the vjp as its last argument.
-//
-// Backward: a unary operation states either `derivative(x, y)` (dy/dx, given its operand x and its own
-// value y) or, where dividing beats multiplying by a reciprocal, `vjp(g, x, y)` (g * dy/dx) directly.
-// A binary operation states `vjp(g, x, y, z)`, returning the pair (g * dz/dx, g * dz/dy).
-// A matrix operation (detail::matrix_operation) states `vjp(g, x, y)` if unary, and if binary
-// `vjp_lhs(g, x, y, z)` and `vjp_rhs(g, x, y, z)` apart, so that a constant side costs nothing.
-// Each of these is the one place its rule is written; the other forms are derived here.
+// What an operation states is documented once, in concepts/operation.hpp (its members) and
+// operation/traits.hpp (its options). From the one form of its rule that an operation states, this
+// header derives every form the nodes and sweeps call: the value with or without a cache, the vjp of
+// a number or of a matrix, of either side of a binary operation, and the local derivatives a trace
+// shows.
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>

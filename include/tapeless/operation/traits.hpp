@@ -38,7 +38,7 @@ struct operation_traits {
   std::string_view name = "op";
   /// Whether its value and rule are written for SIMD batches as well as numbers: every branch on its
   /// operands a math::choose or math::select (a batch takes both sides), every function one of
-  /// math/batch.hpp. Its loops over the elements of a matrix then run a batch at a time.
+  /// math/batch_functions.hpp. Its loops over the elements of a matrix then run a batch at a time.
   bool batched = false;
   /// Whether it is plain arithmetic (+ - * /, negation, square), whose scalar loops the compiler
   /// vectorises itself and fuses with the neighbouring nodes': its maps over elements stay scalar even

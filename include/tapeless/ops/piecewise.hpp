@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/ops/piecewise.hpp: abs, relu, min, max and if_else, with their conventions at the kinks.
 //
-// At a kink the derivative is a convention, stated here and in the README:
+// At a kink the derivative is a convention, stated here and in the user guide (doc/guide.md):
 // abs'(0) = 0 and relu'(0) = 0; at a tie min and max give the whole adjoint to their first argument.
 // NaN propagates: a NaN operand gives a NaN value and receives the adjoint, so NaN reaches the gradient.
 #pragma once

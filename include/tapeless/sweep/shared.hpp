@@ -27,7 +27,7 @@ namespace tapeless::detail {
 
 namespace linalg {
 template <class T, std::size_t N>
-struct shared_lu;  // ops/linear_algebra.hpp
+struct shared_lu;  // linalg/lu.hpp
 }  // namespace linalg
 
 /// Whether Op, at the operand A (and B), takes the sweep's LU factors of A.

@@ -7,7 +7,7 @@
 // wide; no tape and no heap, and the whole Hessian can be a constant expression.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/transforms/blocks.hpp>
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/tangent.hpp>

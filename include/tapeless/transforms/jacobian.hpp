@@ -6,7 +6,7 @@
 // when n <= m, reverse otherwise.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/transforms/blocks.hpp>
 #include <tapeless/transforms/grad.hpp>

@@ -3,7 +3,7 @@
 // direction, in one forward evaluation with dual numbers.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/transforms/tangent.hpp>
 

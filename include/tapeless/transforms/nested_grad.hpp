@@ -9,7 +9,7 @@
 // sweep in duals of duals, and so on: every level costs one more sweep, never a tape.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/meta/plain_tuple.hpp>

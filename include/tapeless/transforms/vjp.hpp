@@ -2,7 +2,7 @@
 // tapeless/transforms/vjp.hpp: vjp(f, args...), the value of f and its pullback u -> u^T J.
 #pragma once
 
-#include <tapeless/concepts/expression.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/transforms/grad.hpp>
 

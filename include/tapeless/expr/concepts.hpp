@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/concepts/expression.hpp: what a node of the expression graph is, and what may stand beside one.
+// tapeless/expr/concepts.hpp: what a node of the expression graph is, and what may stand beside one.
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>
