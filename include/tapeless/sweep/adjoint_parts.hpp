@@ -32,7 +32,6 @@
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/power.hpp>
-#include <tapeless/operation/protocol.hpp>
 
 #include <array>
 #include <cmath>

@@ -11,8 +11,8 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
-#include <tapeless/ops/elementwise.hpp>
 #include <tapeless/operation/protocol.hpp>
+#include <tapeless/ops/elementwise.hpp>
 #include <tapeless/ops/shape.hpp>
 #include <tapeless/sweep/region.hpp>
 #include <tapeless/sweep/region_tree.hpp>

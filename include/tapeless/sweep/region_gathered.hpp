@@ -12,8 +12,8 @@
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
-#include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/operation/protocol.hpp>
+#include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/region.hpp>
