@@ -15,25 +15,25 @@ namespace tl = tapeless;
 
 struct sinc_op {
   // The name the inspectors print; the value and the rule are written for SIMD batches too (every
-  // branch a tl::math::choose, every function one of tl::math's); the rule reads the operand only, so
+  // branch a tl::math::lazy_select, every function one of tl::math's); the rule reads the operand only, so
   // that grad need not keep the value.
   static constexpr tl::operation_traits traits{.name = "sinc", .batched = true, .vjp_reads = tl::reads_operands};
 
   // Below |x| = 1/2, series: sin(x) / x is 0 / 0 at x = 0, and the derivative's closed form
   // (x cos x - sin x) / x^2 cancels, keeping about 10 digits at x = 1e-3. The series are in x itself,
   // not a constant, so that dual numbers (tl::hessian) differentiate them once more. The terms run to
-  // x^14, past which none changes a double below 1/2. In a batch, choose computes both sides where the
+  // x^14, past which none changes a double below 1/2. In a batch, lazy_select computes both sides where the
   // lanes differ: the closed form's 0 / 0 at x = 0 is computed there, and dropped.
   template <class T>
   static constexpr T value(T x) {
     const T x2 = x * x;
-    return tl::math::choose(
+    return tl::math::lazy_select(
         x2 < T(0.25), [&] { return horner(x2, value_terms); }, [&] { return tl::math::sin(x) / x; });
   }
   template <class T>
   static constexpr T derivative(T x, T /*value*/) {
     const T x2 = x * x;
-    return tl::math::choose(
+    return tl::math::lazy_select(
         x2 < T(0.25), [&] { return x * horner(x2, derivative_terms); },
         [&] { return (x * tl::math::cos(x) - tl::math::sin(x)) / x2; });
   }

@@ -10,7 +10,7 @@
 //
 // TAPELESS_SWEEP_INLINE marks the leaves' sweeps and the stores they add to, the sweeps of operations
 // on small matrices (sweep/backward.hpp, sweep_inline), and the batch functions called once per batch
-// from a fused loop (math::choose, the guarded batch functions of math/batch_functions.hpp): each is
+// from a fused loop (math::lazy_select, the guarded batch functions of math/batch_functions.hpp): each is
 // small, and its call costs more than its body. It does not mark every sweep: forced everywhere, a
 // translation unit of many gradients takes many times longer to compile.
 //

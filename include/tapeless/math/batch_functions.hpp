@@ -34,7 +34,7 @@ inline constexpr bool is_mask = requires {
 /// Inlined under clang (detail/inline.hpp): it runs once per batch of a fused loop (sigmoid's rule), and
 /// out of line its call costs more than its body.
 template <class C, class A, class B>
-TAPELESS_SWEEP_INLINE constexpr auto choose(const C& condition, const A& if_true, const B& if_false) {
+TAPELESS_SWEEP_INLINE constexpr auto lazy_select(const C& condition, const A& if_true, const B& if_false) {
   if constexpr (!is_mask<C>) {
     return condition ? if_true() : if_false();
   } else {

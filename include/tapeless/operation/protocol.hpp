@@ -153,7 +153,7 @@ constexpr auto matrix_binary_vjp(const Op& op, const G& g, const X& x, const Y& 
 /// every comparison the domain test makes): a NaN value always comes with a NaN gradient.
 template <class C, class T>
 constexpr T inside_domain(const C& inside, T r) noexcept {
-  return math::choose(
+  return math::lazy_select(
       inside, [&] { return r; }, [] { return math::quiet_nan<T>(); });
 }
 

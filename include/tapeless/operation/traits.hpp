@@ -37,7 +37,7 @@ struct operation_traits {
   /// What the inspectors (tl::trace, the graph's text and DOT forms) print for the operation.
   std::string_view name = "op";
   /// Whether its value and rule are written for SIMD batches as well as numbers: every branch on its
-  /// operands a math::choose or math::select (a batch takes both sides), every function one of
+  /// operands a math::lazy_select or math::select (a batch takes both sides), every function one of
   /// math/batch_functions.hpp. Its loops over the elements of a matrix then run a batch at a time.
   bool batched = false;
   /// Whether it is plain arithmetic (+ - * /, negation, square), whose scalar loops the compiler

@@ -95,7 +95,7 @@ struct divide {
 template <class T>
 constexpr T times_reciprocal(const T& x, const T& y) {
   const T r = T(1) / y;
-  return math::choose(
+  return math::lazy_select(
       math::reciprocal_is_normal(r), [&] { return x * r; }, [&] { return x / y; });
 }
 

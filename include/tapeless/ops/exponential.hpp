@@ -50,7 +50,7 @@ struct expm1 {
   }
   template <class T>
   static constexpr T derivative(T x, T y) {
-    return math::choose(
+    return math::lazy_select(
         x < T(-1), [&] { return math::exp(x); }, [&] { return y + T(1); });
   }
 };

@@ -60,7 +60,7 @@ struct asinh {
   template <class T>
   static constexpr T vjp(T g, T x, T) {
     const T a = math::abs(x);
-    return g / math::choose(
+    return g / math::lazy_select(
                    a < T(0x1p511), [&] { return math::sqrt(x * x + T(1)); }, [&] { return a; });
   }
 };

@@ -54,7 +54,7 @@ struct sigmoid {
   // so the product is within a few ulp, at no exp. Above, 1 - y cancels: e^-x y^2, accurate in the tail.
   template <class T>
   static constexpr T derivative(T x, T y) {
-    return math::choose(
+    return math::lazy_select(
         x < T(1), [&] { return y * (T(1) - y); }, [&] { return math::exp(-x) * y * y; });
   }
 };
@@ -66,7 +66,7 @@ struct softplus {
   static constexpr operation_traits traits{.name = "softplus", .batched = true, .vjp_reads = reads_operands};
   template <class T>
   static constexpr T value(T x) {
-    const T m = math::choose(
+    const T m = math::lazy_select(
         x > T(0), [&] { return x; }, [] { return T(0); });
     return m + math::log1p(math::exp(-math::abs(x)));
   }

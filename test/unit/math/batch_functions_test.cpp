@@ -203,11 +203,11 @@ TEST_CASE("asin, acos, atan of a batch: within 2 ulp of std, NaN outside the dom
       {points(58, -100, 100, false), points(59, 1e-300, 1e308, true)});
 }
 
-TEST_CASE("math::choose: the side each lane takes, as ?: does for one number") {
+TEST_CASE("math::lazy_select: the side each lane takes, as ?: does for one number") {
   const batch x = batch::load_unaligned(points(22, -2, 2, false, width).data());
   alignas(64) std::array<double, width> xs, out;
   x.store_aligned(xs.data());
-  math::choose(
+  math::lazy_select(
       x < batch(0.0), [&] { return -x; }, [&] { return x * 2.0; })
       .store_aligned(out.data());
   for (std::size_t k = 0; k < width; ++k) CHECK(out[k] == (xs[k] < 0 ? -xs[k] : xs[k] * 2.0));
@@ -216,9 +216,9 @@ TEST_CASE("math::choose: the side each lane takes, as ?: does for one number") {
     ++calls;
     return x;
   };
-  (void)math::choose(x == x, counted, counted);  // every lane true: one side computed
+  (void)math::lazy_select(x == x, counted, counted);  // every lane true: one side computed
   CHECK(calls == 1);
-  CHECK(math::choose(
+  CHECK(math::lazy_select(
             true, [] { return 1.0; }, [] { return 2.0; }) == 1.0);
 }
 
