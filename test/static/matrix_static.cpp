@@ -30,6 +30,21 @@ constexpr bool all_close(const M& a, const M& b, double tol = 1e-12) {
   return true;
 }
 
+// ---- construction: rows written out, short rows ending in zeros ------------------------------------
+static_assert(M22{{1, 2}, {}} == M22{{1, 2}, {0, 0}});  // an empty row, up to rows_declared_max rows
+static_assert(M22{{1}, {3, 4}} == M22{{1, 0}, {3, 4}});
+static_assert(tl::mask<2, 2>{{true}, {}} == tl::mask<2, 2>{{true, false}, {false, false}});
+// Taller: each row's length is deduced, and a short row still ends in zeros.
+constexpr auto tall = [] {
+  using T65 = tl::matrix<double, 65, 2>;
+  T65 m{{1},  {2},  {3},  {4},  {5},  {6},  {7},  {8},  {9},  {10}, {11}, {12}, {13}, {14},    {15}, {16}, {17},
+        {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31},    {32}, {33}, {34},
+        {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48},    {49}, {50}, {51},
+        {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65, 66}};
+  return m;
+}();
+static_assert(tall(0, 0) == 1 && tall(0, 1) == 0 && tall(64, 0) == 65 && tall(64, 1) == 66);
+
 // ---- the seed check ---------------------------------------------------------------------------------
 constexpr auto f_seed = [](const auto& A) { return tl::sum(tl::matmul(A, A)); };
 constexpr auto cgA = tl::grad(f_seed)(M22{{1, 2}, {3, 4}});

@@ -33,21 +33,41 @@ constexpr bool all_true(std::initializer_list<bool> conditions) {
   return true;
 }
 
+/// The matrices whose row constructor is declared with one parameter per row: up to this many rows.
+/// Such a constructor takes a row written `{}` (zeros), which a deduced row length cannot; but it is
+/// built, and inherited, for every matrix type, at a cost that grows with the row count (g++ takes most
+/// of a minute and 7 GB for a 10000-element vector). Taller matrices deduce each row's length instead.
+inline constexpr std::size_t rows_declared_max = 64;
+
 /// The elements and the constructors, shared by tl::matrix and tl::mask: one parameter per row
 /// (`{{1, 2}, {3, 4}}`), and for a vector, one parameter per element (`{1, 2, 3}`), so that a wrong
-/// count does not compile. Both are templates whose parameter count is deduced from the call: a
-/// constructor declared with R parameters would be built, and inherited, for every matrix type,
-/// whose cost grows with R (g++ takes most of a minute and 7 GB for a 10000-element vector).
-template <class T, std::size_t R, std::size_t C>
-struct matrix_storage {
+/// count does not compile.
+template <class T, std::size_t R, std::size_t C,
+          class DeclaredRows = std::make_index_sequence<(R <= rows_declared_max ? R : 0)>>
+struct matrix_storage;
+
+template <class T, std::size_t R, std::size_t C, std::size_t... Row>
+struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
+  template <std::size_t>
+  using row_ref = const T (&)[C];
+
   std::array<T, R * C> data_;
 
   constexpr matrix_storage() : data_{} {}
   constexpr explicit matrix_storage(uninitialized_t) {}  // NOLINT(cppcoreguidelines-pro-type-member-init)
-  // Each row's length N is deduced from its braces; a shorter row ends in zeros, as an array's would.
-  // Copied through arrays of the rows' addresses and lengths, not a fold expression (see `all_true`).
+  // Up to rows_declared_max rows: one parameter of C elements per row. Copied through an array of the
+  // rows' addresses, not a fold expression (see `all_true`).
+  constexpr matrix_storage(row_ref<Row>... rows)  // NOLINT: implicit, as the rows are written on paper
+      requires(sizeof...(Row) == R)
+      : data_{} {
+    const T* const starts[] = {rows...};
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = 0; c < C; ++c) data_[r * C + c] = starts[r][c];
+  }
+  // More rows: each row's length N is deduced from its braces; a shorter row ends in zeros, as an
+  // array's would.
   template <std::size_t... N>
-    requires(sizeof...(N) == R && all_true({(N <= C)...}))
+    requires(sizeof...(Row) == 0 && sizeof...(N) == R && all_true({(N <= C)...}))
   constexpr matrix_storage(const T (&... rows)[N]) : data_{} {  // NOLINT: implicit, as the rows are written on paper
     const T* const starts[] = {rows...};
     constexpr std::size_t lengths[] = {N...};
