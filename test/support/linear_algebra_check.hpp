@@ -12,6 +12,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <matrix_check.hpp>
 #include <reference/linear_algebra.hpp>
 #include <sanitizers.hpp>
 
@@ -34,33 +35,7 @@ constexpr double value_tol = 1e-12;                      // values against the l
 
 // ---- printing and comparing --------------------------------------------------------------------------
 
-template <std::size_t R, std::size_t C>
-std::string str(const mat<R, C>& m) {
-  std::ostringstream os;
-  os.precision(17);
-  os << "{";
-  for (std::size_t i = 0; i < R; ++i) {
-    os << (i ? ", {" : "{");
-    for (std::size_t j = 0; j < C; ++j) os << (j ? ", " : "") << m(i, j);
-    os << "}";
-  }
-  os << "}";
-  return os.str();
-}
-
-}  // namespace la
-
-// Failed checks print matrices with all 17 digits.
-template <class T, std::size_t R, std::size_t C>
-struct doctest::StringMaker<tapeless::matrix<T, R, C>> {
-  static doctest::String convert(const tapeless::matrix<T, R, C>& m) {
-    la::mat<R, C> d;
-    for (std::size_t i = 0; i < R * C; ++i) d[i] = static_cast<double>(m[i]);
-    return la::str(d).c_str();
-  }
-};
-
-namespace la {
+using mx::str;
 
 /// The largest fd::rel_error over the elements (NaN if any element's error is NaN).
 template <std::size_t R, std::size_t C>
@@ -123,9 +98,7 @@ auto weighted(const mat<R, C>& w, Y&& y) {
 
 template <std::size_t R, std::size_t C>
 mat<R, C> random_matrix(fd::rng& r, double lo = -1.0, double hi = 1.0) {
-  mat<R, C> m;
-  for (auto& e : m) e = r.uniform(lo, hi);
-  return m;
+  return mx::random<mat<R, C>>(r, lo, hi);
 }
 
 /// |det A| / prod ||row i||, in (0, 1]: 1 for orthogonal rows, 0 when singular.

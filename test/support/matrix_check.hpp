@@ -201,3 +201,9 @@ inline void check_same(const std::string& what, double fused, double node_by_nod
 }
 
 }  // namespace mx
+
+// Failed checks print matrices with all their digits.
+template <class T, std::size_t R, std::size_t C>
+struct doctest::StringMaker<tapeless::matrix<T, R, C>> {
+  static doctest::String convert(const tapeless::matrix<T, R, C>& m) { return mx::str(m).c_str(); }
+};
