@@ -4,10 +4,11 @@
 //
 // The recorder is the store the sweep runs with: it adds the arguments' adjoints into the engine's
 // store (argument_adjoints, as tl::grad's), and it is the sweep's observer (sweep/observer.hpp), so
-// every contribution it records is the one the engine computes, and the gradient recorded is the
-// engine's bit for bit. What a step shows beside it, the local derivative of a number operation, comes
-// from unary_derivative and binary_partials (operation/protocol.hpp). An adjoint that stands for a matrix
-// (adjoint/structured.hpp: repeated, placed, scaled) is shown as the matrix.
+// every contribution it records is the one the engine computes. Observed, the sweep stores each
+// contribution on its own, so where grad adds two first (matmul(A, A)'s) or fuses a region's loop, the
+// gradient recorded may differ from grad's in the last bits. What a step shows beside it, the local derivative of a
+// number operation, comes from unary_derivative and binary_partials (operation/protocol.hpp). An adjoint that stands
+// for a matrix (adjoint/structured.hpp: repeated, placed, scaled) is shown as the matrix.
 #pragma once
 
 #include <tapeless/expr/binary.hpp>

@@ -7,7 +7,8 @@
 //   forward, in post order (the order values are computed in), naming each node (inspect/forward.hpp);
 //   backward, by the engine's own sweep (sweep/backward.hpp), whose observer records each step
 //     (inspect/backward.hpp): each contribution is the one the engine computes, added by the engine's
-//     own stores (argument_adjoints, let_scope), so the gradient recorded is tl::grad's bit for bit.
+//     own stores (argument_adjoints, let_scope). The gradient recorded is tl::grad's but for the
+//     order of additions where grad adds two contributions before storing them, or fuses a region.
 // Code that never calls tl::trace or tl::to_dot instantiates none of it. For that, the functions of
 // inspect/ that depend on no type are templates all the same (`template <class = void>`): a
 // translation unit that includes tapeless.hpp and traces nothing does not compile their bodies.

@@ -43,7 +43,8 @@
 //   `=> g_x1 = s` follows a contribution to an adjoint that had one already: the running sum.
 //   The rule's result c is the engine's (unary_vjp, the binary vjp); d beside it is the local
 //   derivative the rule multiplies by, which may differ from c / g in the last bit.
-// - The gradient: the adjoint of each argument (and var), as tl::grad computes it, bit for bit. A
+// - The gradient: the adjoint of each argument (and var), as tl::grad computes it; in the last bits it
+//   may differ where grad fuses an elementwise region or adds two contributions before storing them. A
 //   matrix gradient shows its elements up to 64 of them.
 // Numbers are printed with the stream's precision (6 significant digits unless set).
 //

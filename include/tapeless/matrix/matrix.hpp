@@ -55,29 +55,36 @@ struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
 
   constexpr matrix_storage() : data_{} {}
   constexpr explicit matrix_storage(uninitialized_t) {}  // NOLINT(cppcoreguidelines-pro-type-member-init)
-  // Up to rows_declared_max rows: one parameter of C elements per row. Copied through an array of the
-  // rows' addresses, not a fold expression (see `all_true`).
+  // Up to rows_declared_max rows: one parameter of C elements per row. Copied by copy_rows, through
+  // lists of the rows' addresses and lengths rather than a fold expression (see `all_true`).
   constexpr matrix_storage(row_ref<Row>... rows)  // NOLINT: implicit, as the rows are written on paper
       requires(sizeof...(Row) == R)
       : data_{} {
-    const T* const starts[] = {rows...};
-    for (std::size_t r = 0; r < R; ++r)
-      for (std::size_t c = 0; c < C; ++c) data_[r * C + c] = starts[r][c];
+    copy_rows({rows...}, {(static_cast<void>(Row), C)...});
   }
   // More rows: each row's length N is deduced from its braces; a shorter row ends in zeros, as an
   // array's would.
   template <std::size_t... N>
     requires(sizeof...(Row) == 0 && sizeof...(N) == R && all_true({(N <= C)...}))
   constexpr matrix_storage(const T (&... rows)[N]) : data_{} {  // NOLINT: implicit, as the rows are written on paper
-    const T* const starts[] = {rows...};
-    constexpr std::size_t lengths[] = {N...};
-    for (std::size_t r = 0; r < R; ++r)
-      for (std::size_t c = 0; c < lengths[r]; ++c) data_[r * C + c] = starts[r][c];
+    copy_rows({rows...}, {N...});
   }
   // Braces cannot deduce U, so `{{1}, {2}}` (rows of a column) never chooses this one.
   template <class... U>
     requires(C == 1 && R > 1 && sizeof...(U) == R && all_true({std::is_arithmetic_v<U>...}))
   constexpr matrix_storage(U... values) : data_{static_cast<T>(values)...} {}  // NOLINT
+
+ private:
+  // Row r of `rows` into row r of the matrix: its first lengths[r] elements, the rest left 0.
+  constexpr void copy_rows(std::initializer_list<const T*> rows, std::initializer_list<std::size_t> lengths) {
+    const auto* length = lengths.begin();
+    std::size_t r = 0;
+    for (const T* row : rows) {
+      for (std::size_t c = 0; c < *length; ++c) data_[r * C + c] = row[c];
+      ++length;
+      ++r;
+    }
+  }
 };
 }  // namespace detail
 

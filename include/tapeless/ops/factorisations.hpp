@@ -30,7 +30,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/operation/protocol.hpp>
-#include <tapeless/ops/products.hpp>  // detail::matrix_op, the node maker of every matrix operation
+#include <tapeless/ops/matrix_op.hpp>
 
 #include <array>
 #include <cstddef>

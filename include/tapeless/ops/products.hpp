@@ -7,6 +7,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/operation/protocol.hpp>
+#include <tapeless/ops/matrix_op.hpp>
 #include <tapeless/simd/product.hpp>
 
 #include <cstddef>
@@ -151,25 +152,6 @@ struct trace : ::tapeless::detail::matrix_operation {
 };
 
 }  // namespace ops
-
-namespace detail {
-/// Whether every operand is a matrix, or a shape_error passed on; a static_assert says so if not.
-template <class... X>
-constexpr bool are_matrices() {
-  constexpr bool ok = (... && (Matrix<value_type_of_t<X>> || ShapeError<X>));
-  static_assert(ok,
-                "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
-                "takes matrices or matrix expressions, not numbers");
-  return ok;
-}
-
-/// op of one or two matrix operands whose shapes must satisfy the shapes:: check Fits.
-template <template <shape...> class Fits, class Op, class... X>
-constexpr auto matrix_op(Op op, X&&... x) {
-  constexpr bool kind = are_matrices<X...>() && !any_shape_error<X...>;
-  return checked_node<Fits<shape_of<value_type_of_t<X>>...>, kind>(op, std::forward<X>(x)...);
-}
-}  // namespace detail
 
 /// The matrix product A B (`*` is elementwise).
 template <Operand A, Operand B>

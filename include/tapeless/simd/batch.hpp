@@ -71,8 +71,6 @@ inline constexpr bool is_batch = requires {
   typename T::arch_type;
 };
 
-  // Whether an operation's loops run in batches: simd::vectorised (operation/traits.hpp).
-
 #if TAPELESS_SIMD
 /// Whether N elements of T make whole batches (never for a T without batches: dual numbers, float).
 template <class T, std::size_t N>
