@@ -11,6 +11,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/simd/batch.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 
@@ -149,6 +150,118 @@ inline constexpr bool is_placed = false;
 template <class M, std::size_t Start, class Part, bool Owned>
 inline constexpr bool is_placed<placed<M, Start, Part, Owned>> = true;
 
+/// The adjoint of a matrix M that is zero but for one element, `value` at row-major `index`: what an
+/// element access (A(i, j), v[i]) sends back. An adjoint sum adds it in O(1), so that a sum of n
+/// element accesses costs O(n), where a dense adjoint per access would cost O(n) each.
+template <class M>
+struct one_element {
+  using matrix_type = M;
+  std::size_t index;
+  typename M::value_type value;
+  [[nodiscard]] constexpr M dense() const {
+    M m{};
+    m[index] = value;
+    return m;
+  }
+};
+
+template <class G>
+inline constexpr bool is_one_element = false;
+template <class M>
+inline constexpr bool is_one_element<one_element<M>> = true;
+
+/// The adjoint of a matrix M that is zero but for the elements start, start + stride, ... (row-major),
+/// which are the elements of part(): what a row (stride 1) or a column (stride M::cols()) sends back,
+/// at an index known at run time. An adjoint sum adds it in O(length of the part).
+/// Not Owned, it points at the adjoint the rule received, as placed does; Owned, it holds the part.
+template <class M, class Part, bool Owned>
+struct strided_part {
+  using matrix_type = M;
+  std::size_t start, stride;
+  std::conditional_t<Owned, Part, const Part*> held;
+  [[nodiscard]] constexpr const Part& part() const {
+    if constexpr (Owned)
+      return held;
+    else
+      return *held;
+  }
+  [[nodiscard]] constexpr M dense() const {
+    M m{};
+    const Part& p = part();
+    for (std::size_t k = 0; k < Part::size(); ++k) m[start + k * stride] = p[k];
+    return m;
+  }
+};
+
+template <class G>
+inline constexpr bool is_strided_part = false;
+template <class M, class Part, bool Owned>
+inline constexpr bool is_strided_part<strided_part<M, Part, Owned>> = true;
+
+/// The adjoint of a matrix M that is zero but for at most K listed elements, (index, value) pairs in
+/// row-major indices, an index listed again adding to it: what a cut of a deep tree keeps for a matrix
+/// it reads a few elements of (expr/cut.hpp), where a dense partial would cost a pass over M per cut
+/// and per node above it. `add` takes the adjoints of element accesses and of other lists.
+template <class M, std::size_t K>
+struct element_list {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  static constexpr std::size_t capacity = K;
+  std::array<std::size_t, K> index{};
+  std::array<T, K> value{};
+  std::size_t count = 0;
+
+  constexpr void push(std::size_t i, T v) {
+    index[count] = i;
+    value[count] = v;
+    ++count;
+  }
+  /// Appends g, the adjoint of a part of M (one_element, strided_part, placed, scaled_elements).
+  template <class G>
+  constexpr void add(const G& g);
+};
+
+template <class G>
+inline constexpr bool is_element_list = false;
+template <class M, std::size_t K>
+inline constexpr bool is_element_list<element_list<M, K>> = true;
+
+/// factor times the elements of *list: what a cut sends a matrix it keeps an element_list for.
+template <class M, std::size_t K>
+struct scaled_elements {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  const element_list<M, K>* list;
+  T factor;
+  [[nodiscard]] constexpr M dense() const {
+    M m{};
+    for (std::size_t k = 0; k < list->count; ++k) m[list->index[k]] += list->value[k] * factor;
+    return m;
+  }
+};
+
+template <class G>
+inline constexpr bool is_scaled_elements = false;
+template <class M, std::size_t K>
+inline constexpr bool is_scaled_elements<scaled_elements<M, K>> = true;
+
+template <class M, std::size_t K>
+template <class G>
+constexpr void element_list<M, K>::add(const G& g) {
+  if constexpr (is_one_element<G>) {
+    push(g.index, g.value);
+  } else if constexpr (is_strided_part<G>) {
+    const auto& p = g.part();
+    for (std::size_t k = 0; k < p.size(); ++k) push(g.start + k * g.stride, p[k]);
+  } else if constexpr (is_scaled_elements<G>) {
+    for (std::size_t k = 0; k < g.list->count; ++k) push(g.list->index[k], g.list->value[k] * g.factor);
+  } else {
+    static_assert(G::length > 0, "an element_list takes the adjoints of parts of its matrix only");
+    const auto& p = g.part();  // placed
+    for (std::size_t i = 0; i < G::length; ++i) push(G::start + i, p[i]);
+  }
+}
+
 /// The adjoint factor times the matrix *of: what log_sum_exp's rule sends back (its exps times g / their
 /// sum). An adjoint sum writes or adds the products in one pass, where a dense adjoint would be a
 /// matrix of the rule's own, written and then copied by the sum. `of` points into the
@@ -176,32 +289,19 @@ inline constexpr bool is_scaled<scaled<M>> = true;
 
 /// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
 template <class G>
-inline constexpr bool is_structured = is_uniform<G> || is_repeated<G> || is_placed<G> || is_scaled<G>;
+inline constexpr bool is_structured = is_uniform<G> || is_repeated<G> || is_placed<G> || is_scaled<G> ||
+                                      is_one_element<G> || is_strided_part<G> || is_scaled_elements<G>;
 
 /// An adjoint as a plain number, matrix or uniform matrix (for what knows uniform adjoints only).
 template <class G>
 constexpr decltype(auto) dense_or_uniform(const G& g) {
-  if constexpr (is_repeated<G> || is_placed<G> || is_scaled<G>)
+  if constexpr (is_structured<G> && !is_uniform<G>)
     return g.dense();
   else
     return (g);
 }
 
-/// target = g, for an adjoint g that may be uniform or repeated.
-template <class T, class G>
-constexpr void assign_adjoint(T& target, const G& g) {
-  if constexpr (is_uniform<G>) {
-    for (auto& e : target) e = g.value;
-  } else if constexpr (is_repeated<G> || is_scaled<G>) {
-    g.each(target, [](auto& e, const auto& v) { e = v; });
-  } else if constexpr (is_placed<G>) {
-    g.write_to(target);
-  } else {
-    target = g;
-  }
-}
-
-/// target += g, for an adjoint g that may be uniform or repeated.
+/// target += g, for an adjoint g that may be structured.
 template <class T, class G>
 constexpr void add_adjoint(T& target, const G& g) {
   if constexpr (is_uniform<G>) {
@@ -211,8 +311,32 @@ constexpr void add_adjoint(T& target, const G& g) {
   } else if constexpr (is_placed<G>) {
     const auto& p = g.part();
     for (std::size_t i = 0; i < G::length; ++i) target[G::start + i] += p[i];
+  } else if constexpr (is_one_element<G>) {
+    target[g.index] += g.value;
+  } else if constexpr (is_strided_part<G>) {
+    const auto& p = g.part();
+    for (std::size_t k = 0; k < p.size(); ++k) target[g.start + k * g.stride] += p[k];
+  } else if constexpr (is_scaled_elements<G>) {
+    for (std::size_t k = 0; k < g.list->count; ++k) target[g.list->index[k]] += g.list->value[k] * g.factor;
   } else {
     target += g;
+  }
+}
+
+/// target = g, for an adjoint g that may be structured.
+template <class T, class G>
+constexpr void assign_adjoint(T& target, const G& g) {
+  if constexpr (is_uniform<G>) {
+    for (auto& e : target) e = g.value;
+  } else if constexpr (is_repeated<G> || is_scaled<G>) {
+    g.each(target, [](auto& e, const auto& v) { e = v; });
+  } else if constexpr (is_placed<G>) {
+    g.write_to(target);
+  } else if constexpr (is_one_element<G> || is_strided_part<G> || is_scaled_elements<G>) {
+    for (auto& e : target) e = std::remove_cvref_t<decltype(e)>(0);
+    add_adjoint(target, g);
+  } else {
+    target = g;
   }
 }
 

@@ -11,10 +11,16 @@
 // that follows, a cut_node is a leaf that sends g times each partial on to its leaf. Types stay at
 // most cut_depth + 1 levels deep, and a long chain repeats the same few types.
 //
+// A matrix leaf that the subtree reads a few elements of (v[i], row(A, i)) has partials for those
+// elements only, listed: a dense partial would cost a pass over the matrix in the cut, and a copy of
+// it in every node above. A cut that takes in another cut takes in its list, so a chain of cuts (a
+// long fold over v[i]) lists every element read so far, and each cut costs that many.
+//
 // Not cut: matrix-valued trees (their partials would be Jacobians), and trees holding a tl::var,
 // whose gradient is added where the var is, not in a store.
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/concepts/scalar.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/leaf.hpp>
@@ -48,21 +54,24 @@ struct let_node;
 /// - A plain_tuple, not a std::tuple (never trivially copyable): g++ moves a node holding a std::tuple
 ///   by an out-of-line call, which takes each node's address, and its points-to analysis then grows
 ///   with the square of the function.
-template <class T, class... Leaves>
-struct cut_node : expression<cut_node<T, Leaves...>> {
+/// `Partials` is the plain_tuple of what it keeps per leaf: d value / d leaf whole (a number, or a
+/// matrix), or, for a matrix the subtree reads a few elements of, those elements' partials alone
+/// (adjoint/structured.hpp, element_list).
+template <class T, class Partials, class... Leaves>
+struct cut_node : expression<cut_node<T, Partials, Leaves...>> {
   using value_type = T;
   static constexpr bool is_active = sizeof...(Leaves) > 0;
   T value_;
   std::array<bool, sizeof...(Leaves)> reached;
-  detail::plain_tuple<typename Leaves::value_type...> partials;
+  Partials partials;
 
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
 };
 
 namespace detail {
 
-template <class T, class... Leaves>
-inline constexpr bool is_leaf<cut_node<T, Leaves...>> = true;
+template <class T, class P, class... Leaves>
+inline constexpr bool is_leaf<cut_node<T, P, Leaves...>> = true;
 
 /// A leaf of type Leaf where only its type is read: what a cut sends its partials to. Every leaf of a
 /// cut is an argument slot or a let's name (the leaf lists of free_leaves below), whose type says which
@@ -147,8 +156,8 @@ template <class T>
 struct free_leaves<var_ref<T>> {
   using type = leaf_list<var_ref<T>>;
 };
-template <class T, class... Leaves>
-struct free_leaves<cut_node<T, Leaves...>> {
+template <class T, class P, class... Leaves>
+struct free_leaves<cut_node<T, P, Leaves...>> {
   using type = leaf_list<Leaves...>;
 };
 template <class Op, class A>
@@ -160,6 +169,81 @@ struct free_leaves<select_node<A, B>> : joined<typename free_leaves<A>::type, ty
 template <class Tag, class Bound, class Body>
 struct free_leaves<let_node<Tag, Bound, Body>>
     : joined<typename free_leaves<Bound>::type, typename without_name<typename free_leaves<Body>::type, Tag>::type> {};
+
+/// How many elements of the matrix leaf L the adjoints sent to it in the sweep of N can be nonzero at,
+/// over all the ways N reads L: an operation that reads a part of L (its adjoint_part_size: an
+/// element, a row, a column, a slice) that many, and a cut the length of its list for L; anything
+/// that reads L whole, all of L (reads_whole).
+inline constexpr std::size_t reads_whole = static_cast<std::size_t>(-1);
+
+constexpr std::size_t add_reads(std::size_t a, std::size_t b) {
+  return a == reads_whole || b == reads_whole ? reads_whole : a + b;
+}
+
+template <class L, class N>
+struct elements_read {
+  static constexpr std::size_t value = std::is_same_v<L, N> ? reads_whole : 0;  // leaves
+};
+template <class L, class Op, class A>
+struct elements_read<L, unary_node<Op, A>> {
+  static constexpr std::size_t value = [] {
+    if constexpr (!std::is_same_v<L, A>)
+      return elements_read<L, A>::value;
+    else if constexpr (requires { Op::template adjoint_part_size<typename A::value_type>; })
+      return Op::template adjoint_part_size<typename A::value_type>;
+    else
+      return reads_whole;
+  }();
+};
+template <class L, class Op, class A, class B>
+struct elements_read<L, binary_node<Op, A, B>> {
+  static constexpr std::size_t value = add_reads(elements_read<L, A>::value, elements_read<L, B>::value);
+};
+template <class L, class A, class B>
+struct elements_read<L, select_node<A, B>> {
+  static constexpr std::size_t value = add_reads(elements_read<L, A>::value, elements_read<L, B>::value);
+};
+template <class L, class Tag, class Bound, class Body>
+struct elements_read<L, let_node<Tag, Bound, Body>> {
+  static constexpr std::size_t value = add_reads(elements_read<L, Bound>::value, elements_read<L, Body>::value);
+};
+
+/// The position of L among Ls, or sizeof...(Ls) if it is not there.
+template <class L, class... Ls>
+constexpr std::size_t position_in() {
+  constexpr bool same[] = {std::is_same_v<L, Ls>..., true};
+  std::size_t k = 0;
+  while (!same[k]) ++k;
+  return k;
+}
+
+template <class Partial>
+inline constexpr std::size_t elements_kept = reads_whole;
+template <class M, std::size_t K>
+inline constexpr std::size_t elements_kept<element_list<M, K>> = K;
+
+template <class L, class T, class P, class... Leaves>
+struct elements_read<L, cut_node<T, P, Leaves...>> {
+  static constexpr std::size_t value = [] {
+    constexpr std::size_t k = position_in<L, Leaves...>();
+    if constexpr (k == sizeof...(Leaves))
+      return std::size_t{0};
+    else
+      return elements_kept<std::remove_cvref_t<decltype(plain_get<k>(std::declval<const P&>()))>>;
+  }();
+};
+
+/// What a cut of N keeps for its leaf L: the elements it reads, where that is less than all of L, else
+/// d value / d L whole.
+template <class N, class L, class V = typename L::value_type>
+struct partial_kept {
+  using type = V;
+};
+template <class N, class L, Matrix M>
+  requires(elements_read<L, N>::value < M::size())
+struct partial_kept<N, L, M> {
+  using type = element_list<M, elements_read<L, N>::value>;
+};
 
 template <class List>
 inline constexpr bool reads_a_var = false;

@@ -118,9 +118,9 @@ struct recorder : recorder_state {
 
   /// A cut sends g times the partial of its leaf K (sweep/cut.hpp). The stand-in's key then stands for
   /// this cut's leaf, which the leaf's own step reads.
-  template <class T, class... L, class V, std::size_t K, class Leaf, class G, class C>
-  void sent(const cut_node<T, L...>& n, const V&, std::integral_constant<std::size_t, K>, const Leaf& leaf, const G& g,
-            const C& c) {
+  template <class T, class P, class... L, class V, std::size_t K, class Leaf, class G, class C>
+  void sent(const cut_node<T, P, L...>& n, const V&, std::integral_constant<std::size_t, K>, const Leaf& leaf,
+            const G& g, const C& c) {
     const auto operand = static_cast<std::size_t>(std::count(n.reached.begin(), n.reached.begin() + K, true));
     const std::size_t target = remember(key_of(leaf), id(leaf_key<K>(n)));
     const auto& partial = ::tapeless::detail::plain_get<K>(n.partials);

@@ -198,8 +198,8 @@ std::size_t forward(const let_node<Tag, Bound, Body>& n,
 
 /// A cut (expr/cut.hpp): one node, `cut(x1, x2)` (op "cut"), whose inputs are the leaves its subtree
 /// reads; the operations inside were swept when the tree was built, and are not shown.
-template <class T, class... L, bool Need>
-std::size_t forward(const cut_node<T, L...>& n, const ::tapeless::detail::evaluated<cut_node<T, L...>, Need>&,
+template <class T, class P, class... L, bool Need>
+std::size_t forward(const cut_node<T, P, L...>& n, const ::tapeless::detail::evaluated<cut_node<T, P, L...>, Need>&,
                     recorder_state& rec, bool root) {
   std::vector<std::size_t> inputs;
   std::string names;

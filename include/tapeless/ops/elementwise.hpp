@@ -116,4 +116,13 @@ struct elementwise_binary : matrix_operation {
   }
 };
 
+template <class N>
+inline constexpr bool is_elementwise_unary_node = false;
+template <class Op, class A>
+inline constexpr bool is_elementwise_unary_node<unary_node<elementwise_unary<Op>, A>> = true;
+template <class N>
+inline constexpr bool is_elementwise_binary_node = false;
+template <class Op, class A, class B>
+inline constexpr bool is_elementwise_binary_node<binary_node<elementwise_binary<Op>, A, B>> = true;
+
 }  // namespace tapeless::detail

@@ -32,23 +32,37 @@ namespace ops {
 /// y = x[index] (row-major): the adjoint goes to that element alone.
 struct element : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "element", .vjp_reads = reads_nothing};
+  /// The elements of an operand M its adjoint can be nonzero at (expr/cut.hpp: what a cut keeps).
+  template <class M>
+  static constexpr std::size_t adjoint_part_size = 1;
   std::size_t index;
   constexpr explicit element(std::size_t i) : index(i) {}
   template <class M>
   constexpr auto value(const M& x) const {
     return x[index];
   }
+  /// g at its element, zero elsewhere, without writing the zeros (adjoint/structured.hpp, one_element).
   template <class M, class G, class T>
-  constexpr M vjp(G g, const M&, T) const {
-    M gx{};
-    gx[index] = static_cast<typename M::value_type>(g);
-    return gx;
+  constexpr auto vjp(G g, const M&, T) const {
+    return ::tapeless::detail::one_element<M>{index, static_cast<typename M::value_type>(g)};
   }
 };
+
+/// g in its row or column of an R x C matrix, zero elsewhere, without writing the zeros: pointing at a
+/// dense g, holding a structured one made dense here (adjoint/structured.hpp, strided_part).
+template <class M, class G>
+constexpr auto line_adjoint(const G& g, std::size_t start, std::size_t stride) {
+  if constexpr (::tapeless::detail::is_structured<G>)
+    return ::tapeless::detail::strided_part<M, typename G::matrix_type, true>{start, stride, g.dense()};
+  else
+    return ::tapeless::detail::strided_part<M, G, false>{start, stride, &g};
+}
 
 /// y = row `index` of x, a 1 x C matrix.
 struct row : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "row", .vjp_reads = reads_nothing};
+  template <class M>
+  static constexpr std::size_t adjoint_part_size = M::cols();
   std::size_t index;
   constexpr explicit row(std::size_t i) : index(i) {}
   template <class T, std::size_t R, std::size_t C>
@@ -57,17 +71,17 @@ struct row : ::tapeless::detail::matrix_operation {
     for (std::size_t j = 0; j < C; ++j) y[j] = x(index, j);
     return y;
   }
-  template <class T, std::size_t R, std::size_t C>
-  constexpr matrix<T, R, C> vjp(const matrix<T, 1, C>& g, const matrix<T, R, C>&, const matrix<T, 1, C>&) const {
-    matrix<T, R, C> gx{};
-    for (std::size_t j = 0; j < C; ++j) gx(index, j) = g[j];
-    return gx;
+  template <class G, class T, std::size_t R, std::size_t C>
+  constexpr auto vjp(const G& g, const matrix<T, R, C>&, const matrix<T, 1, C>&) const {
+    return line_adjoint<matrix<T, R, C>>(g, index * C, 1);
   }
 };
 
 /// y = column `index` of x, an R x 1 vector.
 struct col : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "col", .vjp_reads = reads_nothing};
+  template <class M>
+  static constexpr std::size_t adjoint_part_size = M::rows();
   std::size_t index;
   constexpr explicit col(std::size_t j) : index(j) {}
   template <class T, std::size_t R, std::size_t C>
@@ -76,11 +90,9 @@ struct col : ::tapeless::detail::matrix_operation {
     for (std::size_t i = 0; i < R; ++i) y[i] = x(i, index);
     return y;
   }
-  template <class T, std::size_t R, std::size_t C>
-  constexpr matrix<T, R, C> vjp(const matrix<T, R, 1>& g, const matrix<T, R, C>&, const matrix<T, R, 1>&) const {
-    matrix<T, R, C> gx{};
-    for (std::size_t i = 0; i < R; ++i) gx(i, index) = g[i];
-    return gx;
+  template <class G, class T, std::size_t R, std::size_t C>
+  constexpr auto vjp(const G& g, const matrix<T, R, C>&, const matrix<T, R, 1>&) const {
+    return line_adjoint<matrix<T, R, C>>(g, index, C);
   }
 };
 
@@ -88,6 +100,8 @@ struct col : ::tapeless::detail::matrix_operation {
 template <std::size_t Start, std::size_t Length>
 struct slice : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "slice", .vjp_reads = reads_nothing};
+  template <class M>
+  static constexpr std::size_t adjoint_part_size = Length;
   template <class T, std::size_t R, std::size_t C>
   using result = std::conditional_t<C == 1, matrix<T, Length, 1>, matrix<T, 1, Length>>;
 
@@ -200,18 +214,49 @@ struct diagonal : ::tapeless::detail::matrix_operation {
 }  // namespace ops
 
 namespace detail {
+
+template <class E>
+constexpr auto element_node(const E& e, std::size_t k);
+
+/// What element k of an elementwise operation reads of its operand x: element k of a matrix, or the
+/// number itself, which a number beside a matrix stands for at every element.
+template <class X>
+constexpr auto operand_element_node(const X& x, std::size_t k) {
+  if constexpr (Matrix<typename X::value_type>)
+    return element_node(x, k);
+  else
+    return x;
+}
+
+/// Element k (row-major) of the matrix-valued node e, as a scalar node that reads only what that element
+/// needs: element k of an elementwise operation is the operation on its operands' elements k
+/// ((x - y)[i] is x[i] - y[i]), and an element of data is that number. Anything else reads one element
+/// of the node's value. So an element access costs O(1), plus the work of what it reads, and its adjoint
+/// is one number in its place (ops::element).
+template <class E>
+constexpr auto element_node(const E& e, std::size_t k) {
+  if constexpr (is_elementwise_unary_node<E>)
+    return make_unary(e.op.op, operand_element_node(e.arg, k));
+  else if constexpr (is_elementwise_binary_node<E>)
+    return make_binary(e.op.op, operand_element_node(e.lhs, k), operand_element_node(e.rhs, k));
+  else if constexpr (!E::is_active)
+    return constant<scalar_of_t<typename E::value_type>>(e.value()[k]);
+  else
+    return make_unary(ops::element(k), e);
+}
+
 template <class E>
 constexpr auto element_of(const E& e, std::size_t i, std::size_t j) {
   using M = typename E::value_type;
   static_assert(Matrix<M>, "A(i, j): A is a scalar expression; only a matrix expression has elements");
-  if constexpr (Matrix<M>) return make_unary(ops::element(i * M::cols() + j), e);
+  if constexpr (Matrix<M>) return element_node(e, i * M::cols() + j);
 }
 template <class E>
 constexpr auto element_of(const E& e, std::size_t i) {
   using M = typename E::value_type;
   static_assert(Matrix<M> && (M::cols() == 1 || M::rows() == 1),
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");
-  if constexpr (Matrix<M>) return make_unary(ops::element(i), e);
+  if constexpr (Matrix<M>) return element_node(e, i);
 }
 }  // namespace detail
 

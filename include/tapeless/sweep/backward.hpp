@@ -59,7 +59,7 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const var_ref<T>& leaf, cons
   if constexpr (observed<Store>)
     store.observer().add_to_var(leaf, g);  // the observer sums apart, and leaves the var alone
   else
-    *leaf.grad_ += g;
+    add_adjoint(*leaf.grad_, g);
 }
 
 // An elementwise region whose value nothing reads: one loop over its elements (sweep/fused.hpp), which

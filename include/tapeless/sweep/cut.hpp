@@ -24,21 +24,19 @@
 
 namespace tapeless::detail {
 
-template <class L, class... Ls>
-constexpr std::size_t position_in() {
-  constexpr bool same[] = {std::is_same_v<L, Ls>..., true};
-  std::size_t k = 0;
-  while (!same[k]) ++k;
-  return k;
-}
-
 /// The store of a cut's sweep: for each leaf of the subtree, whether anything reached it and the sum of
-/// what did. The sums start at -0, which adds exactly.
-template <class... Leaves>
+/// what did, in the form expr/cut.hpp chose (Partials). The sums start at -0, which adds exactly; a
+/// list starts empty.
+template <class Partials, class... Leaves>
 struct leaf_partials {
   static_assert((names_one_value<Leaves> && ...), "a cut stands in for its leaves by their types");
   std::array<bool, sizeof...(Leaves)> reached{};
-  plain_tuple<typename Leaves::value_type...> partials{{filled<typename Leaves::value_type>(-0.0)}...};
+  Partials partials = [] {
+    Partials p{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) { ((plain_get<K>(p) = start_of(plain_get<K>(p))), ...); }
+    (std::index_sequence_for<Leaves...>{});
+    return p;
+  }();
 
   template <class Leaf, class G>
   constexpr void accumulate(const Leaf&, const G& g) {
@@ -46,8 +44,21 @@ struct leaf_partials {
     static_assert(k < sizeof...(Leaves), "a leaf reached by the sweep of a cut is missing from its list");
     if constexpr (k < sizeof...(Leaves)) {
       reached[k] = true;
-      add_adjoint(plain_get<k>(partials), g);
+      auto& partial = plain_get<k>(partials);
+      if constexpr (is_element_list<std::remove_cvref_t<decltype(partial)>>)
+        partial.add(g);
+      else
+        add_adjoint(partial, g);
     }
+  }
+
+ private:
+  template <class P>
+  static constexpr P start_of(const P&) {
+    if constexpr (is_element_list<P>)
+      return P{};
+    else
+      return filled<P>(-0.0);
   }
 };
 
@@ -56,20 +67,29 @@ template <class N>
 TAPELESS_CUT_INLINE constexpr auto cut(const N& n) {
   using T = typename N::value_type;
   return [&]<class... L>(leaf_list<L...>) TAPELESS_CUT_INLINE {
+    using Partials = plain_tuple<typename partial_kept<N, L>::type...>;
     const evaluated<N, true> values(n);
-    leaf_partials<L...> store;
+    leaf_partials<Partials, L...> store;
     backward_sweep(n, values, T(1), store);
-    return cut_node<T, L...>{{}, T(value_at(n, values)), store.reached, std::move(store.partials)};
+    return cut_node<T, Partials, L...>{{}, T(value_at(n, values)), store.reached, std::move(store.partials)};
   }(typename free_leaves<N>::type{});
 }
 
-/// g times d value / d leaf, sent to each leaf the cut's sweep reached, by that leaf's sweep.
-template <class T, class... L, bool Need, class G, class Store>
-constexpr void backward_sweep(const cut_node<T, L...>& n, const evaluated<cut_node<T, L...>, Need>& v, const G& g,
+/// g times d value / d leaf, sent to each leaf the cut's sweep reached, by that leaf's sweep: a kept list
+/// of elements as those elements times g (adjoint/structured.hpp, scaled_elements).
+template <class T, class P, class... L, bool Need, class G, class Store>
+constexpr void backward_sweep(const cut_node<T, P, L...>& n, const evaluated<cut_node<T, P, L...>, Need>& v, const G& g,
                               Store& store) {
   observe(store, [&](auto& o) { o.reached(n, g); });
   const auto send = [&]<std::size_t K, class Leaf>(std::integral_constant<std::size_t, K>, const Leaf& leaf) {
-    const auto c = plain_get<K>(n.partials) * T(g);
+    const auto& partial = plain_get<K>(n.partials);
+    const auto c = [&] {
+      using Partial = std::remove_cvref_t<decltype(partial)>;
+      if constexpr (is_element_list<Partial>)
+        return scaled_elements<typename Partial::matrix_type, Partial::capacity>{&partial, T(g)};
+      else
+        return partial * T(g);
+    }();
     observe(store, sent_by(n, v, std::integral_constant<std::size_t, K>{}, leaf, g), c);
     backward_sweep(leaf, evaluated<Leaf>(leaf), c, store);
   };

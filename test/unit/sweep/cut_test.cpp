@@ -86,7 +86,8 @@ TEST_CASE("a deep tree's type is cut to at most cut_depth + 1 levels") {
   // Plain values, as every node (integration/no_virtual_test.cpp): g++ 12 moves a node that is not trivially
   // copyable by a call, which it left out of line in long expressions, taking the address of each.
   static_assert(std::is_trivially_copyable_v<Sum> && std::is_trivially_copyable_v<Chain>);
-  static_assert(sizeof(tl::cut_node<double, A, B>) == 4 * sizeof(double));  // the value, two partials, the flags
+  static_assert(sizeof(tl::cut_node<double, tl::detail::plain_tuple<double, double>, A, B>) ==
+                4 * sizeof(double));  // the value, two partials, the flags
   // Shallow trees are left whole.
   using Short = decltype(chain<5>(A(1.0), B(1.0)));
   static_assert(cut_depth == 16 && depth<Short> == 16);
