@@ -215,48 +215,63 @@ struct diagonal : ::tapeless::detail::matrix_operation {
 
 namespace detail {
 
-template <class E>
-constexpr auto element_node(const E& e, std::size_t k);
+template <class E, class Part>
+constexpr auto part_node(const E& e, const Part& part);
 
-/// What element k of an elementwise operation reads of its operand x: element k of a matrix, or the
+/// What the part of an elementwise operation reads of its operand x: that part of a matrix, or the
 /// number itself, which a number beside a matrix stands for at every element.
-template <class X>
-constexpr auto operand_element_node(const X& x, std::size_t k) {
+template <class X, class Part>
+constexpr auto operand_part_node(const X& x, const Part& part) {
   if constexpr (Matrix<typename X::value_type>)
-    return element_node(x, k);
+    return part_node(x, part);
   else
     return x;
 }
 
-/// Element k (row-major) of the matrix-valued node e, as a scalar node that reads only what that element
-/// needs: element k of an elementwise operation is the operation on its operands' elements k
-/// ((x - y)[i] is x[i] - y[i]), and an element of data is that number. Anything else reads one element
-/// of the node's value. So an element access costs O(1), plus the work of what it reads, and its adjoint
-/// is one number in its place (ops::element).
-template <class E>
-constexpr auto element_node(const E& e, std::size_t k) {
+/// A part of the matrix-valued node e (`part` is an element, a row, a column or a slice: an operation
+/// that moves elements only) as a node that reads only what the part needs. The part of an elementwise
+/// operation is the operation on its operands' parts ((x - y)[i] is x[i] - y[i], row(exp(A), i) is
+/// exp(row(A, i))), and a part of data is that data. Anything else reads the part of the node's value.
+/// So an access costs the size of the part, plus the work of what it reads, and its adjoint is the part
+/// in its place, without the zeros around it (adjoint/structured.hpp).
+template <class E, class Part>
+constexpr auto part_node(const E& e, const Part& part) {
   if constexpr (is_elementwise_unary_node<E>)
-    return make_unary(e.op.op, operand_element_node(e.arg, k));
+    return make_unary(e.op.op, operand_part_node(e.arg, part));
   else if constexpr (is_elementwise_binary_node<E>)
-    return make_binary(e.op.op, operand_element_node(e.lhs, k), operand_element_node(e.rhs, k));
+    return make_binary(e.op.op, operand_part_node(e.lhs, part), operand_part_node(e.rhs, part));
   else if constexpr (!E::is_active)
-    return constant<scalar_of_t<typename E::value_type>>(e.value()[k]);
+    return constant<decltype(op_value(part, e.value()))>(op_value(part, e.value()));
   else
-    return make_unary(ops::element(k), e);
+    return make_unary(part, e);
+}
+
+/// row(a, i) and the like: the part_node of an expression, else the node or value make_unary makes.
+/// (Fits is named only once Kind holds, as checked_node does: its static_assert names the shapes.)
+template <class Fits, bool Kind, class Part, class A>
+constexpr auto part_of(const Part& part, A&& a) {
+  if constexpr (Kind && Expression<std::remove_cvref_t<A>>) {
+    if constexpr (Fits::ok)
+      return part_node(a, part);
+    else
+      return checked_node<Fits, Kind>(part, std::forward<A>(a));
+  } else {
+    return checked_node<Fits, Kind>(part, std::forward<A>(a));
+  }
 }
 
 template <class E>
 constexpr auto element_of(const E& e, std::size_t i, std::size_t j) {
   using M = typename E::value_type;
   static_assert(Matrix<M>, "A(i, j): A is a scalar expression; only a matrix expression has elements");
-  if constexpr (Matrix<M>) return element_node(e, i * M::cols() + j);
+  if constexpr (Matrix<M>) return part_node(e, ops::element(i * M::cols() + j));
 }
 template <class E>
 constexpr auto element_of(const E& e, std::size_t i) {
   using M = typename E::value_type;
   static_assert(Matrix<M> && (M::cols() == 1 || M::rows() == 1),
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");
-  if constexpr (Matrix<M>) return element_node(e, i);
+  if constexpr (Matrix<M>) return part_node(e, ops::element(i));
 }
 }  // namespace detail
 
@@ -276,7 +291,7 @@ template <Operand A>
 constexpr auto row(A&& a, std::size_t i) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
-  return detail::checked_node<shapes::any_shapes<>, kind>(ops::row(i), std::forward<A>(a));
+  return detail::part_of<shapes::any_shapes<>, kind>(ops::row(i), std::forward<A>(a));
 }
 
 /// Column j of the matrix a, as an R x 1 vector.
@@ -284,7 +299,7 @@ template <Operand A>
 constexpr auto col(A&& a, std::size_t j) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
-  return detail::checked_node<shapes::any_shapes<>, kind>(ops::col(j), std::forward<A>(a));
+  return detail::part_of<shapes::any_shapes<>, kind>(ops::col(j), std::forward<A>(a));
 }
 
 /// Elements Start .. Start + Length - 1 of the vector v: a column (row) vector of Length for a column
@@ -298,7 +313,7 @@ template <std::size_t Start, std::size_t Length, Operand V>
 constexpr auto slice(V&& v) {
   constexpr bool kind = Matrix<value_type_of_t<V>>;
   static_assert(kind || ShapeError<V>, "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
-  return detail::checked_node<shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>, kind>(
+  return detail::part_of<shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>, kind>(
       ops::slice<Start, Length>{}, std::forward<V>(v));
 }
 
