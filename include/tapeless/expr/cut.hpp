@@ -233,16 +233,26 @@ struct elements_read<L, cut_node<T, P, Leaves...>> {
   }();
 };
 
-/// What a cut of N keeps for its leaf L: the elements it reads, where that is less than all of L, else
+/// The room a cut's list keeps for k elements: the power of two at or above k, so that a chain of cuts,
+/// each reading more elements than the one before, repeats a few list types (and the code made for
+/// them) instead of making one per cut.
+constexpr std::size_t list_room(std::size_t k) {
+  std::size_t room = 1;
+  while (room < k) room *= 2;
+  return room;
+}
+
+/// What a cut of N keeps for its leaf L: the elements it reads, where their list's room is at most a
+/// quarter of L (a list entry is two words, and each list type is code of its own to compile), else
 /// d value / d L whole.
 template <class N, class L, class V = typename L::value_type>
 struct partial_kept {
   using type = V;
 };
 template <class N, class L, Matrix M>
-  requires(elements_read<L, N>::value < M::size())
+  requires(elements_read<L, N>::value <= M::size() / 4 && list_room(elements_read<L, N>::value) <= M::size() / 4)
 struct partial_kept<N, L, M> {
-  using type = element_list<M, elements_read<L, N>::value>;
+  using type = element_list<M, list_room(elements_read<L, N>::value)>;
 };
 
 template <class List>
