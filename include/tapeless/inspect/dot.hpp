@@ -19,6 +19,7 @@
 
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/inspect/record.hpp>
+#include <tapeless/inspect/repeats.hpp>
 
 #include <cstddef>
 #include <string>
@@ -45,7 +46,7 @@ std::string dot_string(const std::vector<std::string>& lines) {
 }
 
 template <class = void>
-std::string dot_node(std::size_t id, const node& n, int precision) {
+std::string dot_node(std::size_t id, const node& n, int precision, const std::string& repeat) {
   const std::string value = value_text(n.value, precision, 0);
   const std::string adjoint = n.adjoint ? "g = " + value_text(*n.adjoint, precision, 0) : "";
   std::vector<std::string> label;
@@ -67,6 +68,11 @@ std::string dot_node(std::size_t id, const node& n, int precision) {
       if (n.uses > 0) label.push_back("shared by let, " + std::to_string(n.uses) + (n.uses == 1 ? " use" : " uses"));
       if (!n.active) attributes = "style=\"rounded,dashed\", color=gray50, fontcolor=gray35";
       if (n.name == "y") attributes = "peripheries=2";
+      if (!repeat.empty()) {
+        label.push_back(repeat);
+        attributes = std::string(n.active ? "style=\"rounded,bold\"" : "style=\"rounded,dashed\"") +
+                     ", color=red3, fontcolor=red3" + (n.name == "y" ? ", peripheries=2" : "");
+      }
       break;
   }
   if (!adjoint.empty()) label.push_back(adjoint);
@@ -97,9 +103,17 @@ std::string dot_text(const graph& g, int precision = 6) {
       "  rankdir=LR;\n"
       "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=11];\n"
       "  edge [fontname=\"Helvetica\", fontsize=10];\n";
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) s += detail::dot_node(i, g.nodes[i], precision);
+  const detail::repeats repeated = detail::find_repeats(g);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    s += detail::dot_node(i, g.nodes[i], precision, detail::repeat_note(g, repeated, i, false));
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) s += detail::dot_edge(g, i, k, precision);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)  // a repeated subtree's top, joined to the node it repeats
+    if (repeated.outermost[i])
+      s += "  n" + std::to_string(*g.nodes[i].same_as) + " -> n" + std::to_string(i) +
+           " [style=dotted, color=red3, arrowhead=none, constraint=false];\n";
+  if (repeated.nodes > 0)
+    s += "  label=" + detail::dot_string({detail::repeat_summary(g, repeated)}) + ";\n  labelloc=b;\n";
   return s + "}\n";
 }
 
