@@ -24,7 +24,6 @@
 
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -33,14 +32,6 @@
 #include <vector>
 
 namespace tapeless::inspect::detail {
-
-/// A parameter or constant as the user wrote it: the shortest text that reads back as the same number.
-template <class T>
-std::string literal(T x) {
-  char buffer[64];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
-  return std::string(buffer, end);
-}
 
 /// An operand inside an expression: a negative number in parentheses.
 template <class = void>
@@ -133,11 +124,11 @@ auto parameters(const Op& op) {
 }
 template <class P>
 std::string parameters(const ops::pow_real<P>& op) {
-  return exact_text(op.p);
+  return literal(op.p);
 }
 template <class C>
 std::string parameters(const ops::pow_base<C>& op) {
-  return exact_text(op.c);
+  return literal(op.c);
 }
 template <class Op>
 auto parameters(const ::tapeless::detail::elementwise_unary<Op>& e) {

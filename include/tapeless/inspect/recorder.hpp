@@ -59,11 +59,12 @@ key leaf_key(const N& cut) {
   return {&cut, &type_key<leaf_of_cut<K>>};
 }
 
-/// A number's every bit as text: its sign (of zero too), its binary digits, its exponent; nan, inf.
-template <class = void>
-std::string exact_text(long double x) {
-  char buffer[64];  // a long double's 64 bits of significand are 16 hex digits, beside sign and exponent
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x, std::chars_format::hex).ptr;
+/// A parameter or constant as the user wrote it: the shortest text that reads back as the same number,
+/// so that two numbers of one type have the same text only if they are equal (0 and -0 are not).
+template <class T>
+std::string literal(T x) {
+  char buffer[64];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
   return std::string(buffer, end);
 }
 
@@ -72,7 +73,7 @@ template <class = void>
 std::string exact_text(const shown_value& v) {
   std::string text = (v.is_matrix ? "matrix " : "number ") + std::string(v.is_uniform ? "uniform " : "") +
                      std::to_string(v.rows) + "x" + std::to_string(v.cols);
-  for (long double x : v.elements) text += " " + exact_text(x);
+  for (long double x : v.elements) text += " " + literal(x);  // a long double holds a float or double exactly
   return text;
 }
 
@@ -119,7 +120,7 @@ struct basic_recorder_state {
   /// computes the same value, id is marked as computing it again (same_as).
   void computes(std::size_t id, const void* op, std::string parameters) {
     const std::size_t earlier = first_computing({op, std::move(parameters), g.nodes[id].inputs}, id);
-    // The same operation on the same values has the same value; the check guards the claim.
+    // The same operation on the same inputs gives the same value: a mark only where the values agree too.
     if (earlier == id || exact_text(g.nodes[earlier].value) != exact_text(g.nodes[id].value)) return;
     first[id] = earlier;
     g.nodes[id].same_as = earlier;
