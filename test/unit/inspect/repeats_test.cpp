@@ -8,6 +8,7 @@
 #include <trace_check.hpp>
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -34,6 +35,23 @@ std::size_t repeats(const in::graph& g) {
   return count;
 }
 
+/// f's trace at args: the node each node repeats, these lines in its text, tl::grad's gradient, valid
+/// DOT. Its text.
+template <class F, class... Args>
+std::string check_repeats(const F& f, const std::vector<std::string>& repeats_of,
+                          std::initializer_list<const char*> lines, const Args&... args) {
+  const auto t = tl::trace(f, args...);
+  CHECK(repeated(t.graph()) == repeats_of);
+  const std::string text = t.str();
+  for (const char* line : lines) {
+    INFO(line);
+    CHECK(has_line(text, line));
+  }
+  check_exact(f, args...);
+  check_dot(tl::to_dot(f, args...));
+  return text;
+}
+
 /// f's trace and DOT say nothing of repeats.
 template <class F, class... Args>
 void check_no_repeat(const F& f, const Args&... args) {
@@ -54,22 +72,15 @@ TEST_CASE("repeats: a local used twice is computed twice, and the trace says so"
     const auto d = x1 - x2;
     return d * d;
   };
-  const auto t = tl::trace(f, 1.0, 2.0);
-  const in::graph& g = t.graph();
-  CHECK(repeated(g) == std::vector<std::string>{"", "", "", "t1", ""});
-  CHECK(g.named("t2").same_as == std::optional<std::size_t>(2));
-  const std::string text = t.str();
-  for (const char* line :
-       {"t1 = x1 - x2 = -1", "t2 = x1 - x2 = -1 same as t1, computed twice: bind it with tl::let to compute it once",
-        "computed more than once: 1 value, in 1 extra node (t1 twice): bind each with tl::let to compute it once"}) {
-    INFO(line);
-    CHECK(has_line(text, line));
-  }
-  CHECK(text.substr(text.rfind("\n", text.size() - 2) + 1).rfind("computed more than once", 0) == 0);  // the last line
-  check_exact(f, 1.0, 2.0);
+  const std::string text = check_repeats(
+      f, {"", "", "", "t1", ""},
+      {"t1 = x1 - x2 = -1", "t2 = x1 - x2 = -1 same as t1, computed twice: bind it with tl::let to compute it once",
+       "computed more than once: 1 value, in 1 extra node (t1 twice): bind each with tl::let to compute it once"},
+      1.0, 2.0);
+  CHECK(text.substr(text.rfind('\n', text.size() - 2) + 1).rfind("computed more than once", 0) == 0);  // the last line
+  CHECK(tl::trace(f, 1.0, 2.0).graph().named("t2").same_as == std::optional<std::size_t>(2));
 
   const std::string dot = tl::to_dot(f, 1.0, 2.0);
-  check_dot(dot);
   for (const char* part :
        {"n3 [label=\"t2 = x1 - x2\\n= -1\\nsame as t1, computed twice\\ng = -1\", style=\"rounded,bold\", color=red3, "
         "fontcolor=red3];",
@@ -86,74 +97,51 @@ TEST_CASE("repeats: a local used twice is computed twice, and the trace says so"
 }
 
 TEST_CASE("repeats: a subtree three times is two repeats of each of its nodes") {
-  const auto f = [](auto x1, auto x2) {
-    const auto e = tl::exp(x1 * x2);
-    return e + e * e;
-  };
-  const auto t = tl::trace(f, 0.5, 2.0);
-  const in::graph& g = t.graph();
   // t1 = x1 * x2, t2 = exp(t1), t3 and t5 = x1 * x2, t4 and t6 = exp(...), t7 = t4 * t6, y = t2 + t7
-  CHECK(repeated(g) == std::vector<std::string>{"", "", "", "", "t1", "t2", "t1", "t2", "", ""});
-  const std::string text = t.str();
-  for (const char* line :
-       {"t3 = x1 * x2 = 1 same as t1",
-        "t4 = exp(t3) = 2.71828 same as t2, computed 3 times: bind it with tl::let to "
-        "compute it once",
-        "t5 = x1 * x2 = 1 same as t1",
-        "t6 = exp(t5) = 2.71828 same as t2, computed 3 times: bind it with tl::let to compute it once",
-        "computed more than once: 2 values, in 4 extra nodes (t2 3 times): bind each with tl::let to compute it "
-        "once"}) {
-    INFO(line);
-    CHECK(has_line(text, line));
-  }
-  check_exact(f, 0.5, 2.0);
-  check_dot(tl::to_dot(f, 0.5, 2.0));
+  check_repeats(
+      [](auto x1, auto x2) {
+        const auto e = tl::exp(x1 * x2);
+        return e + e * e;
+      },
+      {"", "", "", "", "t1", "t2", "t1", "t2", "", ""},
+      {"t3 = x1 * x2 = 1 same as t1",
+       "t4 = exp(t3) = 2.71828 same as t2, computed 3 times: bind it with tl::let to compute it once",
+       "t5 = x1 * x2 = 1 same as t1",
+       "t6 = exp(t5) = 2.71828 same as t2, computed 3 times: bind it with tl::let to compute it once",
+       "computed more than once: 2 values, in 4 extra nodes (t2 3 times): bind each with tl::let to compute it once"},
+      0.5, 2.0);
   check_no_repeat([](auto x1, auto x2) { return tl::let(tl::exp(x1 * x2), [](auto e) { return e + e * e; }); }, 0.5,
                   2.0);
 }
 
 TEST_CASE("repeats: a repeat inside a repeated subtree is marked, and advised at the subtree's top") {
-  const auto f = [](auto x1, auto x2) {
-    const auto d = x1 - x2;
-    const auto e = tl::sin(d) * d;
-    return e * e;
-  };
-  const auto t = tl::trace(f, 1.0, 2.0);
-  const in::graph& g = t.graph();
   // e is t1 .. t4 (d twice: t1, t3), then again as t5 .. t8
-  CHECK(repeated(g) == std::vector<std::string>{"", "", "", "", "t1", "", "t1", "t2", "t1", "t4", ""});
-  const std::string text = t.str();
-  for (const char* line :
-       {"t3 = x1 - x2 = -1 same as t1, computed 4 times: bind it with tl::let to compute it once",
-        "t5 = x1 - x2 = -1 same as t1", "t6 = sin(t5) = -0.841471 same as t2", "t7 = x1 - x2 = -1 same as t1",
-        "t8 = t6 * t7 = 0.841471 same as t4, computed twice: bind it with tl::let to compute it once",
-        "computed more than once: 3 values, in 5 extra nodes (t1 4 times, t4 twice): bind each with tl::let to "
-        "compute it once"}) {
-    INFO(line);
-    CHECK(has_line(text, line));
-  }
-  check_exact(f, 1.0, 2.0);
-  check_dot(tl::to_dot(f, 1.0, 2.0));
+  check_repeats(
+      [](auto x1, auto x2) {
+        const auto d = x1 - x2;
+        const auto e = tl::sin(d) * d;
+        return e * e;
+      },
+      {"", "", "", "", "t1", "", "t1", "t2", "t1", "t4", ""},
+      {"t3 = x1 - x2 = -1 same as t1, computed 4 times: bind it with tl::let to compute it once",
+       "t5 = x1 - x2 = -1 same as t1", "t6 = sin(t5) = -0.841471 same as t2", "t7 = x1 - x2 = -1 same as t1",
+       "t8 = t6 * t7 = 0.841471 same as t4, computed twice: bind it with tl::let to compute it once",
+       "computed more than once: 3 values, in 5 extra nodes (t1 4 times, t4 twice): bind each with tl::let to "
+       "compute it once"},
+      1.0, 2.0);
 
   SUBCASE("a function with a let, called twice: its let is computed twice") {
     const auto h = [](auto a) { return tl::let(a * a, [](auto s) { return s + tl::sin(s); }); };
-    const auto twice = [&h](auto x) { return h(x) * h(x); };
-    const auto th = tl::trace(twice, 0.5);
-    CHECK(repeated(th.graph()) == std::vector<std::string>{"", "", "", "", "t1", "t2", "t3", ""});
-    CHECK(has_line(th.str(), "t4 = square(x1) = 0.25 shared by let, 2 uses, same as t1"));
-    CHECK(has_line(th.str(),
-                   "t6 = t4 + t5 = 0.497404 same as t3, computed twice: bind it with tl::let to compute "
-                   "it once"));
-    check_exact(twice, 0.5);
+    check_repeats([&h](auto x) { return h(x) * h(x); }, {"", "", "", "", "t1", "t2", "t3", ""},
+                  {"t4 = square(x1) = 0.25 shared by let, 2 uses, same as t1",
+                   "t6 = t4 + t5 = 0.497404 same as t3, computed twice: bind it with tl::let to compute it once"},
+                  0.5);
   }
   SUBCASE("a value bound by let, and computed again outside it") {
-    const auto h = [](auto x) { return tl::let(x, [](auto u) { return tl::exp(u) * u; }) + tl::exp(x); };
-    const auto th = tl::trace(h, 0.5);
-    CHECK(th.graph().named("t4").expression == "exp(x1)");
-    CHECK(th.graph().at(th.graph().named("t4").same_as.value()).name == "t2");  // t2 = exp(t1), t1 = x1 (let)
-    CHECK(has_line(th.str(),
-                   "t4 = exp(x1) = 1.64872 same as t2, computed twice: bind it with tl::let to compute it "
-                   "once"));
+    // x1, t1 = x1 (let), t2 = exp(t1), t3 = t2 * t1, t4 = exp(x1), y = t3 + t4
+    check_repeats([](auto x) { return tl::let(x, [](auto u) { return tl::exp(u) * u; }) + tl::exp(x); },
+                  {"", "", "", "", "t2", ""},
+                  {"t4 = exp(x1) = 1.64872 same as t2, computed twice: bind it with tl::let to compute it once"}, 0.5);
   }
 }
 
