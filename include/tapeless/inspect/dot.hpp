@@ -14,6 +14,9 @@
 //   d(operation)/d(operand) where that is a number; an edge of a matrix operation has no label (its
 //   Jacobian is the operation's vjp rule, named in the trace); an edge from a constant is dashed, and
 //   the branch if_else did not take is dotted.
+// - a node that computes again what an earlier node computes (inspect/repeats.hpp) is red and says
+//   `same as t1`; the top of a repeated subtree also says how often its value is computed, and a dotted
+//   red line joins it to the node it repeats; the graph's label then counts the repeats.
 // Numbers have 6 significant digits unless another precision is asked for.
 #pragma once
 

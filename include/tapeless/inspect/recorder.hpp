@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/inspect/recorder.hpp: the bookkeeping of a recording: the graph being built, and the way
-// from node objects (by address and type) to its nodes.
+// tapeless/inspect/recorder.hpp: the bookkeeping of a recording: the graph being built, the way
+// from node objects (by address and type) to its nodes, and what each node computes, which tells a
+// value computed twice (inspect/repeats.hpp).
 //
 // Both walks of inspect/record.hpp go through it: the forward walk adds a node per value
 // (inspect/forward.hpp), the engine's reverse sweep a step per contribution, through the observer of

@@ -29,6 +29,10 @@
 //   number is written where it is used (`1 - t2`). A subtree that f uses twice through a local is two
 //   subtrees, computed and swept twice, and the trace shows both, as the engine runs them; a value
 //   shared with tl::let is one row, marked `shared by let, N uses`.
+// - A node that computes what an earlier node computes (inspect/repeats.hpp) is marked `same as t1`;
+//   at the top of a repeated subtree, `same as t1, computed twice: bind it with tl::let to compute it
+//   once`. Where there is one, a last line counts them:
+//     computed more than once: 1 value, in 1 extra node (t1 twice): bind each with tl::let to compute it once
 // - Forward rows: `name = operation(inputs) = value`. A matrix value is shown as its shape,
 //   `matrix 3x1`, followed by its elements when it has at most 4 (rows separated by ';'). An operation
 //   on constants only is marked `constant`: it has no adjoint.
