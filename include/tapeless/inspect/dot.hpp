@@ -116,7 +116,8 @@ std::string dot_text(const graph& g, int precision = 6) {
       s += "  n" + std::to_string(*g.nodes[i].same_as) + " -> n" + std::to_string(i) +
            " [style=dotted, color=red3, arrowhead=none, constraint=false];\n";
   if (repeated.nodes > 0)
-    s += "  label=" + detail::dot_string({detail::repeat_summary(g, repeated)}) + ";\n  labelloc=b;\n";
+    s += "  graph [label=" + detail::dot_string({detail::repeat_summary(g, repeated)}) +
+         ", labelloc=b, fontname=\"Helvetica\", fontsize=11];\n";
   return s + "}\n";
 }
 

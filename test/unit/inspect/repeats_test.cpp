@@ -85,8 +85,8 @@ TEST_CASE("repeats: a local used twice is computed twice, and the trace says so"
        {"n3 [label=\"t2 = x1 - x2\\n= -1\\nsame as t1, computed twice\\ng = -1\", style=\"rounded,bold\", color=red3, "
         "fontcolor=red3];",
         "n2 -> n3 [style=dotted, color=red3, arrowhead=none, constraint=false];",
-        "label=\"computed more than once: 1 value, in 1 extra node (t1 twice): bind each with tl::let to compute it "
-        "once\";"}) {
+        "graph [label=\"computed more than once: 1 value, in 1 extra node (t1 twice): bind each with tl::let to "
+        "compute it once\", labelloc=b"}) {
     INFO(part);
     CHECK(dot.find(part) != std::string::npos);
   }
