@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
 // The styles of "Writing functions" in doc/guide.md that compile: generic code that also runs on plain
-// doubles, a branch as tl::if_else, Ceres-style code of one type T run in forward mode, and a tl::var
-// moved by set_value.
+// doubles, a branch as tl::if_else, Ceres-style code of one type T run in forward mode, a tl::var
+// moved by set_value, and a local used twice, which tl::trace marks as computed twice.
 #include <tapeless/tapeless.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <tuple>
 
 namespace tl = tapeless;
@@ -52,5 +53,13 @@ int main() {
     w.set_value(w.value() - 0.25 * w.grad());
   }
   std::printf("w after 3 steps = %g\n", w.value());
-  return same == value ? 0 : 1;
+
+  // A local used twice is two copies, each computed and swept: the trace marks the second.
+  auto f = [](auto x1, auto x2) {
+    auto d = x1 - x2;
+    return d * d;  // two copies of x1 - x2
+  };
+  const std::string text = tl::trace(f, 1.0, 2.0).str();
+  const bool marked = text.find("t2 = x1 - x2 = -1   same as t1, computed twice") != std::string::npos;
+  return same == value && marked ? 0 : 1;
 }

@@ -14,11 +14,15 @@
 //   d(operation)/d(operand) where that is a number; an edge of a matrix operation has no label (its
 //   Jacobian is the operation's vjp rule, named in the trace); an edge from a constant is dashed, and
 //   the branch if_else did not take is dotted.
+// - a node that computes again what an earlier node computes (inspect/repeats.hpp) is red and says
+//   `same as t1`; the top of a repeated subtree also says how often its value is computed, and a dotted
+//   red line joins it to the node it repeats; the graph's label then counts the repeats.
 // Numbers have 6 significant digits unless another precision is asked for.
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/inspect/record.hpp>
+#include <tapeless/inspect/repeats.hpp>
 
 #include <cstddef>
 #include <string>
@@ -45,7 +49,7 @@ std::string dot_string(const std::vector<std::string>& lines) {
 }
 
 template <class = void>
-std::string dot_node(std::size_t id, const node& n, int precision) {
+std::string dot_node(std::size_t id, const node& n, int precision, const std::string& repeat) {
   const std::string value = value_text(n.value, precision, 0);
   const std::string adjoint = n.adjoint ? "g = " + value_text(*n.adjoint, precision, 0) : "";
   std::vector<std::string> label;
@@ -67,6 +71,11 @@ std::string dot_node(std::size_t id, const node& n, int precision) {
       if (n.uses > 0) label.push_back("shared by let, " + std::to_string(n.uses) + (n.uses == 1 ? " use" : " uses"));
       if (!n.active) attributes = "style=\"rounded,dashed\", color=gray50, fontcolor=gray35";
       if (n.name == "y") attributes = "peripheries=2";
+      if (!repeat.empty()) {
+        label.push_back(repeat);
+        attributes = std::string(n.active ? "style=\"rounded,bold\"" : "style=\"rounded,dashed\"") +
+                     ", color=red3, fontcolor=red3" + (n.name == "y" ? ", peripheries=2" : "");
+      }
       break;
   }
   if (!adjoint.empty()) label.push_back(adjoint);
@@ -97,9 +106,18 @@ std::string dot_text(const graph& g, int precision = 6) {
       "  rankdir=LR;\n"
       "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=11];\n"
       "  edge [fontname=\"Helvetica\", fontsize=10];\n";
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) s += detail::dot_node(i, g.nodes[i], precision);
+  const detail::repeats repeated = detail::find_repeats(g);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    s += detail::dot_node(i, g.nodes[i], precision, detail::repeat_note(g, repeated, i, false));
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) s += detail::dot_edge(g, i, k, precision);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)  // a repeated subtree's top, joined to the node it repeats
+    if (repeated.outermost[i])
+      s += "  n" + std::to_string(*g.nodes[i].same_as) + " -> n" + std::to_string(i) +
+           " [style=dotted, color=red3, arrowhead=none, constraint=false];\n";
+  if (repeated.nodes > 0)
+    s += "  graph [label=" + detail::dot_string({detail::repeat_summary(g, repeated)}) +
+         ", labelloc=b, fontname=\"Helvetica\", fontsize=11];\n";
   return s + "}\n";
 }
 

@@ -22,7 +22,8 @@
 #include <tapeless/ops/power.hpp>
 #include <tapeless/ops/shape.hpp>
 
-#include <charconv>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -31,14 +32,6 @@
 #include <vector>
 
 namespace tapeless::inspect::detail {
-
-/// A parameter or constant as the user wrote it: the shortest text that reads back as the same number.
-template <class T>
-std::string literal(T x) {
-  char buffer[64];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
-  return std::string(buffer, end);
-}
 
 /// An operand inside an expression: a negative number in parentheses.
 template <class = void>
@@ -114,6 +107,50 @@ std::string describe(const ::tapeless::detail::elementwise_binary<Op>& e, const 
   return describe(e.op, a, b);
 }
 
+/// An operation's data, exactly, for telling what a node computes (inspect/recorder.hpp: computation):
+/// nothing for most operations; the bytes of an index, an integer exponent or a mask, where the bytes
+/// are the value; the bits of a real exponent or base. An operation whose data its bytes may not tell
+/// (a member with padding, a float's two zeros) has unknown parameters: no node of it is called a repeat.
+template <class Op>
+auto parameters(const Op& op) {
+  if constexpr (std::is_empty_v<Op>) {
+    return std::string();
+  } else if constexpr (std::has_unique_object_representations_v<Op>) {
+    const auto bytes = std::bit_cast<std::array<char, sizeof(Op)>>(op);
+    return std::string(bytes.begin(), bytes.end());
+  } else {
+    return unknown_parameters{};
+  }
+}
+template <class P>
+std::string parameters(const ops::pow_real<P>& op) {
+  return literal(op.p);
+}
+template <class C>
+std::string parameters(const ops::pow_base<C>& op) {
+  return literal(op.c);
+}
+template <class Op>
+auto parameters(const ::tapeless::detail::elementwise_unary<Op>& e) {
+  return parameters(e.op);
+}
+template <class Op>
+auto parameters(const ::tapeless::detail::elementwise_binary<Op>& e) {
+  return parameters(e.op);
+}
+
+/// if_else on a condition that is a number: the branch it takes is its data.
+struct branch_taken {
+  bool condition;
+};
+
+/// Node id, recorded as computing op on its inputs: a repeat, where an earlier node computes the same.
+template <class Op>
+std::size_t computing(recorder_state& rec, std::size_t id, const Op& op) {
+  rec.computes(id, &type_key<Op>, parameters(op));
+  return id;
+}
+
 template <class Leaf>
 std::string literal_of(const Leaf& leaf) {
   if constexpr (Real<typename Leaf::value_type>)
@@ -159,7 +196,9 @@ template <class Op, class A, bool Need>
 std::size_t forward(const unary_node<Op, A>& n, const ::tapeless::detail::evaluated<unary_node<Op, A>, Need>& v,
                     recorder_state& rec, bool root) {
   const std::size_t a = forward(n.arg, v.arg, rec, false);
-  return rec.operation(key_of(n), root, A::is_active, op_name(n.op), describe(n.op, rec.name(a)), view(v.value()), a);
+  return computing(
+      rec, rec.operation(key_of(n), root, A::is_active, op_name(n.op), describe(n.op, rec.name(a)), view(v.value()), a),
+      n.op);
 }
 
 template <class Op, class A, class B, bool Need>
@@ -167,8 +206,10 @@ std::size_t forward(const binary_node<Op, A, B>& n, const ::tapeless::detail::ev
                     recorder_state& rec, bool root) {
   const std::size_t a = forward(n.lhs, v.lhs, rec, false);
   const std::size_t b = forward(n.rhs, v.rhs, rec, false);
-  return rec.operation(key_of(n), root, A::is_active || B::is_active, op_name(n.op),
-                       describe(n.op, rec.name(a), rec.name(b)), view(v.value()), a, b);
+  return computing(rec,
+                   rec.operation(key_of(n), root, A::is_active || B::is_active, op_name(n.op),
+                                 describe(n.op, rec.name(a), rec.name(b)), view(v.value()), a, b),
+                   n.op);
 }
 
 template <class A, class B, bool Need>
@@ -176,10 +217,12 @@ std::size_t forward(const select_node<A, B>& n, const ::tapeless::detail::evalua
                     recorder_state& rec, bool root) {
   const std::size_t a = forward(n.if_true, v.if_true, rec, false);
   const std::size_t b = forward(n.if_false, v.if_false, rec, false);
-  return rec.operation(
-      key_of(n), root, A::is_active || B::is_active, "if_else",
-      "if_else(" + std::string(n.cond ? "true" : "false") + ", " + rec.name(a) + ", " + rec.name(b) + ")",
-      view(v.value()), a, b);
+  return computing(
+      rec,
+      rec.operation(key_of(n), root, A::is_active || B::is_active, "if_else",
+                    "if_else(" + std::string(n.cond ? "true" : "false") + ", " + rec.name(a) + ", " + rec.name(b) + ")",
+                    view(v.value()), a, b),
+      branch_taken{n.cond});
 }
 
 /// The bound expression first (the let computes it when built), then the body, in which the let's

@@ -54,6 +54,9 @@ struct node {
   bool active = false;                   ///< depends on an argument or var: has an adjoint
   std::size_t uses = 0;                  ///< for a value shared by tl::let: the uses of its name
   std::size_t received = 0;              ///< contributions to its adjoint
+  /// For an operation that computes again a value an earlier node computes (a subtree f uses twice
+  /// without tl::let is two copies): that earlier node, the first to compute it.
+  std::optional<std::size_t> same_as{};
 };
 
 enum class step_kind {

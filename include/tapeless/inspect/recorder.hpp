@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/inspect/recorder.hpp: the bookkeeping of a recording: the graph being built, and the way
-// from node objects (by address and type) to its nodes.
+// tapeless/inspect/recorder.hpp: the bookkeeping of a recording: the graph being built, the way
+// from node objects (by address and type) to its nodes, and what each node computes, which tells a
+// value computed twice (inspect/repeats.hpp).
 //
 // Both walks of inspect/record.hpp go through it: the forward walk adds a node per value
 // (inspect/forward.hpp), the engine's reverse sweep a step per contribution, through the observer of
@@ -10,6 +11,7 @@
 #include <tapeless/concepts/scalar.hpp>
 #include <tapeless/inspect/graph.hpp>
 
+#include <charconv>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -58,6 +60,40 @@ key leaf_key(const N& cut) {
   return {&cut, &type_key<leaf_of_cut<K>>};
 }
 
+/// A parameter or constant as the user wrote it: the shortest text that reads back as the same number,
+/// so that two numbers of one type have the same text only if they are equal (0 and -0 are not).
+template <class T>
+std::string literal(T x) {
+  char buffer[64];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
+  return std::string(buffer, end);
+}
+
+/// A value exactly, with its shape: equal texts are equal values.
+template <class = void>
+std::string exact_text(const shown_value& v) {
+  std::string text = (v.is_matrix ? "matrix " : "number ") + std::string(v.is_uniform ? "uniform " : "") +
+                     std::to_string(v.rows) + "x" + std::to_string(v.cols);
+  for (long double x : v.elements) text += " " + literal(x);  // a long double holds a float or double exactly
+  return text;
+}
+
+/// What one node computes: an operation (its type, and its parameters exactly) on its inputs, each
+/// input as the first node that computes its value; or a constant, by its value. Two nodes that
+/// compute the same are one value computed twice.
+struct computation {
+  const void* operation = nullptr;    // &type_key<Op>, or &type_key<constant_value> for a constant
+  std::string parameters{};           // the operation's data (an index, an exponent, a mask), or the constant, exactly
+  std::vector<std::size_t> inputs{};  // the first node computing each input's value
+  auto operator<=>(const computation&) const = default;
+};
+
+/// Where an operation keeps data that its bytes do not tell exactly, the recording cannot tell two of
+/// its nodes apart, and never calls them the same: no false "computed twice".
+struct unknown_parameters {};
+/// What a constant leaf computes: its value, in its type.
+struct constant_value {};
+
 /// The bookkeeping of both walks: the graph being built and the way from node objects to its nodes.
 /// One instance, whatever the functions traced (a template only so as to be compiled when used).
 template <class = void>
@@ -68,11 +104,29 @@ struct basic_recorder_state {
   std::map<const void*, std::size_t> lets{};  // a let's tag -> the node its name stands for
   std::vector<long double> var_totals{};      // per variable, added in the var's own type
   std::size_t operations = 0, constants = 0;
+  std::vector<std::size_t> first{};               // per node: the first node that computes its value
+  std::map<computation, std::size_t> computed{};  // what a node computes -> the first node computing it
 
   std::size_t add(node n) {
     g.nodes.push_back(std::move(n));
+    first.push_back(g.nodes.size() - 1);
     return g.nodes.size() - 1;
   }
+  /// The first node that computes c, with id if none did before it.
+  std::size_t first_computing(computation c, std::size_t id) {
+    for (std::size_t& input : c.inputs) input = first[input];
+    return computed.try_emplace(std::move(c), id).first->second;
+  }
+  /// The operation id computes `op` with these parameters on its inputs: where an earlier node
+  /// computes the same value, id is marked as computing it again (same_as).
+  void computes(std::size_t id, const void* op, std::string parameters) {
+    const std::size_t earlier = first_computing({op, std::move(parameters), g.nodes[id].inputs}, id);
+    // The same operation on the same inputs gives the same value: a mark only where the values agree too.
+    if (earlier == id || exact_text(g.nodes[earlier].value) != exact_text(g.nodes[id].value)) return;
+    first[id] = earlier;
+    g.nodes[id].same_as = earlier;
+  }
+  void computes(std::size_t, const void*, unknown_parameters) {}
   std::size_t remember(key k, std::size_t id) {
     ids[k] = id;
     return id;
@@ -116,6 +170,10 @@ struct basic_recorder_state {
     r.value = to_shown(value);
     r.active = kind == node_kind::variable;
     const std::size_t id = add(std::move(r));
+    if (kind == node_kind::constant)  // equal constants are one value: an operation on either computes the same
+      first[id] = first_computing({&type_key<constant_value>,
+                                   std::to_string(static_cast<int>(value.type)) + " " + exact_text(g.nodes[id].value)},
+                                  id);
     if (data) referred[*data] = id;
     if (kind == node_kind::variable) {
       g.variables.push_back(id);
@@ -134,7 +192,9 @@ struct basic_recorder_state {
     r.swept.resize(1);
     r.value = g.nodes[other].value;
     r.active = active;
-    return add(std::move(r));
+    add(std::move(r));
+    first.back() = first[other];  // the same value, passed on
+    return first.size() - 1;
   }
   /// The node that stands for a leaf's value inside a let's body, `t1 = x1 (let)`: its name receives
   /// adjoints, whatever it stands for.

@@ -29,6 +29,10 @@
 //   number is written where it is used (`1 - t2`). A subtree that f uses twice through a local is two
 //   subtrees, computed and swept twice, and the trace shows both, as the engine runs them; a value
 //   shared with tl::let is one row, marked `shared by let, N uses`.
+// - A node that computes what an earlier node computes (inspect/repeats.hpp) is marked `same as t1`;
+//   at the top of a repeated subtree, `same as t1, computed twice: bind it with tl::let to compute it
+//   once`. Where there is one, a last line counts them:
+//     computed more than once: 1 value, in 1 extra node (t1 twice): bind each with tl::let to compute it once
 // - Forward rows: `name = operation(inputs) = value`. A matrix value is shown as its shape,
 //   `matrix 3x1`, followed by its elements when it has at most 4 (rows separated by ';'). An operation
 //   on constants only is marked `constant`: it has no adjoint.
@@ -55,6 +59,7 @@
 
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/inspect/record.hpp>
+#include <tapeless/inspect/repeats.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -96,7 +101,7 @@ std::string padded(const std::string& s, std::size_t width) {
 }
 
 template <class = void>
-std::vector<std::string> forward_row(const node& n, std::size_t name_width, int precision) {
+std::vector<std::string> forward_row(const node& n, std::size_t name_width, int precision, const std::string& repeat) {
   const std::string value = "= " + value_text(n.value, precision);
   switch (n.kind) {
     case node_kind::argument: return {n.name, value};
@@ -108,6 +113,7 @@ std::vector<std::string> forward_row(const node& n, std::size_t name_width, int 
   std::string note;
   if (n.uses > 0) note = "  shared by let, " + std::to_string(n.uses) + (n.uses == 1 ? " use" : " uses");
   if (!n.active) note = "  constant";
+  if (!repeat.empty()) note += (note.empty() ? "  " : ", ") + repeat;
   std::string definition = padded(n.name, name_width) + " = " + n.expression;
   if (n.op == "let") definition += " (let)";
   return {definition, value, note};
@@ -149,17 +155,22 @@ std::string trace_text(const graph& g, int precision = 6) {
   for (const node& n : g.nodes)
     if (has_row(n)) name_width = std::max(name_width, n.name.size());
   std::vector<std::vector<std::string>> forward, reverse, gradient;
-  for (const node& n : g.nodes)
-    if (has_row(n)) forward.push_back(detail::forward_row(n, name_width, precision));
+  const detail::repeats repeated = detail::find_repeats(g);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (has_row(g.nodes[i]))
+      forward.push_back(
+          detail::forward_row(g.nodes[i], name_width, precision, detail::repeat_note(g, repeated, i, true)));
   for (const step& s : g.sweep) reverse.push_back(detail::reverse_row(g, s, precision));
   for (const auto* list : {&g.arguments, &g.variables})
     for (std::size_t id : *list) {
       const node& n = g.at(id);
       gradient.push_back({"g_" + n.name + " = " + (n.adjoint ? value_text(*n.adjoint, precision, 64) : "0")});
     }
+  std::string summary = detail::repeat_summary(g, repeated);
+  if (!summary.empty()) summary += "\n";
   return "forward: each value once, in evaluation order\n" + detail::table(forward) +
          "reverse: adjoints g_v = dy/dv, one row per contribution, in sweep order\n" + detail::table(reverse) +
-         "gradient\n" + detail::table(gradient);
+         "gradient\n" + detail::table(gradient) + summary;
 }
 
 }  // namespace inspect

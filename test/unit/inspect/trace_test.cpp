@@ -5,11 +5,11 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <trace_check.hpp>
 
 #include <cmath>
 #include <cstddef>
 #include <iomanip>
-#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -17,6 +17,9 @@
 
 namespace tl = tapeless;
 namespace in = tapeless::inspect;
+using trace_check::check_dot;
+using trace_check::check_exact;
+using trace_check::has_line;
 
 namespace {
 
@@ -38,72 +41,16 @@ const auto loss = [](const auto& beta) {
   });
 };
 
-/// The trace's gradient is tl::grad's, exactly.
-template <class F, class... Args>
-void check_exact(const F& f, const Args&... args) {
-  CHECK(tl::trace(f, args...).gradient() == tl::grad(f)(args...));
-}
-
 std::vector<std::string> sweep_targets(const in::graph& g) {
   std::vector<std::string> names;
   for (const in::step& s : g.sweep) names.push_back(g.at(s.target).name);
   return names;
 }
 
-/// Whether the text has this line, its runs of spaces taken as one (the columns' widths aside).
-bool has_line(const std::string& text, const std::string& line) {
-  std::istringstream lines(text);
-  for (std::string l; std::getline(lines, l);) {
-    std::string squeezed;
-    for (char c : l)
-      if (c != ' ' || (!squeezed.empty() && squeezed.back() != ' ')) squeezed += c;
-    if (squeezed == line) return true;
-  }
-  return false;
-}
-
 std::size_t rows_computing(const in::graph& g, const std::string& expression) {
   std::size_t n = 0;
   for (const in::node& v : g.nodes) n += v.expression == expression ? 1 : 0;
   return n;
-}
-
-/// Balanced braces, and every edge between declared nodes.
-void check_dot(const std::string& dot) {
-  REQUIRE(dot.rfind("digraph tapeless {", 0) == 0);
-  int depth = 0;
-  bool quoted = false;
-  for (std::size_t i = 0; i < dot.size(); ++i) {
-    if (dot[i] == '\\')
-      ++i;
-    else if (dot[i] == '"')
-      quoted = !quoted;
-    else if (!quoted && dot[i] == '{')
-      ++depth;
-    else if (!quoted && dot[i] == '}')
-      CHECK(--depth >= 0);
-  }
-  CHECK(depth == 0);
-  CHECK(!quoted);
-  std::istringstream lines(dot);
-  std::set<std::string> declared;
-  std::size_t edges = 0;
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string a, arrow, b;
-    words >> a >> arrow;
-    if (a.size() > 1 && a[0] == 'n' && arrow == "->") {
-      words >> b;
-      if (b.back() == ';') b.pop_back();
-      INFO(line);
-      CHECK(declared.count(a) == 1);
-      CHECK(declared.count(b) == 1);
-      ++edges;
-    } else if (a.size() > 1 && a[0] == 'n' && arrow.rfind("[label=", 0) == 0) {
-      declared.insert(a);
-    }
-  }
-  CHECK(edges > 0);
 }
 
 }  // namespace
