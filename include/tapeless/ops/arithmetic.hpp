@@ -4,6 +4,7 @@
 
 #include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
+#include <tapeless/expr/same_value.hpp>
 #include <tapeless/ops/power.hpp>  // ops::square, for x * x
 #include <tapeless/simd/batch.hpp>
 
@@ -151,9 +152,10 @@ TAPELESS_BUILD_INLINE constexpr auto operator-(X&& x, Y&& y) requires BinaryOper
 }
 template <class X, class Y>
 TAPELESS_BUILD_INLINE constexpr auto operator*(X&& x, Y&& y) requires BinaryOperands<X, Y> {
-  // t * t of one argument or let name is square(t): its sweep does 2 t g once instead of t g twice.
+  // t * t of one value (an argument, a let name, or an operation on them alone: expr/same_value.hpp) is
+  // square(t): t is computed once, and its sweep does 2 t g once instead of t g twice.
   if constexpr (std::is_same_v<std::remove_cvref_t<X>, std::remove_cvref_t<Y>> &&
-                detail::names_one_value<std::remove_cvref_t<X>>)
+                detail::one_value_by_type<std::remove_cvref_t<X>>)
     return detail::make_unary(ops::square{}, std::forward<X>(x));
   else
     return detail::make_binary(ops::multiply{}, std::forward<X>(x), std::forward<Y>(y));

@@ -231,7 +231,8 @@ constexpr auto operand_part_node(const X& x, const Part& part) {
 /// A part of the matrix-valued node e (`part` is an element, a row, a column or a slice: an operation
 /// that moves elements only) as a node that reads only what the part needs. The part of an elementwise
 /// operation is the operation on its operands' parts ((x - y)[i] is x[i] - y[i], row(exp(A), i) is
-/// exp(row(A, i))), and a part of data is that data. Anything else reads the part of the node's value.
+/// exp(row(A, i))), and an element of data is that number. Anything else reads the part of the node's
+/// value.
 /// So an access costs the size of the part, plus the work of what it reads, and its adjoint is the part
 /// in its place, without the zeros around it (adjoint/structured.hpp).
 template <class E, class Part>
@@ -240,10 +241,10 @@ constexpr auto part_node(const E& e, const Part& part) {
     return make_unary(e.op.op, operand_part_node(e.arg, part));
   else if constexpr (is_elementwise_binary_node<E>)
     return make_binary(e.op.op, operand_part_node(e.lhs, part), operand_part_node(e.rhs, part));
-  else if constexpr (!E::is_active)
+  else if constexpr (!E::is_active && Real<decltype(op_value(part, e.value()))>)
     return constant<decltype(op_value(part, e.value()))>(op_value(part, e.value()));
   else
-    return make_unary(part, e);
+    return make_unary(part, e);  // a region reads a slice of a leaf in place (sweep/region.hpp)
 }
 
 /// row(a, i) and the like: the part_node of an expression, else the node or value make_unary makes.

@@ -14,6 +14,7 @@
 
 #include <tapeless/expr/binary.hpp>
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/same_value.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
@@ -98,20 +99,9 @@ template <class N, std::size_t K>
 using region_input_t =
     typename decltype(slot_type<K>(std::declval<const typename input_pointers<region_inputs_t<N>>::type&>()))::type;
 
-/// Whether every input of this type has the same value: an argument or a let's name, and an operation
-/// without state of its own (an empty op: slice<0, 3>, transpose, matmul) on such inputs. Rosenbrock's
-/// head = slice(x) used twice is then one input: one value, one adjoint, one sweep into x.
-template <class N>
-inline constexpr bool input_names_one_value = names_one_value<N>;
-template <class Op, class A>
-inline constexpr bool input_names_one_value<unary_node<Op, A>> = std::is_empty_v<Op>&& input_names_one_value<A>;
-template <class Op, class A, class B>
-inline constexpr bool input_names_one_value<binary_node<Op, A, B>> =
-    std::is_empty_v<Op>&& input_names_one_value<A>&& input_names_one_value<B>;
-
 /// The slot of each input of a list: that of the first input of the same type when its type names
-/// one value (input_names_one_value: x used five times is one input, with one adjoint and one sweep),
-/// else its own.
+/// one value (expr/same_value.hpp: x, or slice(x) for Rosenbrock's head, used five times is one input,
+/// with one value, one adjoint and one sweep), else its own.
 template <class Inputs>
 struct input_slots;
 template <class... In>
@@ -126,7 +116,7 @@ struct input_slots<type_list<In...>> {
   static constexpr std::array<std::size_t, sizeof...(In)> slot = [] {
     std::array<std::size_t, sizeof...(In)> s{};
     std::size_t k = 0;
-    ((s[k] = input_names_one_value<In> ? first_of<In>() : k, ++k), ...);
+    ((s[k] = one_value_by_type<In> ? first_of<In>() : k, ++k), ...);
     return s;
   }();
 };
