@@ -133,4 +133,10 @@ std::vector<double> components(const R& r) {
   return out;
 }
 
+/// The gradient `Kernel` computes at what `Inputs()` returns, every component in order.
+template <auto Kernel, auto Inputs>
+std::vector<double> gradient_at_inputs() {
+  return components(invoke_kernel<Kernel>(Inputs()));
+}
+
 }  // namespace tapeless_bench
