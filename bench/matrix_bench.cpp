@@ -161,7 +161,6 @@ TAPELESS_BENCH_KERNEL s8_gradient s8_tapeless(const s8_in& in) {
 
 struct s8 : tapeless_bench::kernels<s8_inputs, s8_handwritten, s8_tapeless, s8_handwritten_simd> {
   static std::string name() { return "S8_mlp"; }
-  using users = tapeless_bench::as_users_write_it<inputs_with_function<s8_inputs, s8_users_function>, s8_users>;
   static constexpr std::size_t n = s8_hidden * s8_in_n + 2 * s8_hidden + 1;
   static std::array<double, n> numbers(const s8_in& in) { return tapeless_bench::numbers(in.W1, in.b1, in.W2, in.b2); }
   template <class T>

@@ -258,7 +258,7 @@ def main():
         "",
         f"Each row `<case>{USERS_SUFFIX}`, below its case, is that case in tapeless as users write it "
         "(`bench/users.hpp`): element access in folds over the indices (S3, S7), data captured by value "
-        "(S5, S6, S8), the determinant by minors and the inverse by cofactors (S9). Its target is "
+        "(S5, S6), the determinant by minors and the inverse by cofactors (S9). Its target is "
         f"{TARGET_USERS:.2f}x the faster hand-written gradient, and `users' / project's tapeless` is its time "
         "over the case's written the project's way (slices, `tl::cref`, the matrix functions), in the same round.",
         "",
