@@ -27,6 +27,9 @@
 
 namespace tapeless_bench {
 
+// Internal linkage: adjoints.hpp says why.
+namespace {
+
 /// A case's inputs, and the function `Build(inputs)` made of them once, as a user makes the function
 /// before the loop that calls its gradient: the captured copies of the data are the user's, not a cost
 /// of each gradient. The hand-written adjoints read the inputs it derives from.
@@ -175,5 +178,7 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_users(const s9_in& in) {
     });
   })(in.A);
 }
+
+}  // namespace
 
 }  // namespace tapeless_bench
