@@ -17,6 +17,13 @@
 // Each case then has the benchmarks `<case>/handwritten`, `/handwritten_simd` (when given),
 // `/tapeless`, and, when it has `f`, one per peer: adolc_tape, adolc_retape, sacado_rad, sacado_fad,
 // eigen_forward, finite_diff (bench/peers/). Every one is checked against `handwritten` first.
+//
+// A case whose struct also names its tapeless code as users write it (users.hpp),
+//
+//     using users = tapeless_bench::as_users_write_it<s3_inputs<N>, s3_users<N>>;
+//
+// has a second case beside it, `<case>_users`, whose `tapeless` is that code, timed and checked against
+// the same `handwritten` and `handwritten_simd` kernels.
 #pragma once
 
 #include "harness.hpp"
@@ -46,9 +53,20 @@ struct kernels {
   static constexpr auto handwritten_simd = HandwrittenSimd;
 };
 
+/// A case's variant "as users write it" (users.hpp): tapeless code `Tapeless` as a user transcribes the
+/// formula, on what `Inputs()` returns (the case's inputs, or them with a function made of them).
+template <auto Inputs, auto Tapeless>
+struct as_users_write_it {
+  static constexpr auto inputs = Inputs;
+  static constexpr auto tapeless = Tapeless;
+};
+
 /// Every peer library, in the order of the table.
 using peers = std::tuple<adolc::peer<adolc::mode::tape>, adolc::peer<adolc::mode::retape>, sacado::rad, sacado::fad,
                          eigen::forward, finite_diff>;
+
+/// The suffix of a case's name that makes the name of its variant as users write it.
+inline constexpr const char* users_suffix = "_users";
 
 namespace detail {
 
@@ -90,17 +108,28 @@ entry_t peer_entry(const std::string& case_name) {
   return entry<peer_kernel<Case, Peer, Id>, Case::inputs>(case_name + "/" + Peer::name, agreement, prepare);
 }
 
+/// The hand-written adjoints of Case and tapeless's `Tapeless`, all on what `Inputs()` returns, as the
+/// case named `c`.
+template <class Case, auto Inputs, auto Tapeless>
+void add_handwritten_and_tapeless(std::vector<entry_t>& entries, const std::string& c) {
+  entries.push_back(entry<Case::handwritten, Inputs>(c + "/handwritten"));
+  if constexpr (!std::is_null_pointer_v<decltype(Case::handwritten_simd)>)
+    entries.push_back(entry<Case::handwritten_simd, Inputs>(c + "/handwritten_simd"));
+  entries.push_back(entry<Tapeless, Inputs>(c + "/tapeless"));
+}
+
 template <class Case, int Id>
 void add_case(std::vector<entry_t>& entries) {
   const std::string c = Case::name();
-  entries.push_back(entry<Case::handwritten, Case::inputs>(c + "/handwritten"));
-  if constexpr (!std::is_null_pointer_v<decltype(Case::handwritten_simd)>)
-    entries.push_back(entry<Case::handwritten_simd, Case::inputs>(c + "/handwritten_simd"));
-  entries.push_back(entry<Case::tapeless, Case::inputs>(c + "/tapeless"));
+  add_handwritten_and_tapeless<Case, Case::inputs, Case::tapeless>(entries, c);
   if constexpr (has_peers<Case>)
     [&]<class... Peer>(std::tuple<Peer...>*) {
       (entries.push_back(peer_entry<Case, Peer, Id>(c)), ...);
     }(static_cast<peers*>(nullptr));
+  // Beside it, the case as users write it, timed against the same hand-written adjoints (no peers:
+  // their code is the case's).
+  if constexpr (requires { typename Case::users; })
+    add_handwritten_and_tapeless<Case, Case::users::inputs, Case::users::tapeless>(entries, c + users_suffix);
 }
 
 }  // namespace detail

@@ -18,10 +18,15 @@ long: fixed-shape values of N elements, whose type, not expression, grows.
             sum(square(x)) and of dot(x, w)
   written   the same vector written out in braces, {0.000, 0.001, ...}, and tl::grad of sum(square(x))
   jacobian  tl::jacobian of tanh(A q), A an N x 3 matrix filled in a loop: an N x 3 matrix
+users: the benchmark suite's cases as users write them, against their hand-written adjoints alone.
+  users_style       bench/compile/users_style.cpp: S1 to S9 in tapeless as users write them
+                    (bench/users.hpp) beside their hand-written adjoints (bench/adjoints.hpp)
+  handwritten_only  bench/compile/handwritten_only.cpp: the same hand-written adjoints alone, compiled
+                    as it is and after #include <tapeless/tapeless.hpp> (the target's reference)
 
-Usage: python3 bench/compile_time.py [--tables gradients,long] [--cxx g++,clang++] [--flags=-O2]
+Usage: python3 bench/compile_time.py [--tables gradients,long,users] [--cxx g++,clang++] [--flags=-O2]
        [--sizes 10,100,1000,3000] [--matrix-sizes 2,4,8,16,32] [--long-flags=-O3]
-       [--long-sizes 1000,10000] [--out FILE] [--timeout 600] [--repeat 3]
+       [--long-sizes 1000,10000] [--users-flags=-O3] [--out FILE] [--timeout 600] [--repeat 3]
 --tables runs some of the tables and keeps the other sections of FILE as they are.
 bench/run.sh --compile-time runs it with these defaults after installing what it needs.
 """
@@ -138,6 +143,26 @@ def long_program(shape, size):
     return LONG_PROGRAM.format(body=LONG_SHAPES[shape].format(n=size, values=values))
 
 
+# The programs of the users' table, made of the units in bench/compile/: each program is compiled from
+# a temporary folder, so its source includes the unit (whose own includes are relative to it). The
+# hand-written adjoints are compiled alone, and after tapeless's header, the one users_style.cpp
+# includes: the target compares users_style with the latter, which differs from it by the gradients
+# as users write them alone, not by what the library's header costs to parse (its own row).
+def unit(name):
+    return f'#include "{os.path.join(ROOT, "bench", "compile", name + ".cpp")}"\n'
+
+
+USERS_UNITS = {"users_style": unit("users_style"),
+               "handwritten_only + tapeless.hpp": "#include <tapeless/tapeless.hpp>\n" + unit("handwritten_only"),
+               "handwritten_only": unit("handwritten_only")}
+USERS_REFERENCE = "handwritten_only + tapeless.hpp"
+TARGET_USERS = 1.5  # users_style at most 1.5x the time of USERS_REFERENCE
+
+
+def users_program(unit, _size):
+    return USERS_UNITS[unit]
+
+
 def compile_one(cxx, flags, source, timeout):
     """(seconds, peak MiB, None) or (seconds, peak MiB, the compiler's first error line)."""
     with tempfile.TemporaryDirectory() as work:
@@ -205,7 +230,7 @@ def measure(jobs, program, flags, repeat, timeout):
             if r > 1 and best[(shape, cxx, size)][2] is not None:
                 continue  # a failure does not time out again
             seconds, peak, error = compile_one(cxx, flags, program(shape, size), timeout)
-            label = f"round {r}: {shape} {size:5d} {cxx:8s}"
+            label = f"round {r}: {shape} {size:5d} {cxx:8s}" if size is not None else f"round {r}: {shape} {cxx:8s}"
             print(f"{label} {seconds:7.2f} s {peak:7.0f} MiB" + (f"  FAILED: {error}" if error else ""), flush=True)
             kept = best.get((shape, cxx, size))
             if kept is None or error is not None or (kept[2] is None and seconds < kept[0]):
@@ -279,7 +304,37 @@ def long_section(args, compilers):
     return out + results_table(jobs, best)
 
 
-SECTIONS = {"gradients": gradients_section, "long": long_section}
+def users_section(args, compilers):
+    flags = args.users_flags.split()
+    jobs = [(unit, cxx, None) for cxx in compilers for unit in USERS_UNITS]
+    best = measure(jobs, users_program, flags, args.repeat, args.timeout)
+    out = "## The suite as users write it\n\n" + conditions(compilers, flags, args.repeat)
+    out += ("`users_style` (`bench/compile/users_style.cpp`) holds the benchmark suite's cases S1 to S9 (S3 and S4 "
+            "at n = 16 and 256) in tapeless as users write them (`bench/users.hpp`: element access in folds over the "
+            "indices, data captured by value, the determinant by minors) beside their hand-written adjoints "
+            "(`bench/adjoints.hpp`), and checks each gradient against the hand-written one when run; "
+            "`handwritten_only` (`bench/compile/handwritten_only.cpp`) holds the same hand-written adjoints alone, "
+            "without tapeless's header, and `handwritten_only + tapeless.hpp` is it after "
+            "`#include <tapeless/tapeless.hpp>`, the header `users_style` includes: the two differ by the gradients "
+            "as users write them only. Compile and link; " + WHAT_IS_MEASURED.rstrip() + "\n\n")
+    out += "| unit | compiler | seconds | peak MiB | result |\n|---|---|---:|---:|---|\n"
+    for unit, cxx, size in jobs:
+        seconds, peak, error = best[(unit, cxx, size)]
+        result = "ok" if error is None else error.replace("|", "\\|")
+        out += f"| {unit} | {cxx} | {seconds:.2f} | {peak:.0f} | {result} |\n"
+    out += f"\nTarget: `users_style` in at most {TARGET_USERS:g}x the time of `{USERS_REFERENCE}`.\n\n"
+    for cxx in compilers:
+        users, hand = best[("users_style", cxx, None)], best[(USERS_REFERENCE, cxx, None)]
+        if users[2] is None and hand[2] is None:
+            times = users[0] / hand[0]
+            out += f"- {cxx}: {times:.2f}x the time, {users[1] / hand[1]:.2f}x the memory: target " + \
+                ("met" if times <= TARGET_USERS else "**missed**") + "\n"
+        else:
+            out += f"- {cxx}: a unit did not compile\n"
+    return out
+
+
+SECTIONS = {"gradients": gradients_section, "long": long_section, "users": users_section}
 TITLE = "# Compile time\n\n"
 
 
@@ -288,7 +343,8 @@ def kept_sections(path):
     if not os.path.exists(path):
         return {}
     text = open(path).read()
-    headings = {"## Gradients by expression size": "gradients", "## Long vectors": "long"}
+    headings = {"## Gradients by expression size": "gradients", "## Long vectors": "long",
+                "## The suite as users write it": "users"}
     kept = {}
     for part in re.split(r"^(?=## )", text, flags=re.M)[1:]:
         name = headings.get(part.splitlines()[0])
@@ -299,13 +355,14 @@ def kept_sections(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tables", default=",".join(SECTIONS), help="which tables to measure: gradients, long")
+    parser.add_argument("--tables", default=",".join(SECTIONS), help="which tables to measure: gradients, long, users")
     parser.add_argument("--cxx", default="g++,clang++")
     parser.add_argument("--flags", default="-O2")
     parser.add_argument("--sizes", default="10,100,1000,3000")
     parser.add_argument("--matrix-sizes", default="2,4,8,16,32")
     parser.add_argument("--long-flags", default="-O3")
     parser.add_argument("--long-sizes", default="1000,10000")
+    parser.add_argument("--users-flags", default="-O3")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "COMPILE_TIME.md"))
     parser.add_argument("--timeout", type=int, default=600)
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every compile; the least time is kept")

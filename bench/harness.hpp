@@ -57,12 +57,6 @@
 
 namespace tapeless_bench {
 
-// Every kernel is inlined into the loop that times it, as a gradient written in a caller's code would
-// be: the timing is then that of the gradient's code, not of the call into a wrapper of the bench file
-// (whether a compiler inlines a wrapper depends on its size before optimisation, which for tapeless
-// is the unoptimised expression tree). The library's own functions are left to the compiler.
-#define TAPELESS_BENCH_KERNEL [[gnu::always_inline]] inline
-
 namespace detail {
 
 /// Makes the inputs opaque before each gradient: the compiler must assume DoNotOptimize changed them,
@@ -234,7 +228,7 @@ entry_t entry(std::string name, tolerance agreement = exact, void (*prepare)() =
   return {std::move(name),
           &detail::time_gradient<Kernel, Inputs>,
           &detail::count_gradient<Kernel, Inputs>,
-          [] { return components(invoke_kernel<Kernel>(Inputs())); },
+          &gradient_at_inputs<Kernel, Inputs>,
           agreement,
           prepare};
 }

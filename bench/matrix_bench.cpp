@@ -9,9 +9,11 @@
 // reverse sweep needs, then the reverse sweep, as straight-line loops. grad does not return the
 // function value, so neither implementation is asked for it. The peers differentiate each case's `f`,
 // the function written once for any number type.
+#include "adjoints.hpp"
 #include "cases.hpp"
 #include "simd.hpp"
 #include "suite.hpp"
+#include "users.hpp"
 
 #include <tapeless/tapeless.hpp>
 
@@ -27,42 +29,12 @@ namespace simd = tapeless_bench::simd;
 
 namespace {
 
+// The cases' inputs and hand-written adjoints (adjoints.hpp), and their tapeless kernels as users write
+// them (users.hpp).
+using namespace tapeless_bench;
+
 // ---------------------------------------------------------------------------------------------
-// S6 logistic_regression: f(beta) = -mean(y .* log(p) + (1 - y) .* log(1 - p)), p = sigmoid(X beta),
-// X: 256 x 8 with X[i][j] = 2u - 1, then y[i] = (u < 0.5 ? 0 : 1), then beta[j] = 0.2u - 0.1.
-// X and y are constants of f.
-
-constexpr std::size_t s6_n = 256, s6_k = 8;
-
-struct s6_in {
-  tl::matrix<double, s6_n, s6_k> X;
-  tl::vector<double, s6_n> y;
-  tl::vector<double, s6_k> beta;
-};
-
-s6_in s6_inputs() {
-  tapeless_bench::input_stream u;
-  s6_in in;
-  for (auto& v : in.X) v = u.uniform(-1.0, 1.0);
-  for (auto& v : in.y) v = u.next() < 0.5 ? 0.0 : 1.0;
-  for (auto& v : in.beta) v = u.uniform(-0.1, 0.1);
-  return in;
-}
-
-TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten(const s6_in& in) {
-  // One pass over the rows. forward: z_i = X_i beta, p_i = sigmoid(z_i). reverse: the loss term of
-  // row i has derivative (p_i - y_i) / n with respect to z_i (log and sigmoid's derivatives cancel),
-  // and beta_bar = X^T z_bar, accumulated row by row while X_i is at hand.
-  tl::vector<double, s6_k> g{};
-  for (std::size_t i = 0; i < s6_n; ++i) {
-    double z = 0;
-    for (std::size_t j = 0; j < s6_k; ++j) z += in.X(i, j) * in.beta[j];
-    const double p = 1.0 / (1.0 + std::exp(-z));
-    const double z_bar = (p - in.y[i]) * (1.0 / s6_n);
-    for (std::size_t j = 0; j < s6_k; ++j) g[j] += in.X(i, j) * z_bar;
-  }
-  return g;
-}
+// S6 logistic_regression (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
 
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten_simd(const s6_in& in) {
   // s6_handwritten in three passes: z = X beta as there; p = sigmoid(z) and z_bar = (p - y) / n, a
@@ -102,6 +74,7 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_tapeless(const s6_in& in) {
 
 struct s6 : tapeless_bench::kernels<s6_inputs, s6_handwritten, s6_tapeless, s6_handwritten_simd> {
   static std::string name() { return "S6_logistic_regression"; }
+  using users = tapeless_bench::as_users_write_it<inputs_with_function<s6_inputs, s6_users_function>, s6_users>;
   static std::array<double, s6_k> numbers(const s6_in& in) { return tapeless_bench::numbers(in.beta); }
   template <class T>
   static T f(const std::array<T, s6_k>& beta, const s6_in& in) {
@@ -118,35 +91,7 @@ struct s6 : tapeless_bench::kernels<s6_inputs, s6_handwritten, s6_tapeless, s6_h
 };
 
 // ---------------------------------------------------------------------------------------------
-// S7 matmul: f(A) = sum(A A), A: 8 x 8 with A[i][j] = 2u - 1.
-
-constexpr std::size_t s7_n = 8;
-
-struct s7_in {
-  tl::matrix<double, s7_n, s7_n> A;
-};
-
-s7_in s7_inputs() {
-  tapeless_bench::input_stream u;
-  s7_in in;
-  for (auto& v : in.A) v = u.uniform(-1.0, 1.0);
-  return in;
-}
-
-TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_handwritten(const s7_in& in) {
-  // f = sum_ij (A A)_ij, so C_bar = 1 and A_bar = C_bar A^T + A^T C_bar: (C_bar A^T)_pq is the sum of
-  // row q of A, (A^T C_bar)_pq the sum of column p. The forward product is not needed.
-  std::array<double, s7_n> row{}, col{};
-  for (std::size_t i = 0; i < s7_n; ++i)
-    for (std::size_t j = 0; j < s7_n; ++j) {
-      row[i] += in.A(i, j);
-      col[j] += in.A(i, j);
-    }
-  tl::matrix<double, s7_n, s7_n> g;
-  for (std::size_t p = 0; p < s7_n; ++p)
-    for (std::size_t q = 0; q < s7_n; ++q) g(p, q) = row[q] + col[p];
-  return g;
-}
+// S7 matmul (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
 
 TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_tapeless(const s7_in& in) {
   return tl::grad([](const auto& A) { return tl::sum(tl::matmul(A, A)); })(in.A);
@@ -154,6 +99,7 @@ TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_tapeless(const s7_in& in
 
 struct s7 : tapeless_bench::kernels<s7_inputs, s7_handwritten, s7_tapeless> {
   static std::string name() { return "S7_matmul"; }
+  using users = tapeless_bench::as_users_write_it<s7_inputs, s7_users>;
   static std::array<double, s7_n * s7_n> numbers(const s7_in& in) { return tapeless_bench::numbers(in.A); }
   template <class T>
   static T f(const std::array<T, s7_n * s7_n>& A, const s7_in&) {
@@ -170,56 +116,7 @@ struct s7 : tapeless_bench::kernels<s7_inputs, s7_handwritten, s7_tapeless> {
 };
 
 // ---------------------------------------------------------------------------------------------
-// S8 mlp: f(W1, b1, W2, b2) = (W2 tanh(W1 x + b1) + b2 - t)^2, x: 8, W1: 16 x 8, b1: 16, W2: 1 x 16,
-// drawn in that order (2u - 1); b2 = 0.1, t = 0.5. x and t are constants of f.
-
-constexpr std::size_t s8_in_n = 8, s8_hidden = 16;
-
-struct s8_in {
-  tl::vector<double, s8_in_n> x;
-  tl::matrix<double, s8_hidden, s8_in_n> W1;
-  tl::vector<double, s8_hidden> b1;
-  tl::matrix<double, 1, s8_hidden> W2;
-  double b2, t;
-};
-
-s8_in s8_inputs() {
-  tapeless_bench::input_stream u;
-  s8_in in;
-  for (auto& v : in.x) v = u.uniform(-1.0, 1.0);
-  for (auto& v : in.W1) v = u.uniform(-1.0, 1.0);
-  for (auto& v : in.b1) v = u.uniform(-1.0, 1.0);
-  for (auto& v : in.W2) v = u.uniform(-1.0, 1.0);
-  in.b2 = 0.1;
-  in.t = 0.5;
-  return in;
-}
-
-using s8_gradient = std::tuple<tl::matrix<double, s8_hidden, s8_in_n>, tl::vector<double, s8_hidden>,
-                               tl::matrix<double, 1, s8_hidden>, double>;
-
-TAPELESS_BENCH_KERNEL s8_gradient s8_handwritten(const s8_in& in) {
-  // forward: h = tanh(W1 x + b1), kept for the reverse; r = W2 h + b2 - t
-  std::array<double, s8_hidden> h;
-  double y = in.b2;
-  for (std::size_t i = 0; i < s8_hidden; ++i) {
-    double a = in.b1[i];
-    for (std::size_t j = 0; j < s8_in_n; ++j) a += in.W1(i, j) * in.x[j];
-    h[i] = std::tanh(a);
-    y += in.W2[i] * h[i];
-  }
-  // reverse: r_bar = 2 r = b2_bar; W2_bar = r_bar h^T; a_bar = r_bar W2^T .* (1 - h^2) = b1_bar; W1_bar = a_bar x^T
-  const double r_bar = 2.0 * (y - in.t);
-  s8_gradient g;
-  auto& [gW1, gb1, gW2, gb2] = g;
-  for (std::size_t i = 0; i < s8_hidden; ++i) {
-    gW2[i] = r_bar * h[i];
-    gb1[i] = r_bar * in.W2[i] * (1.0 - h[i] * h[i]);
-    for (std::size_t j = 0; j < s8_in_n; ++j) gW1(i, j) = gb1[i] * in.x[j];
-  }
-  gb2 = r_bar;
-  return g;
-}
+// S8 mlp (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
 
 TAPELESS_BENCH_KERNEL s8_gradient s8_handwritten_simd(const s8_in& in) {
   // s8_handwritten with its loops over the hidden units a batch of units at a time, and W1_bar's rows
@@ -283,79 +180,7 @@ struct s8 : tapeless_bench::kernels<s8_inputs, s8_handwritten, s8_tapeless, s8_h
 };
 
 // ---------------------------------------------------------------------------------------------
-// S9 logdet_inverse: f(A) = log(det(A)) + sum(inverse(A)), A = M M^T + 4 I, M: 4 x 4 with M[i][j] = 2u - 1.
-
-constexpr std::size_t s9_n = 4;
-using s9_matrix = tl::matrix<double, s9_n, s9_n>;
-
-struct s9_in {
-  s9_matrix A;
-};
-
-s9_in s9_inputs() {
-  tapeless_bench::input_stream u;
-  s9_matrix M;
-  for (auto& v : M) v = u.uniform(-1.0, 1.0);
-  s9_in in;
-  for (std::size_t i = 0; i < s9_n; ++i)
-    for (std::size_t j = 0; j < s9_n; ++j) {
-      double s = i == j ? 4.0 : 0.0;
-      for (std::size_t k = 0; k < s9_n; ++k) s += M(i, k) * M(j, k);
-      in.A(i, j) = s;
-    }
-  return in;
-}
-
-/// A^-1 and det A by Gauss-Jordan elimination with partial pivoting (A is invertible here).
-TAPELESS_BENCH_KERNEL std::pair<s9_matrix, double> s9_inverse_det(s9_matrix a) {
-  s9_matrix y{};
-  for (std::size_t i = 0; i < s9_n; ++i) y(i, i) = 1.0;
-  double det = 1.0;
-  for (std::size_t k = 0; k < s9_n; ++k) {
-    std::size_t p = k;
-    for (std::size_t i = k + 1; i < s9_n; ++i)
-      if (std::abs(a(i, k)) > std::abs(a(p, k))) p = i;
-    if (p != k) {
-      for (std::size_t j = 0; j < s9_n; ++j) {
-        std::swap(a(k, j), a(p, j));
-        std::swap(y(k, j), y(p, j));
-      }
-      det = -det;
-    }
-    det *= a(k, k);
-    const double inv_pivot = 1.0 / a(k, k);
-    for (std::size_t j = 0; j < s9_n; ++j) {
-      a(k, j) *= inv_pivot;
-      y(k, j) *= inv_pivot;
-    }
-    for (std::size_t i = 0; i < s9_n; ++i) {
-      if (i == k) continue;
-      const double m = a(i, k);
-      for (std::size_t j = 0; j < s9_n; ++j) {
-        a(i, j) -= m * a(k, j);
-        y(i, j) -= m * y(k, j);
-      }
-    }
-  }
-  return {y, det};
-}
-
-TAPELESS_BENCH_KERNEL s9_matrix s9_handwritten(const s9_in& in) {
-  // forward: Y = A^-1 (det A is not needed: the gradient of log det A is A^-T whatever its value).
-  const s9_matrix y = s9_inverse_det(in.A).first;
-  // reverse: d log det A = A^-T = Y^T; d sum(Y) = -Y^T 1 1^T Y^T = -c r^T, c_i = sum_k Y_ki (column
-  // sums), r_j = sum_k Y_jk (row sums).
-  std::array<double, s9_n> r{}, c{};
-  for (std::size_t i = 0; i < s9_n; ++i)
-    for (std::size_t j = 0; j < s9_n; ++j) {
-      r[i] += y(i, j);
-      c[j] += y(i, j);
-    }
-  s9_matrix g;
-  for (std::size_t i = 0; i < s9_n; ++i)
-    for (std::size_t j = 0; j < s9_n; ++j) g(i, j) = y(j, i) - c[i] * r[j];
-  return g;
-}
+// S9 logdet_inverse (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
 
 TAPELESS_BENCH_KERNEL s9_matrix s9_tapeless(const s9_in& in) {
   return tl::grad([](const auto& A) { return tl::log(tl::det(A)) + tl::sum(tl::inverse(A)); })(in.A);
@@ -363,6 +188,7 @@ TAPELESS_BENCH_KERNEL s9_matrix s9_tapeless(const s9_in& in) {
 
 struct s9 : tapeless_bench::kernels<s9_inputs, s9_handwritten, s9_tapeless> {
   static std::string name() { return "S9_logdet_inverse"; }
+  using users = tapeless_bench::as_users_write_it<s9_inputs, s9_users>;
   static constexpr std::size_t n = s9_n;
   static std::array<double, n * n> numbers(const s9_in& in) { return tapeless_bench::numbers(in.A); }
   // det and inverse by the Gauss-Jordan elimination with partial pivoting of s9_inverse_det. The

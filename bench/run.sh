@@ -19,7 +19,8 @@
 # median over the rounds (bench/report.py says why).
 # --compile-time writes bench/results/COMPILE_TIME.md (bench/compile_time.py; its options follow it,
 # e.g. --sizes 10,100): generated gradients of 10 to 3000 operations and of matrices of growing size,
-# and long vectors (1000 and 10000 elements, an N x 3 Jacobian); --tables long runs only the latter.
+# long vectors (1000 and 10000 elements, an N x 3 Jacobian), and the suite as users write it against
+# its hand-written adjoints alone (bench/compile/); --tables long (or users) runs only that table.
 # REPORT_NOTE="..." adds a sentence on the conditions of the run to the report. Timing starts once the
 # load the build left has settled (1-minute load average below 1, at most SETTLE=180 seconds).
 # --callgrind counts handwritten, handwritten_simd, tapeless and adolc_tape unless a --benchmark_filter

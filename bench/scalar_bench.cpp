@@ -7,8 +7,10 @@
 // The hand-written one is the classic adjoint: a forward pass computing the intermediate values the
 // reverse sweep needs, then the reverse sweep, as straight-line scalar code. grad does not return the
 // function value, so neither implementation is asked for it.
+#include "adjoints.hpp"
 #include "cases.hpp"
 #include "suite.hpp"
+#include "users.hpp"
 
 #include <tapeless/tapeless.hpp>
 
@@ -22,27 +24,12 @@ namespace tl = tapeless;
 
 namespace {
 
-// The inputs of S1 and S2, both differentiated, spread over their kernels' two parameters.
-using scalar_pair = std::array<double, 2>;
+// The cases' inputs and hand-written adjoints (adjoints.hpp), and their tapeless kernels as users write
+// them (users.hpp).
+using namespace tapeless_bench;
 
 // ---------------------------------------------------------------------------------------------
-// S1 walkthrough: f(x1, x2) = (x1 - x2)^2 + cos(x1 + x2) at x1 = 1, x2 = 2.
-
-scalar_pair s1_inputs() { return {1.0, 2.0}; }
-
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_handwritten(double x1, double x2) {
-  // forward
-  const double a = x1 - x2;
-  const double c = x1 + x2;
-  // reverse, from f_bar = 1 through f = a^2 + cos(c)
-  const double a_bar = 2.0 * a;
-  const double c_bar = -std::sin(c);
-  return {a_bar + c_bar, -a_bar + c_bar};
-}
-
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s1_tapeless(double x1, double x2) {
-  return tl::grad([](const auto& x1, const auto& x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); })(x1, x2);
-}
+// S1 walkthrough (inputs and hand-written adjoint: adjoints.hpp; tapeless, as users write it too: users.hpp).
 
 struct s1 : tapeless_bench::kernels<s1_inputs, s1_handwritten, s1_tapeless> {
   static std::string name() { return "S1_walkthrough"; }
@@ -56,21 +43,7 @@ struct s1 : tapeless_bench::kernels<s1_inputs, s1_handwritten, s1_tapeless> {
 };
 
 // ---------------------------------------------------------------------------------------------
-// S2 log_mul_sin: f(x1, x2) = ln(x1) + x1 x2 - sin(x2) at x1 = 2, x2 = 3.
-
-scalar_pair s2_inputs() { return {2.0, 3.0}; }
-
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_handwritten(double x1, double x2) {
-  // forward: v1 = ln(x1), v2 = x1 x2, v3 = sin(x2); the sweep needs none of their values.
-  // reverse, from f_bar = 1 through f = v1 + v2 - v3
-  const double x1_bar = 1.0 / x1 + x2;      // v1_bar / x1 + v2_bar x2
-  const double x2_bar = x1 - std::cos(x2);  // v2_bar x1 - v3_bar cos(x2)
-  return {x1_bar, x2_bar};
-}
-
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_tapeless(double x1, double x2) {
-  return tl::grad([](const auto& x1, const auto& x2) { return tl::log(x1) + x1 * x2 - tl::sin(x2); })(x1, x2);
-}
+// S2 log_mul_sin (inputs and hand-written adjoint: adjoints.hpp; tapeless, as users write it too: users.hpp).
 
 struct s2 : tapeless_bench::kernels<s2_inputs, s2_handwritten, s2_tapeless> {
   static std::string name() { return "S2_log_mul_sin"; }

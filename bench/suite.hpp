@@ -18,6 +18,12 @@
 #include <type_traits>
 #include <vector>
 
+// Every kernel is inlined into the loop that times it, as a gradient written in a caller's code would
+// be: the timing is then that of the gradient's code, not of the call into a wrapper of the bench file
+// (whether a compiler inlines a wrapper depends on its size before optimisation, which for tapeless
+// is the unoptimised expression tree). The library's own functions are left to the compiler.
+#define TAPELESS_BENCH_KERNEL [[gnu::always_inline]] inline
+
 namespace tapeless_bench {
 
 /// The deterministic stream u(0), u(1), ... of benchmarks.md:
@@ -125,6 +131,12 @@ std::vector<double> components(const R& r) {
   std::vector<double> out;
   append_components(out, r);
   return out;
+}
+
+/// The gradient `Kernel` computes at what `Inputs()` returns, every component in order.
+template <auto Kernel, auto Inputs>
+std::vector<double> gradient_at_inputs() {
+  return components(invoke_kernel<Kernel>(Inputs()));
 }
 
 }  // namespace tapeless_bench

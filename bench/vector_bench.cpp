@@ -9,9 +9,11 @@
 // then the reverse sweep, as straight-line loops over the elements. grad does not return the function
 // value, so neither implementation is asked for it. The peers differentiate each case's `f`, the
 // function written once for any number type.
+#include "adjoints.hpp"
 #include "cases.hpp"
 #include "simd.hpp"
 #include "suite.hpp"
+#include "users.hpp"
 
 #include <tapeless/tapeless.hpp>
 
@@ -27,39 +29,12 @@ namespace simd = tapeless_bench::simd;
 
 namespace {
 
+// The cases' inputs and hand-written adjoints (adjoints.hpp), and their tapeless kernels as users write
+// them (users.hpp).
+using namespace tapeless_bench;
+
 // ---------------------------------------------------------------------------------------------
-// S3 rosenbrock: f(x) = sum_{i<N-1} 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2, x[i] = 2u - 1.
-
-template <std::size_t N>
-struct s3_in {
-  tl::vector<double, N> x;
-};
-
-template <std::size_t N>
-s3_in<N> s3_inputs() {
-  tapeless_bench::input_stream u;
-  s3_in<N> in;
-  for (auto& v : in.x) v = u.uniform(-1.0, 1.0);
-  return in;
-}
-
-template <std::size_t N>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_handwritten(const s3_in<N>& in) {
-  const auto& x = in.x;
-  // forward: a_i = x_{i+1} - x_i^2, b_i = 1 - x_i; f = sum 100 a_i^2 + b_i^2
-  std::array<double, N - 1> a, b;
-  for (std::size_t i = 0; i + 1 < N; ++i) {
-    a[i] = x[i + 1] - x[i] * x[i];
-    b[i] = 1.0 - x[i];
-  }
-  // reverse: a_i_bar = 200 a_i, b_i_bar = 2 b_i; x_i receives -2 x_i a_i_bar - b_i_bar through a_i and
-  // b_i, and a_{i-1}_bar through a_{i-1}. One write per element, so the loop has no carried dependency.
-  tl::vector<double, N> g;
-  g[0] = -400.0 * x[0] * a[0] - 2.0 * b[0];
-  for (std::size_t i = 1; i + 1 < N; ++i) g[i] = 200.0 * a[i - 1] - 400.0 * x[i] * a[i] - 2.0 * b[i];
-  g[N - 1] = 200.0 * a[N - 2];
-  return g;
-}
+// S3 rosenbrock (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
 
 template <std::size_t N>
 TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_tapeless(const s3_in<N>& in) {
@@ -73,6 +48,7 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_tapeless(const s3_in<N>& in) {
 template <std::size_t N>
 struct s3 : tapeless_bench::kernels<s3_inputs<N>, s3_handwritten<N>, s3_tapeless<N>> {
   static std::string name() { return "S3_rosenbrock_" + std::to_string(N); }
+  using users = tapeless_bench::as_users_write_it<s3_inputs<N>, s3_users<N>>;
   static std::array<double, N> numbers(const s3_in<N>& in) { return tapeless_bench::numbers(in.x); }
   template <class T>
   static T f(const std::array<T, N>& x, const s3_in<N>&) {
@@ -87,39 +63,7 @@ struct s3 : tapeless_bench::kernels<s3_inputs<N>, s3_handwritten<N>, s3_tapeless
 };
 
 // ---------------------------------------------------------------------------------------------
-// S4 log_sum_exp: f(x) = log(sum_i exp(x[i])), x[i] = 4u - 2.
-
-template <std::size_t N>
-struct s4_in {
-  tl::vector<double, N> x;
-};
-
-template <std::size_t N>
-s4_in<N> s4_inputs() {
-  tapeless_bench::input_stream u;
-  s4_in<N> in;
-  for (auto& v : in.x) v = u.uniform(-2.0, 2.0);
-  return in;
-}
-
-template <std::size_t N>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_handwritten(const s4_in<N>& in) {
-  const auto& x = in.x;
-  // forward, shifted by the largest element so that no exp overflows: e_i = exp(x_i - m), s = sum e_i,
-  // f = m + log(s)
-  double m = x[0];
-  for (std::size_t i = 1; i < N; ++i) m = std::max(m, x[i]);
-  tl::vector<double, N> e;
-  double s = 0;
-  for (std::size_t i = 0; i < N; ++i) {
-    e[i] = std::exp(x[i] - m);
-    s += e[i];
-  }
-  // reverse: x_i_bar = e_i / s, the softmax; the exps are the stored ones
-  const double inv_s = 1.0 / s;
-  for (std::size_t i = 0; i < N; ++i) e[i] *= inv_s;
-  return e;
-}
+// S4 log_sum_exp (inputs and hand-written adjoint: adjoints.hpp; tapeless, as users write it too: users.hpp).
 
 template <std::size_t N>
 TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_handwritten_simd(const s4_in<N>& in) {
@@ -140,11 +84,6 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_handwritten_simd(const s4_in<N>& 
 }
 
 template <std::size_t N>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s4_tapeless(const s4_in<N>& in) {
-  return tl::grad([](const auto& x) { return tl::log_sum_exp(x); })(in.x);
-}
-
-template <std::size_t N>
 struct s4 : tapeless_bench::kernels<s4_inputs<N>, s4_handwritten<N>, s4_tapeless<N>, s4_handwritten_simd<N>> {
   static std::string name() { return "S4_log_sum_exp_" + std::to_string(N); }
   static std::array<double, N> numbers(const s4_in<N>& in) { return tapeless_bench::numbers(in.x); }
@@ -159,38 +98,7 @@ struct s4 : tapeless_bench::kernels<s4_inputs<N>, s4_handwritten<N>, s4_tapeless
 };
 
 // ---------------------------------------------------------------------------------------------
-// S5 normal_logpdf: f(mu, sigma) = sum_i -0.5 ((y[i] - mu) / sigma)^2 - log(sigma) - 0.5 log(2 pi),
-// 64 data y[i] = 4u - 2 (a constant of f), mu = 0.3, sigma = 1.7.
-
-constexpr std::size_t s5_n = 64;
-constexpr double half_log_2pi = 0.91893853320467274178;  // 0.5 log(2 pi)
-
-struct s5_in {
-  tl::vector<double, s5_n> y;
-  double mu, sigma;
-};
-
-s5_in s5_inputs() {
-  tapeless_bench::input_stream u;
-  s5_in in;
-  for (auto& v : in.y) v = u.uniform(-2.0, 2.0);
-  in.mu = 0.3;
-  in.sigma = 1.7;
-  return in;
-}
-
-TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_handwritten(const s5_in& in) {
-  // forward: z_i = (y_i - mu) / sigma; the reverse needs only sum z_i and sum z_i^2, accumulated here.
-  const double inv_sigma = 1.0 / in.sigma;
-  double sz = 0, szz = 0;
-  for (std::size_t i = 0; i < s5_n; ++i) {
-    const double z = (in.y[i] - in.mu) * inv_sigma;
-    sz += z;
-    szz += z * z;
-  }
-  // reverse: z_i_bar = -z_i; mu_bar = sum z_i_bar (-1 / sigma); sigma_bar = sum z_i_bar (-z_i / sigma) - n / sigma
-  return {sz * inv_sigma, (szz - static_cast<double>(s5_n)) * inv_sigma};
-}
+// S5 normal_logpdf (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
 
 TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_handwritten_simd(const s5_in& in) {
   // s5_handwritten, a batch of elements at a time
@@ -216,6 +124,7 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s5_tapeless(const s5_in& in) {
 
 struct s5 : tapeless_bench::kernels<s5_inputs, s5_handwritten, s5_tapeless, s5_handwritten_simd> {
   static std::string name() { return "S5_normal_logpdf"; }
+  using users = tapeless_bench::as_users_write_it<inputs_with_function<s5_inputs, s5_users_function>, s5_users>;
   static std::array<double, 2> numbers(const s5_in& in) { return tapeless_bench::numbers(in.mu, in.sigma); }
   template <class T>
   static T f(const std::array<T, 2>& x, const s5_in& in) {
