@@ -12,6 +12,8 @@
 //   mx::check_fd(label, f, tol, args...)  AD against FD for every argument
 //   mx::affine_chain<K>(s)                s <- s / 2 + 1, K times: a number-valued tree K levels deep,
 //                                         deeper than a cut's depth for K = 20
+//   mx::index_sum<N>(term)                term(0) + term(1) + ... + term(N - 1), added left to right as a
+//                                         fold expression adds them: a tree N levels deep
 //   mx::seeded<N>(seed, lo, hi)           a vector of N uniform elements from its own seed
 //   mx::check_same(what, fused, node_by_node, ulps)  two sweeps' gradients element by element
 #pragma once
@@ -40,6 +42,29 @@ auto affine_chain(const S& s) {
     return s;
   else
     return affine_chain<K - 1>(s * 0.5 + 1.0);
+}
+
+/// The terms From .. N - 1 added to `sum`, left to right. A fold expression of more than 256 terms
+/// does not compile with clang (it nests them 256 deep), so each fold here adds at most 128 and the
+/// next one continues from its sum. A term receives its index as a std::integral_constant: a
+/// std::size_t for v[i], a template argument for tl::slice<i, L>.
+template <std::size_t N, std::size_t From, class Term, class Sum>
+constexpr auto index_sum_from(const Term& term, const Sum& sum) {
+  if constexpr (From == N) {
+    return sum;
+  } else {
+    constexpr std::size_t count = N - From < 128 ? N - From : 128;
+    const auto more = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return (sum + ... + term(std::integral_constant<std::size_t, From + K>{}));
+    }
+    (std::make_index_sequence<count>{});
+    return index_sum_from<N, From + count>(term, more);
+  }
+}
+template <std::size_t N, class Term>
+constexpr auto index_sum(const Term& term) {
+  static_assert(N > 0, "mx::index_sum<N>: at least one term");
+  return index_sum_from<N, 1>(term, term(std::integral_constant<std::size_t, 0>{}));
 }
 
 template <class M>
