@@ -10,6 +10,8 @@
 //   mx::ad_grad(f, args...)               tl::grad(f)(args...), always as a std::tuple
 //   mx::check_close(label, a, b, tol)     every element of a against b by fd::rel_error
 //   mx::check_fd(label, f, tol, args...)  AD against FD for every argument
+//   mx::check_fd_at_size<N>(label, f, tol, args...)  the same for a function of N elements, where the
+//                                         sanitizers' build runs it up to N = 64 only
 //   mx::affine_chain<K>(s)                s <- s / 2 + 1, K times: a number-valued tree K levels deep,
 //                                         deeper than a cut's depth for K = 20
 //   mx::index_sum<N>(term)                term(0) + term(1) + ... + term(N - 1), added left to right as a
@@ -22,6 +24,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <sanitizers.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -185,6 +188,14 @@ void check_fd(const std::string& label, const F& f, double tol, const Args&... a
     (check_close(label + " (argument " + std::to_string(K) + ")", std::get<K>(ad), std::get<K>(fdg), tol), ...);
   };
   check_each(std::index_sequence_for<Args...>{});
+}
+
+/// check_fd for a function of N elements. Its finite differences evaluate f 6 N times, and a function
+/// of N elements costs O(N) or more, so the sanitizers' build, at -O0, runs them up to N = 64 only
+/// (sanitizers.hpp); the gradients of larger N are checked by other means there.
+template <std::size_t N, class F, class... Args>
+void check_fd_at_size(const std::string& label, const F& f, double tol, const Args&... args) {
+  if (N <= 64 || !test_support::address_sanitizer) check_fd(label, f, tol, args...);
 }
 
 /// Calls fn(std::type_identity<matrix<T, R, C>>{}) for the shapes 1x1, 1x4, 4x1, 3x3, 2x5.

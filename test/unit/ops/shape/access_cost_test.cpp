@@ -68,11 +68,6 @@ struct counted {
     return counted(s * a.t);
   }
   friend constexpr counted operator*(const counted& a, double s) { return s * a; }
-  friend constexpr counted operator/(const counted& a, double s) {
-    add_one(&tally::operations);
-    return counted(a.t / s);
-  }
-  friend constexpr bool operator==(const counted& a, const counted& b) { return a.t == b.t; }
 };
 using number = tl::dual<double, counted>;
 
