@@ -129,53 +129,46 @@ void check_matrix_folds(std::uint64_t seed, int points) {
   }
 }
 
-/// sum(A A) by index at N x N against the gradient by hand, sum(matmul(A, A)) and finite differences.
-template <std::size_t N>
-void check_products(std::uint64_t seed, int points) {
-  const std::string shape = shape_label(N, N);
+/// A formula by index at N x N: its value and gradient against the same function written with the
+/// library's matrix operations (`written_whole`), its gradient against `by_hand`, and finite differences.
+template <std::size_t N, class F, class Whole, class ByHand>
+void check_square_fold(const std::string& label, const F& f, const Whole& written_whole, const ByHand& by_hand,
+                       std::uint64_t seed, int points) {
+  const std::string name = label + shape_label(N, N);
   fd::rng r{seed};
   for (int p = 0; p < points; ++p) {
     const mat<N> a = mx::random<mat<N>>(r, -2, 2);
-    const auto [value, g] = tl::value_and_grad(products_by_index<N>)(a);
-    CHECK(fd::rel_error(value, tl::sum(tl::matmul(a, a))) < exact_tol);
-    mx::check_close("A(i, k) A(k, j) by index" + shape, g, products_gradient(a), exact_tol);
-    const auto written_as_matmul = [](const auto& A) { return tl::sum(tl::matmul(A, A)); };
-    mx::check_close("A(i, k) A(k, j) by index against sum(matmul(A, A))" + shape, g, tl::grad(written_as_matmul)(a),
-                    exact_tol);
-    mx::check_fd("A(i, k) A(k, j) by index" + shape, products_by_index<N>, fd_tol, a);
+    const auto [value, g] = tl::value_and_grad(f)(a);
+    const auto [whole_value, whole_g] = tl::value_and_grad(written_whole)(a);
+    CHECK(fd::rel_error(value, whole_value) < exact_tol);
+    mx::check_close(name + ", by hand", g, by_hand(a), exact_tol);
+    mx::check_close(name + ", against the matrix operations", g, whole_g, exact_tol);
+    mx::check_fd(name, f, fd_tol, a);
   }
 }
 
-/// det by minors at N x N against tl::det, the cofactors (reference/linear_algebra.hpp) and finite differences.
+constexpr auto sum_of_square = [](const auto& A) { return tl::sum(tl::matmul(A, A)); };
+constexpr auto det = [](const auto& A) { return tl::det(A); };
+/// d det(A) / dA, the cofactors (reference/linear_algebra.hpp).
 template <std::size_t N>
-void check_det_by_minors(std::uint64_t seed, int points) {
-  const std::string shape = shape_label(N, N);
-  fd::rng r{seed};
-  for (int p = 0; p < points; ++p) {
-    const mat<N> a = mx::random<mat<N>>(r, -2, 2);
-    CHECK(fd::rel_error(det_by_minors(a), tl::det(a)) < exact_tol);  // plain numbers: the same expansion
-    const auto [value, g] = tl::value_and_grad(det_by_minors)(a);
-    CHECK(fd::rel_error(value, tl::det(a)) < exact_tol);
-    mx::check_close("det by minors, against the cofactors" + shape, g, la::to_mat<N, N>(la::ld_cofactors(la::to_ld(a))),
-                    exact_tol);
-    const auto det = [](const auto& A) { return tl::det(A); };
-    mx::check_close("det by minors, against tl::det" + shape, g, tl::grad(det)(a), exact_tol);
-    mx::check_fd("det by minors" + shape, det_by_minors, fd_tol, a);
-  }
+mat<N> cofactors(const mat<N>& a) {
+  return la::to_mat<N, N>(la::ld_cofactors(la::to_ld(a)));
 }
 
 }  // namespace
 
 TEST_CASE("the sum of A(i, k) A(k, j) by index: 8, 64 and 512 terms") {
-  check_products<2>(3501, 5);
-  check_products<4>(3502, 5);
-  check_products<8>(3503, 1);
+  check_square_fold<2>("A(i, k) A(k, j)", products_by_index<2>, sum_of_square, products_gradient<2>, 3501, 5);
+  check_square_fold<4>("A(i, k) A(k, j)", products_by_index<4>, sum_of_square, products_gradient<4>, 3502, 5);
+  check_square_fold<8>("A(i, k) A(k, j)", products_by_index<8>, sum_of_square, products_gradient<8>, 3503, 1);
 }
 
 TEST_CASE("the determinant by minors, through A(i, j), against tl::det") {
-  check_det_by_minors<2>(3504, 5);
-  check_det_by_minors<3>(3505, 5);
-  check_det_by_minors<4>(3506, 5);
+  const mat<4> a{{2, -1, 0, 3}, {1, 4, -2, 0}, {0, 1, 3, -1}, {5, 0, 1, 2}};
+  CHECK(det_by_minors(a) == doctest::Approx(tl::det(a)).epsilon(1e-14));  // of plain numbers: a number
+  check_square_fold<2>("det by minors", det_by_minors, det, cofactors<2>, 3504, 5);
+  check_square_fold<3>("det by minors", det_by_minors, det, cofactors<3>, 3505, 5);
+  check_square_fold<4>("det by minors", det_by_minors, det, cofactors<4>, 3506, 5);
 }
 
 TEST_CASE("rows, columns and a let name's elements by index: 16 elements") { check_matrix_folds<4, 4>(3507, 5); }
