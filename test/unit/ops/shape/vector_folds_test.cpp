@@ -2,7 +2,7 @@
 // Folds over indices of a vector, as a user transcribes a formula with a sum over i: n terms that each
 // read elements by index (v[i], slice<i, 2>(v)), from an argument, a let name and an elementwise
 // expression, for n = 3, 16, 64 and 300. Such a fold is n levels deep, so beyond 16 terms it is cut
-// (expr/cut.hpp) and the cuts carry the partials of the elements their terms read. Each gradient
+// (expr/cut.hpp), and each cut passes on the partials of the elements its terms read. Each gradient
 // against the one written by hand and against finite differences at seeded random points; the
 // Rosenbrock fold also against the same function written with slices, its Hessian, jvp and grad of grad
 // against their closed forms; a 512-term fold compiles and sweeps, and a deep fold in a constant
