@@ -10,8 +10,12 @@
 //   mx::ad_grad(f, args...)               tl::grad(f)(args...), always as a std::tuple
 //   mx::check_close(label, a, b, tol)     every element of a against b by fd::rel_error
 //   mx::check_fd(label, f, tol, args...)  AD against FD for every argument
+//   mx::check_fd_at_size<N>(label, f, tol, args...)  the same for a function of N elements, where the
+//                                         sanitizers' build runs it up to N = 64 only
 //   mx::affine_chain<K>(s)                s <- s / 2 + 1, K times: a number-valued tree K levels deep,
 //                                         deeper than a cut's depth for K = 20
+//   mx::index_sum<N>(term)                term(0) + term(1) + ... + term(N - 1), added left to right as a
+//                                         fold expression adds them: a tree N levels deep
 //   mx::seeded<N>(seed, lo, hi)           a vector of N uniform elements from its own seed
 //   mx::check_same(what, fused, node_by_node, ulps)  two sweeps' gradients element by element
 #pragma once
@@ -20,6 +24,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <sanitizers.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +45,29 @@ auto affine_chain(const S& s) {
     return s;
   else
     return affine_chain<K - 1>(s * 0.5 + 1.0);
+}
+
+/// The terms From .. N - 1 added to `sum`, left to right. A fold expression of more than 256 terms
+/// does not compile with clang (it nests them 256 deep), so each fold here adds at most 128 and the
+/// next one continues from its sum. A term receives its index as a std::integral_constant: a
+/// std::size_t for v[i], a template argument for tl::slice<i, L>.
+template <std::size_t N, std::size_t From, class Term, class Sum>
+constexpr auto index_sum_from(const Term& term, const Sum& sum) {
+  if constexpr (From == N) {
+    return sum;
+  } else {
+    constexpr std::size_t count = N - From < 128 ? N - From : 128;
+    const auto more = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return (sum + ... + term(std::integral_constant<std::size_t, From + K>{}));
+    }
+    (std::make_index_sequence<count>{});
+    return index_sum_from<N, From + count>(term, more);
+  }
+}
+template <std::size_t N, class Term>
+constexpr auto index_sum(const Term& term) {
+  static_assert(N > 0, "mx::index_sum<N>: at least one term");
+  return index_sum_from<N, 1>(term, term(std::integral_constant<std::size_t, 0>{}));
 }
 
 template <class M>
@@ -160,6 +188,14 @@ void check_fd(const std::string& label, const F& f, double tol, const Args&... a
     (check_close(label + " (argument " + std::to_string(K) + ")", std::get<K>(ad), std::get<K>(fdg), tol), ...);
   };
   check_each(std::index_sequence_for<Args...>{});
+}
+
+/// check_fd for a function of N elements. Its finite differences evaluate f 6 N times, and a function
+/// of N elements costs O(N) or more, so the sanitizers' build, at -O0, runs them up to N = 64 only
+/// (sanitizers.hpp); the gradients of larger N are checked by other means there.
+template <std::size_t N, class F, class... Args>
+void check_fd_at_size(const std::string& label, const F& f, double tol, const Args&... args) {
+  if (N <= 64 || !test_support::address_sanitizer) check_fd(label, f, tol, args...);
 }
 
 /// Calls fn(std::type_identity<matrix<T, R, C>>{}) for the shapes 1x1, 1x4, 4x1, 3x3, 2x5.
