@@ -16,6 +16,8 @@
 //                                         deeper than a cut's depth for K = 20
 //   mx::index_sum<N>(term)                term(0) + term(1) + ... + term(N - 1), added left to right as a
 //                                         fold expression adds them: a tree N levels deep
+//   mx::balanced_sum<N>(term)             the same sum added pairwise, (first half) + (second half): a
+//                                         tree log2(N) levels deep, which a cut never reaches for N <= 512
 //   mx::seeded<N>(seed, lo, hi)           a vector of N uniform elements from its own seed
 //   mx::check_same(what, fused, node_by_node, ulps)  two sweeps' gradients element by element
 #pragma once
@@ -63,6 +65,18 @@ constexpr auto index_sum_from(const Term& term, const Sum& sum) {
     (std::make_index_sequence<count>{});
     return index_sum_from<N, From + count>(term, more);
   }
+}
+template <std::size_t From, std::size_t Count, class Term>
+constexpr auto balanced_sum_from(const Term& term) {
+  if constexpr (Count == 1)
+    return term(std::integral_constant<std::size_t, From>{});
+  else
+    return balanced_sum_from<From, Count / 2>(term) + balanced_sum_from<From + Count / 2, Count - Count / 2>(term);
+}
+template <std::size_t N, class Term>
+constexpr auto balanced_sum(const Term& term) {
+  static_assert(N > 0, "mx::balanced_sum<N>: at least one term");
+  return balanced_sum_from<0, N>(term);
 }
 template <std::size_t N, class Term>
 constexpr auto index_sum(const Term& term) {

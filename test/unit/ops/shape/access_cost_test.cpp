@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
-// Element access costs O(1) per access (ops/shape.hpp): a fold of n element accesses sweeps in O(n),
-// wherever the elements come from (an argument, a let name) and however deep the fold is cut
-// (expr/cut.hpp), so going from n = 64 to n = 512 multiplies its work by about 8, where a dense adjoint
-// per access, or a cut carrying a whole matrix of partials, multiplies it by 64.
+// Element access costs O(1) per access (ops/shape.hpp): a sum of n element accesses sweeps in O(n),
+// wherever the elements come from (an argument, a let name) and whatever part is read (an element, a
+// slice, a row, a column), so going from n = 64 to n = 512 multiplies its work by about 8, where a dense
+// adjoint per access multiplies it by 64. The sums are added pairwise (mx::balanced_sum), a tree
+// log2(n) levels deep: a left fold of them past 16 levels is cut (expr/cut.hpp), and its cuts carry the
+// partials of every element read so far, which is O(n^2) by design (the guide's Limits).
 //
 // The work is counted, not timed. The numbers are tl::dual<double, counted>: every arithmetic operation
 // on a dual does at least one on its tangent, and the tangent `counted` counts them, and counts its
-// copies, so that copying a matrix per access shows as well. Each fold is checked at n = 64 and 512, and
-// fails when either count grows more than 1.5 times as fast as n. A fold of a number's terms, as deep
-// and cut as often but reading no element, shows the margin: its counts grow 8.3 times.
+// copies, so that copying a matrix per access shows as well. Each sum is checked at n = 64 and 512, and
+// fails when either count grows more than 1.5 times as fast as n. A left fold of a number's terms, cut
+// as often as a fold is but reading no element, shows the margin: its counts grow 8.3 times.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -96,45 +98,46 @@ void check_linear(const std::string& fold, tally at_64, tally at_512) {
   CHECK(static_cast<double>(at_512.copies) < 8 * 1.5 * static_cast<double>(at_64.copies));
 }
 
-/// The Rosenbrock function as its formula is written, v[i] and v[i + 1] in each of n - 1 terms.
+/// The Rosenbrock function as its formula is written, v[i] and v[i + 1] in each of n - 1 terms, added pairwise.
 template <std::size_t N>
 constexpr auto rosenbrock_by_element = [](const auto& x) {
-  return mx::index_sum<N - 1>(
+  return mx::balanced_sum<N - 1>(
       [&](std::size_t i) { return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]); });
 };
 
 /// The sum of A(i, j) A(i, j + 1 mod C) over the R x C elements of A.
 template <std::size_t R, std::size_t C>
 constexpr auto elements = [](const auto& A) {
-  return mx::index_sum<R * C>([&](std::size_t t) { return A(t / C, t % C) * A(t / C, (t + 1) % C); });
+  return mx::balanced_sum<R * C>([&](std::size_t t) { return A(t / C, t % C) * A(t / C, (t + 1) % C); });
 };
 
 /// p = 2 x named by tl::let, and the sum of p[i] p[i + 1 mod N].
 template <std::size_t N>
 constexpr auto named = [](const auto& x) {
-  return tl::let(x * 2.0,
-                 [](const auto& p) { return mx::index_sum<N>([&](std::size_t i) { return p[i] * p[(i + 1) % N]; }); });
+  return tl::let(
+      x * 2.0, [](const auto& p) { return mx::balanced_sum<N>([&](std::size_t i) { return p[i] * p[(i + 1) % N]; }); });
 };
 
 /// The sum over i < N - 1 of sum(slice<i, 2>(x)).
 template <std::size_t N>
 constexpr auto pairs = [](const auto& x) {
-  return mx::index_sum<N - 1>([&](auto i) { return tl::sum(tl::slice<decltype(i)::value, 2>(x)); });
+  return mx::balanced_sum<N - 1>([&](auto i) { return tl::sum(tl::slice<decltype(i)::value, 2>(x)); });
 };
 
 /// The sum of row i of an R x 4 matrix times row i + 1, for each i: 4 elements per access at any R.
 template <std::size_t R>
 constexpr auto rows = [](const auto& A) {
-  return mx::index_sum<R>([&](std::size_t i) { return tl::sum(tl::row(A, i) * tl::row(A, (i + 1) % R)); });
+  return mx::balanced_sum<R>([&](std::size_t i) { return tl::sum(tl::row(A, i) * tl::row(A, (i + 1) % R)); });
 };
 
 /// The same with the columns of a 4 x C matrix.
 template <std::size_t C>
 constexpr auto cols = [](const auto& A) {
-  return mx::index_sum<C>([&](std::size_t j) { return tl::sum(tl::col(A, j) * tl::col(A, (j + 1) % C)); });
+  return mx::balanced_sum<C>([&](std::size_t j) { return tl::sum(tl::col(A, j) * tl::col(A, (j + 1) % C)); });
 };
 
-/// The sum of s^2 (i + 1) over i < N for a number s: a fold as deep, cut as often, with no element access.
+/// The sum of s^2 (i + 1) over i < N for a number s, as a left fold: N levels deep, cut every 16, with no
+/// element access.
 template <std::size_t N>
 constexpr auto number_terms = [](const auto& s) {
   return mx::index_sum<N>([&](std::size_t i) { return s * s * (1.0 + static_cast<double>(i)); });
@@ -149,22 +152,22 @@ TEST_CASE("the counts grow linearly for a fold of a number's terms: deep trees a
                cost_of_gradient(of_number(number_terms<512>), s));
 }
 
-TEST_CASE("a fold of v[i] over an argument sweeps in O(n): the Rosenbrock function by element") {
+TEST_CASE("a sum of v[i] over an argument sweeps in O(n): the Rosenbrock function by element") {
   check_linear("Rosenbrock by element", cost_of_gradient(rosenbrock_by_element<64>, counted_input<64, 1>()),
                cost_of_gradient(rosenbrock_by_element<512>, counted_input<512, 1>()));
 }
 
-TEST_CASE("a fold of A(i, j) over an argument sweeps in O(n): 8 x 8 and 16 x 32") {
+TEST_CASE("a sum of A(i, j) over an argument sweeps in O(n): 8 x 8 and 16 x 32") {
   check_linear("A(i, j) A(i, j + 1)", cost_of_gradient(elements<8, 8>, counted_input<8, 8>()),
                cost_of_gradient(elements<16, 32>, counted_input<16, 32>()));
 }
 
-TEST_CASE("a fold of a let name's elements sweeps in O(n)") {
+TEST_CASE("a sum of a let name's elements sweeps in O(n)") {
   check_linear("let p = 2 x, p[i] p[i + 1]", cost_of_gradient(named<64>, counted_input<64, 1>()),
                cost_of_gradient(named<512>, counted_input<512, 1>()));
 }
 
-TEST_CASE("folds of slices, rows and columns of an argument sweep in O(n)") {
+TEST_CASE("sums of slices, rows and columns of an argument sweep in O(n)") {
   check_linear("sum(slice<i, 2>(x))", cost_of_gradient(pairs<64>, counted_input<64, 1>()),
                cost_of_gradient(pairs<512>, counted_input<512, 1>()));
   check_linear("rows of R x 4, R = 16 and 128", cost_of_gradient(rows<16>, counted_input<16, 4>()),
