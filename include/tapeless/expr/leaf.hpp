@@ -3,9 +3,13 @@
 #pragma once
 
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/expr/in_place.hpp>
 
 #include <concepts>
 #include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
 
 namespace tapeless {
 
@@ -43,7 +47,7 @@ struct argument<Slot, M> : expression<argument<Slot, M>> {
 };
 
 /// A number or matrix that receives no adjoint: data, literals, and arguments not differentiated.
-/// Held by value, so that a local matrix in f may appear in the expression f returns.
+/// A number is held by value.
 template <class T>
 struct constant : expression<constant<T>> {
   using value_type = T;
@@ -51,6 +55,66 @@ struct constant : expression<constant<T>> {
   T value_;
   constexpr explicit constant(T v) noexcept : value_(v) {}
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
+};
+
+/// A matrix constant reads its matrix in place where it outlives the call of f (expr/in_place.hpp:
+/// data f captures, or its callers' locals), and else holds its own copy, so that a local matrix of f
+/// may appear in the expression f returns. In place, each level of the tree above copies a pointer;
+/// the copy is copied at each level, and a copied leaf points at its own copy.
+template <Matrix M>
+struct constant<M> : expression<constant<M>> {
+  using value_type = M;
+  static constexpr bool is_active = false;
+  static constexpr bool reads_in_place = true;  // holds_data_read_in_place looks for it
+
+  /// In place if v outlives the call of f, else a copy.
+  constexpr explicit constant(const M& v) : ref_(&v) {
+    if (std::is_constant_evaluated() || !detail::outlives_the_call(&v, sizeof(M))) own(v);
+  }
+  /// A temporary, which dies before the sweep: a copy.
+  constexpr explicit constant(M&& v) : ref_(nullptr) { own(std::move(v)); }
+  constexpr constant(const constant& other) : ref_(other.ref_) {
+    if (other.owns()) own(other.own_);
+  }
+  constexpr constant(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) : ref_(other.ref_) {
+    if (other.owns()) own(std::move(other.own_));
+  }
+  constexpr constant& operator=(const constant& other) {
+    if (this != &other) {
+      drop();
+      ref_ = other.ref_;
+      if (other.owns()) own(other.own_);
+    }
+    return *this;
+  }
+  constexpr constant& operator=(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) {
+    if (this != &other) {
+      drop();
+      ref_ = other.ref_;
+      if (other.owns()) own(std::move(other.own_));
+    }
+    return *this;
+  }
+  constexpr ~constant() { drop(); }
+
+  [[nodiscard]] constexpr const M& value() const noexcept { return *ref_; }
+  /// Whether the leaf holds its own copy, rather than reading the matrix where it lies.
+  [[nodiscard]] constexpr bool owns() const noexcept { return ref_ == &own_; }
+
+ private:
+  const M* ref_;
+  union {
+    M own_;  // the copy, constructed only when the matrix cannot be read in place
+  };
+
+  template <class V>
+  constexpr void own(V&& v) {
+    std::construct_at(&own_, std::forward<V>(v));
+    ref_ = &own_;
+  }
+  constexpr void drop() noexcept {
+    if (owns()) std::destroy_at(&own_);
+  }
 };
 
 /// A constant held by reference, made by tl::cref: the data must outlive the gradient call.
