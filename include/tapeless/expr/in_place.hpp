@@ -103,15 +103,27 @@ constexpr bool holds_data_read_in_place() {
   using N = std::remove_cvref_t<E>;
   if constexpr (requires { N::reads_in_place; })
     return true;
-  else if constexpr (requires { typename N::first_type; typename N::second_type; })
+  else if constexpr (requires {
+                       typename N::first_type;
+                       typename N::second_type;
+                     })
     return holds_data_read_in_place<typename N::first_type>() || holds_data_read_in_place<typename N::second_type>();
   else if constexpr (requires(const N& n) { n.arg; })
     return holds_data_read_in_place<decltype(N::arg)>();
-  else if constexpr (requires(const N& n) { n.lhs; n.rhs; })
+  else if constexpr (requires(const N& n) {
+                       n.lhs;
+                       n.rhs;
+                     })
     return holds_data_read_in_place<decltype(N::lhs)>() || holds_data_read_in_place<decltype(N::rhs)>();
-  else if constexpr (requires(const N& n) { n.if_true; n.if_false; })
+  else if constexpr (requires(const N& n) {
+                       n.if_true;
+                       n.if_false;
+                     })
     return holds_data_read_in_place<decltype(N::if_true)>() || holds_data_read_in_place<decltype(N::if_false)>();
-  else if constexpr (requires(const N& n) { n.bound_expr; n.body; })
+  else if constexpr (requires(const N& n) {
+                       n.bound_expr;
+                       n.body;
+                     })
     return holds_data_read_in_place<decltype(N::bound_expr)>() || holds_data_read_in_place<decltype(N::body)>();
   else
     return false;

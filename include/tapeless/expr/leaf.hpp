@@ -97,12 +97,18 @@ struct constant<M> : expression<constant<M>> {
   }
   constexpr ~constant() { drop(); }
 
-  [[nodiscard]] constexpr const M& value() const noexcept { return *ref_; }
+  /// In a constant expression an own copy is read directly: g++ 12 does not follow a pointer into
+  /// the leaf itself there.
+  [[nodiscard]] constexpr const M& value() const noexcept {
+    if (std::is_constant_evaluated() && owns_) return own_;
+    return *ref_;
+  }
   /// Whether the leaf holds its own copy, rather than reading the matrix where it lies.
-  [[nodiscard]] constexpr bool owns() const noexcept { return ref_ == &own_; }
+  [[nodiscard]] constexpr bool owns() const noexcept { return owns_; }
 
  private:
   const M* ref_;
+  bool owns_ = false;  // a flag, not ref_ == &own_: g++ cannot compare those in a constant expression
   union {
     M own_;  // the copy, constructed only when the matrix cannot be read in place
   };
@@ -111,9 +117,11 @@ struct constant<M> : expression<constant<M>> {
   constexpr void own(V&& v) {
     std::construct_at(&own_, std::forward<V>(v));
     ref_ = &own_;
+    owns_ = true;
   }
   constexpr void drop() noexcept {
-    if (owns()) std::destroy_at(&own_);
+    if (owns_) std::destroy_at(&own_);
+    owns_ = false;
   }
 };
 

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSL-1.0
+// Data used inside f: a matrix captured by value or by reference is read where it lies (its leaf
+// points at it), a local of f or a temporary is copied into its leaf, and every form gives the same
+// gradient. Where each leaf points is what proves it: recorded inside f, from the node f builds.
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <cmath>
+#include <tuple>
+
+namespace tl = tapeless;
+
+namespace {
+
+using vec = tl::vector<double, 8>;
+
+vec data() {
+  vec y;
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::sin(1.3 * static_cast<double>(i));
+  return y;
+}
+
+/// d/dmu and d/dsigma of sum(-0.5 ((y - mu) / sigma)^2) - n log sigma, by hand.
+std::tuple<double, double> expected(const vec& y, double mu, double sigma) {
+  double sz = 0, szz = 0;
+  for (double v : y) {
+    const double z = (v - mu) / sigma;
+    sz += z;
+    szz += z * z;
+  }
+  return {sz / sigma, (szz - static_cast<double>(y.size())) / sigma};
+}
+
+/// The log-density of the data y at (mu, sigma), with y whatever f makes of it.
+template <class Y, class Mu, class Sigma>
+auto log_density(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return tl::sum(-0.5 * tl::square((y - mu) / sigma)) - static_cast<double>(vec::size()) * tl::log(sigma);
+}
+
+/// Where the constant leaf of y - mu reads y, and whether it holds its own copy.
+struct seen {
+  const vec* reads = nullptr;
+  bool owns = false;
+};
+template <class Y, class Mu>
+void record(seen& s, const Y& y, const Mu& mu) {
+  const auto e = y - mu;
+  s.reads = &e.lhs.value();
+  s.owns = e.lhs.owns();
+}
+
+void check_gradient(const std::tuple<double, double>& g, const vec& y) {
+  const auto [e_mu, e_sigma] = expected(y, 0.3, 1.7);
+  CHECK(std::get<0>(g) == doctest::Approx(e_mu).epsilon(1e-14));
+  CHECK(std::get<1>(g) == doctest::Approx(e_sigma).epsilon(1e-14));
+}
+
+}  // namespace
+
+TEST_CASE("data captured by value is read in place") {
+  const vec y = data();
+  seen s;
+  auto f = [y, &s](const auto& mu, const auto& sigma) {
+    record(s, y, mu);
+    CHECK(s.reads == &y);  // the closure's own copy, not a copy in the leaf
+    return log_density(y, mu, sigma);
+  };
+  check_gradient(tl::grad(f)(0.3, 1.7), y);
+  CHECK_FALSE(s.owns);
+}
+
+TEST_CASE("data captured by reference is read in place") {
+  const vec y = data();
+  seen s;
+  auto f = [&y, &s](const auto& mu, const auto& sigma) {
+    record(s, y, mu);
+    return log_density(y, mu, sigma);
+  };
+  check_gradient(tl::grad(f)(0.3, 1.7), y);
+  CHECK(s.reads == &y);
+  CHECK_FALSE(s.owns);
+}
+
+TEST_CASE("data used twice is read in place by both uses") {
+  const vec y = data();
+  auto f = [y](const auto& mu, const auto& sigma) {
+    const auto a = y - mu;
+    const auto b = y * sigma;
+    CHECK(&a.lhs.value() == &y);
+    CHECK(&b.lhs.value() == &y);
+    return tl::sum(-0.5 * tl::square(a / sigma)) - static_cast<double>(vec::size()) * tl::log(sigma) + 0.0 * tl::sum(b);
+  };
+  check_gradient(tl::grad(f)(0.3, 1.7), y);
+}
+
+TEST_CASE("a local copy of captured data, and local data built in f, are copied into their leaves") {
+  const vec y = data();
+  seen s;
+  auto copy = [y, &s](const auto& mu, const auto& sigma) {
+    const vec local = y;  // dies when f returns: the leaf must hold its own copy
+    record(s, local, mu);
+    CHECK(s.reads != &local);
+    return log_density(local, mu, sigma);
+  };
+  check_gradient(tl::grad(copy)(0.3, 1.7), y);
+  CHECK(s.owns);
+  auto built = [&s](const auto& mu, const auto& sigma) {
+    vec local = data();
+    record(s, local, mu);
+    return log_density(local, mu, sigma);
+  };
+  check_gradient(tl::grad(built)(0.3, 1.7), y);
+  CHECK(s.owns);
+}
+
+TEST_CASE("outside a transform, and in a constant expression, a matrix constant holds its own copy") {
+  const vec y = data();
+  const tl::argument<0, double> mu(0.3);
+  const auto e = y - mu;
+  CHECK(e.lhs.owns());
+  CHECK(e.lhs.value() == y);
+  const auto copied = e;  // a copy points at its own copy
+  CHECK(&copied.lhs.value() != &e.lhs.value());
+  CHECK(copied.lhs.value() == y);
+  constexpr auto weighted = [](const auto& x) {
+    const tl::vector<double, 2> w{2.0, 3.0};  // a local: copied, as every constant in a constant expression
+    return tl::sum(w * x);
+  };
+  constexpr auto cg = tl::grad(weighted)(tl::vector<double, 2>{1.0, 1.0});
+  static_assert(cg[0] == 2.0 && cg[1] == 3.0);
+}
+
+TEST_CASE("a leaf read in place costs a pointer in every node above it") {
+  // The node types are the same for data read in place and copied: only what each level copies differs.
+  using leaf = tl::constant<vec>;
+  static_assert(sizeof(leaf) >= sizeof(vec) + sizeof(const vec*));
+  const vec y = data();
+  std::size_t owned = 0;
+  auto f = [y, &owned](const auto& mu, const auto& sigma) {
+    auto e = -0.5 * tl::square((y - mu) / sigma);  // the leaf, copied up three levels
+    owned += e.rhs.arg.lhs.lhs.owns() ? 1 : 0;
+    return tl::sum(e) - static_cast<double>(vec::size()) * tl::log(sigma);
+  };
+  check_gradient(tl::grad(f)(0.3, 1.7), y);
+  CHECK(owned == 0);
+}
+
+TEST_CASE("a matrix argument not differentiated is copied: it is a temporary of the transform") {
+  const vec y = data();
+  bool owns = false;
+  auto f = [&owns](const auto& mu, const auto& sigma, const auto& yy) {
+    const auto e = yy - mu;
+    owns = e.lhs.owns();
+    return log_density(yy, mu, sigma);
+  };
+  const auto g = tl::grad<0, 1>(f)(0.3, 1.7, y);
+  check_gradient(g, y);
+  CHECK(owns);
+}
