@@ -58,7 +58,7 @@ struct constant : expression<constant<T>> {
 };
 
 /// A matrix constant reads its matrix in place where it outlives the call of f (expr/in_place.hpp:
-/// data f captures, or its callers' locals), and else holds its own copy, so that a local matrix of f
+/// data f captures by value or by reference), and else holds its own copy, so that a local matrix of f
 /// may appear in the expression f returns. In place, each level of the tree above copies a pointer;
 /// the copy is copied at each level, and a copied leaf points at its own copy.
 template <Matrix M>
