@@ -6,19 +6,28 @@
 // place, it costs a pointer. That is safe for what f captures: the closure outlives the sweep, and so
 // does what it refers to. It is not for a local of f, which dies when f returns while the returned
 // expression still refers to it. The two are alike to the type system (each is an lvalue of type M),
-// so the leaf asks where the matrix lies: a transform calls f through invoke_reading_data, which names
-// f's closure, and a leaf reads in place a matrix that lies inside the closure (captured by value) or
-// whose address the closure holds (captured by reference). Everything else (f's locals, temporaries,
-// a member of data captured by reference) is copied, as are all constants built in a constant
-// expression or outside such a call.
+// so the leaf asks where the matrix lies. A transform calls f through invoke_reading_data, which names
+// f's closure: a matrix inside it is captured by value. Where the closure is smaller than the data f
+// reads, the data cannot be in it, and f is called through a frame that marks the stack above it as
+// outliving the call: a matrix there is the caller's, captured by reference. Whatever f makes lies
+// below the mark (f's locals, temporaries) or off the stack, and is copied, as are all constants built
+// in a constant expression or outside such a call. (A closure's words are not searched for the
+// address: its padding may hold a stale one.)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <functional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+
+#if defined(__GLIBC__) && __has_include(<pthread.h>)
+#include <pthread.h>
+#define TAPELESS_KNOWS_THE_STACK 1
+#else
+#define TAPELESS_KNOWS_THE_STACK 0
+#endif
 
 namespace tapeless::detail {
 
@@ -29,24 +38,46 @@ struct closure_bytes {
 };
 inline thread_local closure_bytes calling_closure{};
 
-/// A closure up to this size is searched for the address of a matrix it captures by reference: a
-/// search costs a comparison per word, where a larger closure holds data by value, found without one.
-inline constexpr std::size_t searched_closure_max = 32 * sizeof(void*);
+/// A range [low, high) of this thread's stack, empty by default.
+struct stack_range {
+  std::uintptr_t low = 0, high = 0;
+};
+
+/// The part of this thread's stack that outlives the call of f under way: empty outside a call
+/// through invoke_marking_the_stack.
+inline thread_local stack_range outliving_stack{};
+
+/// This thread's stack once asked for (empty until then, or where the platform does not say).
+inline thread_local stack_range known_thread_stack{};
+
+/// This thread's stack, or an empty range where the platform does not say: asked of the platform once
+/// per thread (for the main thread glibc reads /proc/self/maps).
+inline stack_range thread_stack() noexcept {
+#if TAPELESS_KNOWS_THE_STACK
+  if (known_thread_stack.high == 0) {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return {};
+    void* base = nullptr;
+    std::size_t size = 0;
+    if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+      known_thread_stack.low = reinterpret_cast<std::uintptr_t>(base);
+      known_thread_stack.high = known_thread_stack.low + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+  return known_thread_stack;
+#else
+  return {};
+#endif
+}
 
 /// Whether the `size` bytes at `p` outlive the call of f under way, so that a leaf may point to them:
-/// they lie in f's closure, or the closure holds their address.
+/// they lie in f's closure, or on the part of the stack marked as outliving the call.
 inline bool outlives_the_call(const void* p, std::size_t size) noexcept {
-  const closure_bytes c = calling_closure;
   const auto at = reinterpret_cast<std::uintptr_t>(p);
-  const auto begin = reinterpret_cast<std::uintptr_t>(c.begin);
-  if (at >= begin && at + size <= begin + c.size) return true;
-  if (c.size > searched_closure_max) return false;
-  for (std::size_t k = 0; k + sizeof(std::uintptr_t) <= c.size; k += alignof(std::uintptr_t)) {
-    std::uintptr_t word = 0;
-    std::memcpy(&word, c.begin + k, sizeof word);
-    if (word == at) return true;
-  }
-  return false;
+  const auto begin = reinterpret_cast<std::uintptr_t>(calling_closure.begin);
+  if (at >= begin && at + size <= begin + calling_closure.size) return true;
+  return at >= outliving_stack.low && at + size <= outliving_stack.high;
 }
 
 /// Names f's closure for the leaves built while f runs, and the closure of the call it is inside
@@ -65,39 +96,6 @@ class naming_the_closure {
   closure_bytes outer_;
 };
 
-/// Whether an expression of type E holds a constant leaf that may read its matrix in place: such a
-/// leaf is marked by `reads_in_place`. Nodes are searched by their operand members.
-template <class E>
-constexpr bool holds_data_read_in_place() {
-  using N = std::remove_cvref_t<E>;
-  if constexpr (requires { N::reads_in_place; })
-    return true;
-  else if constexpr (requires {
-                       typename N::first_type;
-                       typename N::second_type;
-                     })
-    return holds_data_read_in_place<typename N::first_type>() || holds_data_read_in_place<typename N::second_type>();
-  else if constexpr (requires(const N& n) { n.arg; })
-    return holds_data_read_in_place<decltype(N::arg)>();
-  else if constexpr (requires(const N& n) {
-                       n.lhs;
-                       n.rhs;
-                     })
-    return holds_data_read_in_place<decltype(N::lhs)>() || holds_data_read_in_place<decltype(N::rhs)>();
-  else if constexpr (requires(const N& n) {
-                       n.if_true;
-                       n.if_false;
-                     })
-    return holds_data_read_in_place<decltype(N::if_true)>() || holds_data_read_in_place<decltype(N::if_false)>();
-  else if constexpr (requires(const N& n) {
-                       n.bound_expr;
-                       n.body;
-                     })
-    return holds_data_read_in_place<decltype(N::bound_expr)>() || holds_data_read_in_place<decltype(N::body)>();
-  else
-    return false;
-}
-
 /// f(a...) with f's closure named while it runs.
 template <class F, class... A>
 auto invoke_naming_the_closure(const F& f, const A&... a) {
@@ -105,12 +103,88 @@ auto invoke_naming_the_closure(const F& f, const A&... a) {
   return std::invoke(f, a...);
 }
 
-/// f(a...) as a transform calls it: with f's closure named where the result holds data that may be
-/// read in place (outside a constant expression), else plainly.
+/// Calls f on copies of a... made in this frame: a matrix passed by value (an argument not
+/// differentiated) is a temporary of the caller that dies before the sweep, though it lies above the mark.
+template <class F, class... A>
+[[gnu::noinline]] auto invoke_on_own_copies(const F& f, const A&... a) {
+  const std::tuple<A...> own(a...);
+  return std::apply([&f](const A&... b) { return invoke_naming_the_closure(f, b...); }, own);
+}
+
+/// Calls f with the stack above this frame marked as outliving the call: what f builds there lies
+/// below `mark`, in the frame of invoke_on_own_copies or deeper (the stack grows down), and is copied.
+/// Not inlined, so that the mark stays above every frame of f; the mark is taken back on the way out,
+/// which also keeps the call of invoke_on_own_copies from being a tail call that reuses this frame.
+template <class F, class... A>
+[[gnu::noinline]] auto invoke_marking_the_stack(const F& f, const A&... a) {
+  volatile char mark = 0;
+  const stack_range outer = outliving_stack;
+  const stack_range stack = thread_stack();
+  const auto low = reinterpret_cast<std::uintptr_t>(&mark);
+  outliving_stack = stack.low <= low && low < stack.high ? stack_range{low, stack.high} : stack_range{};
+  struct restore {
+    stack_range outer;
+    explicit restore(stack_range o) noexcept : outer(o) {}
+    restore(const restore&) = delete;
+    restore& operator=(const restore&) = delete;
+    ~restore() { outliving_stack = outer; }
+  } const restore_on_exit(outer);
+  return invoke_on_own_copies(f, a...);
+}
+
+/// The size of the smallest matrix that a constant leaf of an expression of type E may read in place
+/// (such a leaf is marked by `reads_in_place`), or none_read_in_place. Nodes are searched by their
+/// operand members.
+inline constexpr std::size_t none_read_in_place = ~std::size_t{0};
+template <class E>
+constexpr std::size_t smallest_data_read_in_place() {
+  using N = std::remove_cvref_t<E>;
+  constexpr auto smaller = [](std::size_t a, std::size_t b) { return a < b ? a : b; };
+  if constexpr (requires { N::reads_in_place; })
+    return sizeof(typename N::value_type);
+  else if constexpr (requires {
+                       typename N::first_type;
+                       typename N::second_type;
+                     })
+    return smaller(smallest_data_read_in_place<typename N::first_type>(),
+                   smallest_data_read_in_place<typename N::second_type>());
+  else if constexpr (requires(const N& n) { n.arg; })
+    return smallest_data_read_in_place<decltype(N::arg)>();
+  else if constexpr (requires(const N& n) {
+                       n.lhs;
+                       n.rhs;
+                     })
+    return smaller(smallest_data_read_in_place<decltype(N::lhs)>(), smallest_data_read_in_place<decltype(N::rhs)>());
+  else if constexpr (requires(const N& n) {
+                       n.if_true;
+                       n.if_false;
+                     })
+    return smaller(smallest_data_read_in_place<decltype(N::if_true)>(),
+                   smallest_data_read_in_place<decltype(N::if_false)>());
+  else if constexpr (requires(const N& n) {
+                       n.bound_expr;
+                       n.body;
+                     })
+    return smaller(smallest_data_read_in_place<decltype(N::bound_expr)>(),
+                   smallest_data_read_in_place<decltype(N::body)>());
+  else
+    return none_read_in_place;
+}
+
+/// f(a...) as a transform calls it, where its result holds data that may be read in place (outside a
+/// constant expression): with f's closure named, and through invoke_marking_the_stack (a call that is
+/// not inlined, once per gradient) where the closure is smaller than the smallest such matrix, which
+/// then lies elsewhere. Else plainly.
 template <class F, class... A>
 constexpr auto invoke_reading_data(const F& f, const A&... a) {
-  if constexpr (holds_data_read_in_place<std::invoke_result_t<const F&, const A&...>>()) {
-    if (!std::is_constant_evaluated()) return invoke_naming_the_closure(f, a...);
+  constexpr std::size_t smallest = smallest_data_read_in_place<std::invoke_result_t<const F&, const A&...>>();
+  if constexpr (smallest != none_read_in_place) {
+    if (!std::is_constant_evaluated()) {
+      if constexpr (sizeof(F) < smallest)
+        return invoke_marking_the_stack(f, a...);
+      else
+        return invoke_naming_the_closure(f, a...);
+    }
   }
   return std::invoke(f, a...);
 }
