@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -132,44 +134,104 @@ template <class F, class... A>
   return invoke_on_own_copies(f, a...);
 }
 
-/// The size of the smallest matrix that a constant leaf of an expression of type E may read in place
-/// (such a leaf is marked by `reads_in_place`), or none_read_in_place. Nodes are searched by their
-/// operand members.
+/// What the constant leaves that may read their matrix in place (marked by `reads_in_place`) need:
+/// the size of the smallest such matrix (none_read_in_place without one), and room for a copy of each.
 inline constexpr std::size_t none_read_in_place = ~std::size_t{0};
+struct data_leaves {
+  std::size_t smallest = none_read_in_place;
+  std::size_t bytes = 0;
+  constexpr data_leaves operator+(const data_leaves& o) const noexcept {
+    return {smallest < o.smallest ? smallest : o.smallest, bytes + o.bytes};
+  }
+};
+
+/// The data leaves of an expression of type E, found through the operand members of its nodes.
 template <class E>
-constexpr std::size_t smallest_data_read_in_place() {
+constexpr data_leaves data_leaves_of() {
   using N = std::remove_cvref_t<E>;
-  constexpr auto smaller = [](std::size_t a, std::size_t b) { return a < b ? a : b; };
-  if constexpr (requires { N::reads_in_place; })
-    return sizeof(typename N::value_type);
-  else if constexpr (requires {
-                       typename N::first_type;
-                       typename N::second_type;
-                     })
-    return smaller(smallest_data_read_in_place<typename N::first_type>(),
-                   smallest_data_read_in_place<typename N::second_type>());
-  else if constexpr (requires(const N& n) { n.arg; })
-    return smallest_data_read_in_place<decltype(N::arg)>();
-  else if constexpr (requires(const N& n) {
-                       n.lhs;
-                       n.rhs;
-                     })
-    return smaller(smallest_data_read_in_place<decltype(N::lhs)>(), smallest_data_read_in_place<decltype(N::rhs)>());
-  else if constexpr (requires(const N& n) {
-                       n.if_true;
-                       n.if_false;
-                     })
-    return smaller(smallest_data_read_in_place<decltype(N::if_true)>(),
-                   smallest_data_read_in_place<decltype(N::if_false)>());
-  else if constexpr (requires(const N& n) {
-                       n.bound_expr;
-                       n.body;
-                     })
-    return smaller(smallest_data_read_in_place<decltype(N::bound_expr)>(),
-                   smallest_data_read_in_place<decltype(N::body)>());
-  else
-    return none_read_in_place;
+  if constexpr (requires { N::reads_in_place; }) {
+    using M = typename N::value_type;
+    return {sizeof(M), sizeof(M) + alignof(M) - 1};
+  } else if constexpr (requires {
+                         typename N::first_type;
+                         typename N::second_type;
+                       }) {
+    return data_leaves_of<typename N::first_type>() + data_leaves_of<typename N::second_type>();
+  } else if constexpr (requires(const N& n) { n.arg; }) {
+    return data_leaves_of<decltype(N::arg)>();
+  } else if constexpr (requires(const N& n) {
+                         n.lhs;
+                         n.rhs;
+                       }) {
+    return data_leaves_of<decltype(N::lhs)>() + data_leaves_of<decltype(N::rhs)>();
+  } else if constexpr (requires(const N& n) {
+                         n.if_true;
+                         n.if_false;
+                       }) {
+    return data_leaves_of<decltype(N::if_true)>() + data_leaves_of<decltype(N::if_false)>();
+  } else if constexpr (requires(const N& n) {
+                         n.bound_expr;
+                         n.body;
+                       }) {
+    return data_leaves_of<decltype(N::bound_expr)>() + data_leaves_of<decltype(N::body)>();
+  } else {
+    return {};
+  }
 }
+
+/// The room left for copies of data that dies before the sweep (f's locals, temporaries): a leaf
+/// copies such a matrix there once, and each node above it copies a pointer. Opened by a data_room
+/// for the call of a transform, with room for each data leaf of the expression f returns; empty
+/// elsewhere, or once full (then a leaf holds its copy itself).
+struct room_left {
+  void* next = nullptr;
+  std::size_t size = 0;
+};
+inline thread_local room_left copy_room{};
+
+/// A copy of v in the room, or nullptr where there is no room for it.
+template <class M>
+const M* copy_into_room(const M& v) noexcept(std::is_nothrow_copy_constructible_v<M>) {
+  void* at = copy_room.next;
+  if (at == nullptr || std::align(alignof(M), sizeof(M), at, copy_room.size) == nullptr) return nullptr;
+  copy_room.next = static_cast<unsigned char*>(at) + sizeof(M);
+  copy_room.size -= sizeof(M);
+  return ::new (at) M(v);
+}
+
+inline room_left open_room(void* bytes, std::size_t size) noexcept {
+  const room_left outer = copy_room;
+  copy_room = {bytes, size};
+  return outer;
+}
+inline void close_room(room_left outer) noexcept { copy_room = outer; }
+
+/// Room for copies of `Bytes` bytes of data, open from construction to destruction: a transform makes
+/// one before calling f and keeps it until its sweep is done. The room of the call it is inside is
+/// open again afterwards (nested transforms).
+template <std::size_t Bytes>
+class data_room {
+ public:
+  constexpr data_room() noexcept {
+    if (!std::is_constant_evaluated()) outer_ = open_room(bytes_, Bytes);
+  }
+  data_room(const data_room&) = delete;
+  data_room& operator=(const data_room&) = delete;
+  constexpr ~data_room() {
+    if (!std::is_constant_evaluated()) close_room(outer_);
+  }
+
+ private:
+  room_left outer_{};
+  alignas(alignof(std::max_align_t)) unsigned char bytes_[Bytes];
+};
+/// No data leaves: no room, and nothing done.
+template <>
+class data_room<0> {};
+
+/// The room for the data leaves of f(a...).
+template <class F, class... A>
+using data_room_for = data_room<data_leaves_of<std::invoke_result_t<const F&, const A&...>>().bytes>;
 
 /// f(a...) as a transform calls it, where its result holds data that may be read in place (outside a
 /// constant expression): with f's closure named, and through invoke_marking_the_stack (a call that is
@@ -177,7 +239,7 @@ constexpr std::size_t smallest_data_read_in_place() {
 /// then lies elsewhere. Else plainly.
 template <class F, class... A>
 constexpr auto invoke_reading_data(const F& f, const A&... a) {
-  constexpr std::size_t smallest = smallest_data_read_in_place<std::invoke_result_t<const F&, const A&...>>();
+  constexpr std::size_t smallest = data_leaves_of<std::invoke_result_t<const F&, const A&...>>().smallest;
   if constexpr (smallest != none_read_in_place) {
     if (!std::is_constant_evaluated()) {
       if constexpr (sizeof(F) < smallest)

@@ -58,21 +58,23 @@ struct constant : expression<constant<T>> {
 };
 
 /// A matrix constant reads its matrix in place where it outlives the call of f (expr/in_place.hpp:
-/// data f captures by value or by reference), and else holds its own copy, so that a local matrix of f
-/// may appear in the expression f returns. In place, each level of the tree above copies a pointer;
-/// the copy is copied at each level, and a copied leaf points at its own copy.
+/// data f captures by value or by reference). Else it copies the matrix once into the room the
+/// transform keeps for such copies, and failing that (outside a transform, in a constant expression,
+/// no room left) holds its own copy, so that a local matrix of f may appear in the expression f
+/// returns. Read in place or in the room, each level of the tree above copies a pointer; an own copy
+/// is copied at each level, and a copied leaf points at its own copy.
 template <Matrix M>
 struct constant<M> : expression<constant<M>> {
   using value_type = M;
   static constexpr bool is_active = false;
-  static constexpr bool reads_in_place = true;  // holds_data_read_in_place looks for it
+  static constexpr bool reads_in_place = true;  // data_leaves_of looks for it
 
   /// In place if v outlives the call of f, else a copy.
   constexpr explicit constant(const M& v) : ref_(&v) {
-    if (std::is_constant_evaluated() || !detail::outlives_the_call(&v, sizeof(M))) own(v);
+    if (std::is_constant_evaluated() || !detail::outlives_the_call(&v, sizeof(M))) copy(v);
   }
   /// A temporary, which dies before the sweep: a copy.
-  constexpr explicit constant(M&& v) : ref_(nullptr) { own(std::move(v)); }
+  constexpr explicit constant(M&& v) : ref_(nullptr) { copy(std::move(v)); }
   constexpr constant(const constant& other) : ref_(other.ref_) {
     if (other.owns()) own(other.own_);
   }
@@ -113,6 +115,17 @@ struct constant<M> : expression<constant<M>> {
     M own_;  // the copy, constructed only when the matrix cannot be read in place
   };
 
+  /// A copy of v in the transform's room, or failing that, of its own.
+  template <class V>
+  constexpr void copy(V&& v) {
+    if constexpr (std::is_trivially_destructible_v<M>) {
+      if (!std::is_constant_evaluated()) {
+        ref_ = detail::copy_into_room(v);
+        if (ref_ != nullptr) return;
+      }
+    }
+    own(std::forward<V>(v));
+  }
   template <class V>
   constexpr void own(V&& v) {
     std::construct_at(&own_, std::forward<V>(v));
