@@ -67,7 +67,7 @@ template <Matrix M>
 struct constant<M> : expression<constant<M>> {
   using value_type = M;
   static constexpr bool is_active = false;
-  static constexpr bool reads_in_place = true;  // data_leaves_of looks for it
+  static constexpr bool reads_in_place = true;  // data_bytes_of looks for it
 
   /// In place if v outlives the call of f, else a copy.
   constexpr explicit constant(const M& v) : ref_(&v) {
