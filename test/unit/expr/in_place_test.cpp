@@ -78,18 +78,23 @@ TEST_CASE("data captured by value is read in place") {
   check_captured(s, *captured);
 }
 
-TEST_CASE("data captured by reference is copied once, into the room") {
+TEST_CASE("data captured by reference, a local of the caller or static, is copied once, into the room") {
   // Only a closure's own bytes are known to outlive f: data it refers to may lie anywhere, as f's
   // locals do. The copy is made once: the leaf reads it in the room, not a copy of its own.
-  const vec y = data();
-  seen s;
-  auto f = [&y, &s](const auto& mu, const auto& sigma) {
-    record(s, y, mu);
-    return log_density(y, mu, sigma);
+  const auto check_copied_once = [](const vec& y) {
+    seen s;
+    auto f = [&y, &s](const auto& mu, const auto& sigma) {
+      record(s, y, mu);
+      return log_density(y, mu, sigma);
+    };
+    check_gradient(tl::grad(f)(0.3, 1.7), y);
+    CHECK(s.reads != &y);
+    CHECK_FALSE(s.owns);
   };
-  check_gradient(tl::grad(f)(0.3, 1.7), y);
-  CHECK(s.reads != &y);
-  CHECK_FALSE(s.owns);
+  const vec local = data();
+  static const vec stored = data();
+  check_copied_once(local);
+  check_copied_once(stored);
 }
 
 TEST_CASE("data used twice is read in place by both uses") {
@@ -205,18 +210,6 @@ TEST_CASE("a member of a struct captured by value is read in place: it lies in t
   };
   check_gradient(tl::grad(whole)(0.3, 1.7), in.y);
   check_captured(s, *captured);
-}
-
-TEST_CASE("data in static storage is copied, once, into the room") {
-  static const vec stored = data();
-  seen s;
-  auto f = [&s](const auto& mu, const auto& sigma) {
-    record(s, stored, mu);
-    return log_density(stored, mu, sigma);
-  };
-  check_gradient(tl::grad(f)(0.3, 1.7), stored);
-  CHECK(s.reads != &stored);
-  CHECK_FALSE(s.owns);
 }
 
 TEST_CASE("a matrix argument not differentiated is copied: it is a temporary of the transform") {
