@@ -105,7 +105,7 @@ template <std::size_t Bytes>
 class data_scope {
  public:
   template <class F>
-  constexpr explicit data_scope(const F& f) noexcept {
+  constexpr explicit data_scope(const F& f) noexcept {  // NOLINT(cppcoreguidelines-pro-type-member-init): room_
     if (!std::is_constant_evaluated()) outer_ = open_data_scope(&f, sizeof(F), room_, Bytes);
   }
   data_scope(const data_scope&) = delete;
@@ -116,7 +116,7 @@ class data_scope {
 
  private:
   data_in_use outer_{};
-  alignas(alignof(std::max_align_t)) unsigned char room_[Bytes];
+  alignas(alignof(std::max_align_t)) unsigned char room_[Bytes];  // uninitialized: leaves copy matrices into it
 };
 /// f returns no data leaves: nothing to name or keep, and nothing done.
 template <>
