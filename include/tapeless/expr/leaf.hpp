@@ -148,10 +148,11 @@ struct constant_ref : expression<constant_ref<T>> {
   [[nodiscard]] constexpr const T& value() const noexcept { return *ref_; }
 };
 
-/// Data used in f by reference instead of by value. A node holds its operands by value, so a large
-/// data matrix is copied into the expression, and again at each level above it; tl::cref(X) costs a
-/// pointer instead. X must outlive the gradient call: data captured by f, or declared outside f, does;
-/// a local of f that the returned expression refers to does not.
+/// Data used in f by reference, always. A plain matrix is read in place only where grad finds it in
+/// f's closure, and else copied (once under grad, at each level of the expression elsewhere: see the
+/// matrix constant above); tl::cref(X) costs a pointer everywhere. X must outlive the gradient call:
+/// data captured by f, or declared outside f, does; a local of f that the returned expression refers
+/// to does not.
 ///
 ///   auto loss = [&X](const auto& beta) { return tl::sum(tl::matmul(tl::cref(X), beta)); };
 template <class T>
