@@ -58,7 +58,7 @@ struct constant : expression<constant<T>> {
 };
 
 /// A matrix constant reads its matrix in place where it outlives the call of f (expr/in_place.hpp:
-/// data f captures by value or by reference). Else it copies the matrix once into the room the
+/// data f captures by value). Else it copies the matrix once into the room the
 /// transform keeps for such copies, and failing that (outside a transform, in a constant expression,
 /// no room left) holds its own copy, so that a local matrix of f may appear in the expression f
 /// returns. Read in place or in the room, each level of the tree above copies a pointer; an own copy
@@ -75,26 +75,16 @@ struct constant<M> : expression<constant<M>> {
   }
   /// A temporary, which dies before the sweep: a copy.
   constexpr explicit constant(M&& v) : ref_(nullptr) { copy(std::move(v)); }
-  constexpr constant(const constant& other) : ref_(other.ref_) {
-    if (other.owns()) own(other.own_);
-  }
-  constexpr constant(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) : ref_(other.ref_) {
-    if (other.owns()) own(std::move(other.own_));
+  constexpr constant(const constant& other) : ref_(nullptr) { take(other); }
+  constexpr constant(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) : ref_(nullptr) {
+    take(std::move(other));
   }
   constexpr constant& operator=(const constant& other) {
-    if (this != &other) {
-      drop();
-      ref_ = other.ref_;
-      if (other.owns()) own(other.own_);
-    }
+    if (this != &other) take(other);
     return *this;
   }
   constexpr constant& operator=(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) {
-    if (this != &other) {
-      drop();
-      ref_ = other.ref_;
-      if (other.owns()) own(std::move(other.own_));
-    }
+    if (this != &other) take(std::move(other));
     return *this;
   }
   constexpr ~constant() { drop(); }
@@ -131,6 +121,13 @@ struct constant<M> : expression<constant<M>> {
     std::construct_at(&own_, std::forward<V>(v));
     ref_ = &own_;
     owns_ = true;
+  }
+  /// Reads where other reads, or holds a copy of other's own copy.
+  template <class Other>
+  constexpr void take(Other&& other) {
+    drop();
+    ref_ = other.ref_;
+    if (other.owns_) own(std::forward<Other>(other).own_);
   }
   constexpr void drop() noexcept {
     if (owns_) std::destroy_at(&own_);
