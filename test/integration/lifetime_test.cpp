@@ -95,3 +95,47 @@ TEST_CASE("tl::var expressions built in a helper and swept later") {
   CHECK(x.grad() == 16.0);
   CHECK(y.grad() == 3.0);
 }
+
+TEST_CASE("matrix data inside f: captured, copied into a local, built in f, in a helper, used twice") {
+  // Each form returns an expression whose constant leaves read data that is captured (read in place)
+  // or that dies when f returns (copied into the leaf); AddressSanitizer checks that no leaf reads a
+  // local that is gone.
+  using vec = tl::vector<double, 16>;
+  vec data;
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = 0.25 * static_cast<double>(i) - 1.0;
+  double expected = 0;  // d/dmu of sum(square(y - mu)) at mu = 0.5, twice for the forms using y twice
+  for (double v : data) expected -= 2 * (v - 0.5);
+  const auto density = [](const auto& y, const auto& mu) { return tl::sum(tl::square(y - mu)); };
+  const auto captured = [data, density](const auto& mu) { return density(data, mu); };
+  const auto by_reference = [&data, density](const auto& mu) { return density(data, mu); };
+  const auto local_copy = [data, density](const auto& mu) {
+    const vec y = data;
+    auto d = density(y, mu);
+    return d;  // refers to y, which dies here
+  };
+  const auto built_in_f = [density](const auto& mu) {
+    vec y;
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = 0.25 * static_cast<double>(i) - 1.0;
+    return density(y, mu);
+  };
+  const auto in_a_helper = [data](const auto& mu) {
+    auto helper = [](const vec& y, const auto& m) {
+      const vec twice = y + y;  // a local of the helper, gone when it returns
+      return tl::sum(tl::square(0.5 * twice - m));
+    };
+    return helper(data, mu);
+  };
+  const auto used_twice = [data](const auto& mu) {
+    const vec y = data;
+    const auto a = tl::square(y - mu);
+    const auto b = tl::square(data - mu);
+    return tl::sum(a) + tl::sum(b);
+  };
+  CHECK(tl::grad(captured)(0.5) == doctest::Approx(expected).epsilon(1e-14));
+  CHECK(tl::grad(by_reference)(0.5) == doctest::Approx(expected).epsilon(1e-14));
+  CHECK(tl::grad(local_copy)(0.5) == doctest::Approx(expected).epsilon(1e-14));
+  CHECK(tl::grad(built_in_f)(0.5) == doctest::Approx(expected).epsilon(1e-14));
+  CHECK(tl::grad(in_a_helper)(0.5) == doctest::Approx(expected).epsilon(1e-14));
+  CHECK(tl::grad(used_twice)(0.5) == doctest::Approx(2 * expected).epsilon(1e-14));
+  CHECK(std::get<0>(tl::value_and_grad(local_copy)(0.5)) == doctest::Approx(tl::sum(tl::square(data - 0.5))));
+}

@@ -3,9 +3,13 @@
 #pragma once
 
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/expr/in_place.hpp>
 
 #include <concepts>
 #include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
 
 namespace tapeless {
 
@@ -43,7 +47,7 @@ struct argument<Slot, M> : expression<argument<Slot, M>> {
 };
 
 /// A number or matrix that receives no adjoint: data, literals, and arguments not differentiated.
-/// Held by value, so that a local matrix in f may appear in the expression f returns.
+/// A number is held by value.
 template <class T>
 struct constant : expression<constant<T>> {
   using value_type = T;
@@ -51,6 +55,84 @@ struct constant : expression<constant<T>> {
   T value_;
   constexpr explicit constant(T v) noexcept : value_(v) {}
   [[nodiscard]] constexpr const T& value() const noexcept { return value_; }
+};
+
+/// A matrix constant reads its matrix in place where it outlives the call of f (expr/in_place.hpp:
+/// data f captures by value). Else it copies the matrix once into the room the
+/// transform keeps for such copies, and failing that (outside a transform, in a constant expression,
+/// no room left) holds its own copy, so that a local matrix of f may appear in the expression f
+/// returns. Read in place or in the room, each level of the tree above copies a pointer; an own copy
+/// is copied at each level, and a copied leaf points at its own copy.
+template <Matrix M>
+struct constant<M> : expression<constant<M>> {
+  using value_type = M;
+  static constexpr bool is_active = false;
+  static constexpr bool reads_in_place = true;  // data_bytes_of looks for it
+
+  /// In place if v outlives the call of f, else a copy.
+  constexpr explicit constant(const M& v) : ref_(&v) {
+    if (std::is_constant_evaluated() || !detail::outlives_the_call(&v, sizeof(M))) copy(v);
+  }
+  /// A temporary, which dies before the sweep: a copy.
+  constexpr explicit constant(M&& v) : ref_(nullptr) { copy(std::move(v)); }
+  constexpr constant(const constant& other) : ref_(nullptr) { take(other); }
+  constexpr constant(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) : ref_(nullptr) {
+    take(std::move(other));
+  }
+  constexpr constant& operator=(const constant& other) {
+    if (this != &other) take(other);
+    return *this;
+  }
+  constexpr constant& operator=(constant&& other) noexcept(std::is_nothrow_move_constructible_v<M>) {
+    if (this != &other) take(std::move(other));
+    return *this;
+  }
+  constexpr ~constant() { drop(); }
+
+  /// In a constant expression an own copy is read directly: g++ 12 does not follow a pointer into
+  /// the leaf itself there.
+  [[nodiscard]] constexpr const M& value() const noexcept {
+    if (std::is_constant_evaluated() && owns_) return own_;
+    return *ref_;
+  }
+  /// Whether the leaf holds its own copy, rather than reading the matrix where it lies.
+  [[nodiscard]] constexpr bool owns() const noexcept { return owns_; }
+
+ private:
+  const M* ref_;
+  bool owns_ = false;  // a flag, not ref_ == &own_: g++ cannot compare those in a constant expression
+  union {
+    M own_;  // the copy, constructed only when the matrix cannot be read in place
+  };
+
+  /// A copy of v in the transform's room, or failing that, of its own.
+  template <class V>
+  constexpr void copy(V&& v) {
+    if constexpr (std::is_trivially_destructible_v<M>) {
+      if (!std::is_constant_evaluated()) {
+        ref_ = detail::copy_into_room(v);
+        if (ref_ != nullptr) return;
+      }
+    }
+    own(std::forward<V>(v));
+  }
+  template <class V>
+  constexpr void own(V&& v) {
+    std::construct_at(&own_, std::forward<V>(v));
+    ref_ = &own_;
+    owns_ = true;
+  }
+  /// Reads where other reads, or holds a copy of other's own copy.
+  template <class Other>
+  constexpr void take(Other&& other) {
+    drop();
+    ref_ = other.ref_;
+    if (other.owns_) own(std::forward<Other>(other).own_);
+  }
+  constexpr void drop() noexcept {
+    if (owns_) std::destroy_at(&own_);
+    owns_ = false;
+  }
 };
 
 /// A constant held by reference, made by tl::cref: the data must outlive the gradient call.
@@ -63,10 +145,11 @@ struct constant_ref : expression<constant_ref<T>> {
   [[nodiscard]] constexpr const T& value() const noexcept { return *ref_; }
 };
 
-/// Data used in f by reference instead of by value. A node holds its operands by value, so a large
-/// data matrix is copied into the expression, and again at each level above it; tl::cref(X) costs a
-/// pointer instead. X must outlive the gradient call: data captured by f, or declared outside f, does;
-/// a local of f that the returned expression refers to does not.
+/// Data used in f by reference, always. A plain matrix is read in place only where grad finds it in
+/// f's closure, and else copied (once under grad, at each level of the expression elsewhere: see the
+/// matrix constant above); tl::cref(X) costs a pointer everywhere. X must outlive the gradient call:
+/// data captured by f, or declared outside f, does; a local of f that the returned expression refers
+/// to does not.
 ///
 ///   auto loss = [&X](const auto& beta) { return tl::sum(tl::matmul(tl::cref(X), beta)); };
 template <class T>

@@ -186,6 +186,8 @@ struct gradient_transform {
                   "tl::grad(f)(args...): f cannot be called with differentiable numbers for these arguments; "
                   "write f as a generic lambda taking auto (or const auto&) parameters");
     if constexpr (invocable) {
+      // Until the sweep is done: the data f uses is read in place or copied once (expr/in_place.hpp).
+      [[maybe_unused]] const data_scope_for<F, decltype(argument_for<P>(positions, args))...> data(f);
       const auto out = std::invoke(f, argument_for<P>(positions, args)...);
       constexpr bool pair = !HasAux || requires { std::tuple_size<std::remove_cvref_t<decltype(out)>>::value == 2; };
       static_assert(pair, "tl::grad(f, tl::has_aux): f must return a pair (loss, aux), e.g. std::pair{loss, aux}");

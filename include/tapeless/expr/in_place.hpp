@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/expr/in_place.hpp: which data a constant leaf may read where it lies, and room for copies of the rest.
+//
+// A plain matrix used in f becomes a constant leaf (expr/leaf.hpp). A leaf that held its matrix would
+// be copied again into each node above it, a pass over the matrix per level; a leaf that points to it
+// costs a pointer per level. Pointing is safe for what f captures by value: the closure outlives the
+// sweep. It is not for a local of f, which dies when f returns while the returned expression still
+// refers to it. The two are alike to the type system (each is an lvalue of type M), so the leaf asks
+// where the matrix lies: a transform names f's closure while it calls f and sweeps (data_scope), and a
+// matrix inside it is read in place. Any other matrix is copied once, into room the data scope keeps
+// until the sweep is done, and read there. Data that f captures by reference is copied
+// too: telling it from a local of f would take the bounds of the thread's stack, which glibc finds
+// only by allocating, or a search of the closure's words for its address, which the closure's padding
+// may hold stale. Constants built in a constant expression, or outside a transform's call, hold their
+// own copy (expr/leaf.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// What the leaves built while a transform calls f and sweeps need to know: f's closure, whose data
+/// they read in place, and the room left for copies of all other data. Empty outside such a call.
+struct data_in_use {
+  const unsigned char* closure = nullptr;
+  std::size_t closure_size = 0;
+  void* room = nullptr;
+  std::size_t room_size = 0;
+};
+inline thread_local data_in_use data_of_f{};
+
+/// Whether the `size` bytes at `p` outlive the call of f under way, so that a leaf may point to them:
+/// they lie in f's closure.
+inline bool outlives_the_call(const void* p, std::size_t size) noexcept {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data_of_f.closure);
+  return at >= begin && at + size <= begin + data_of_f.closure_size;
+}
+
+/// A copy of v in the room, or nullptr where there is no room left for it (then the leaf holds its own).
+template <class M>
+const M* copy_into_room(const M& v) noexcept(std::is_nothrow_copy_constructible_v<M>) {
+  void* at = data_of_f.room;
+  if (at == nullptr || std::align(alignof(M), sizeof(M), at, data_of_f.room_size) == nullptr) return nullptr;
+  data_of_f.room = static_cast<unsigned char*>(at) + sizeof(M);
+  data_of_f.room_size -= sizeof(M);
+  return ::new (at) M(v);
+}
+
+inline data_in_use open_data_scope(const void* closure, std::size_t closure_size, void* room,
+                                   std::size_t room_size) noexcept {
+  const data_in_use outer = data_of_f;
+  data_of_f = {static_cast<const unsigned char*>(closure), closure_size, room, room_size};
+  return outer;
+}
+inline void close_data_scope(const data_in_use& outer) noexcept { data_of_f = outer; }
+
+/// The room that the copies of an expression of type E's data leaves (constant leaves that may read
+/// their matrix in place, marked by `reads_in_place`) take at most, in bytes: 0 without one. Nodes
+/// are searched by their operand members.
+template <class E>
+constexpr std::size_t data_bytes_of() {
+  using N = std::remove_cvref_t<E>;
+  if constexpr (requires { N::reads_in_place; }) {
+    using M = typename N::value_type;
+    return sizeof(M) + alignof(M) - 1;
+  } else if constexpr (requires {
+                         typename N::first_type;
+                         typename N::second_type;
+                       }) {
+    return data_bytes_of<typename N::first_type>() + data_bytes_of<typename N::second_type>();
+  } else if constexpr (requires(const N& n) { n.arg; }) {
+    return data_bytes_of<decltype(N::arg)>();
+  } else if constexpr (requires(const N& n) {
+                         n.lhs;
+                         n.rhs;
+                       }) {
+    return data_bytes_of<decltype(N::lhs)>() + data_bytes_of<decltype(N::rhs)>();
+  } else if constexpr (requires(const N& n) {
+                         n.if_true;
+                         n.if_false;
+                       }) {
+    return data_bytes_of<decltype(N::if_true)>() + data_bytes_of<decltype(N::if_false)>();
+  } else if constexpr (requires(const N& n) {
+                         n.bound_expr;
+                         n.body;
+                       }) {
+    return data_bytes_of<decltype(N::bound_expr)>() + data_bytes_of<decltype(N::body)>();
+  } else {
+    return std::size_t{0};
+  }
+}
+
+/// The scope of a transform's call of f and its sweep, for the data f uses: names f's closure and
+/// keeps `Bytes` bytes of room for copies, from construction to destruction. A transform makes one
+/// before calling f and keeps it until its sweep is done; the scope of the call it is inside is open
+/// again afterwards (nested transforms). Nothing is done in a constant expression.
+template <std::size_t Bytes>
+class data_scope {
+ public:
+  template <class F>
+  constexpr explicit data_scope(const F& f) noexcept {  // NOLINT(cppcoreguidelines-pro-type-member-init): room_
+    if (!std::is_constant_evaluated()) outer_ = open_data_scope(&f, sizeof(F), room_, Bytes);
+  }
+  data_scope(const data_scope&) = delete;
+  data_scope& operator=(const data_scope&) = delete;
+  constexpr ~data_scope() {
+    if (!std::is_constant_evaluated()) close_data_scope(outer_);
+  }
+
+ private:
+  data_in_use outer_{};
+  alignas(alignof(std::max_align_t)) unsigned char room_[Bytes];  // uninitialized: leaves copy matrices into it
+};
+/// f returns no data leaves: nothing to name or keep, and nothing done.
+template <>
+class data_scope<0> {
+ public:
+  template <class F>
+  constexpr explicit data_scope(const F&) noexcept {}
+};
+
+/// The data scope for f(a...), with room for a copy of each data leaf of its result.
+template <class F, class... A>
+using data_scope_for = data_scope<data_bytes_of<std::invoke_result_t<const F&, const A&...>>()>;
+
+}  // namespace tapeless::detail
