@@ -112,16 +112,11 @@ constexpr M sum_of_repeated(const repeated<M, RowsA>& a, const repeated<M, RowsB
   return out;
 }
 
-/// The adjoint of a matrix M that is zero outside elements Start .. Start + L - 1 (row-major), which
-/// are the L elements of part(): what slice's rule sends back. An adjoint sum writes or adds the part
-/// and the zeros around it in one pass, where a dense adjoint would be a matrix of zeros written, then
-/// the part, and then all of it copied or added by the sum.
-/// Not Owned, it points at the adjoint the rule received, which a caller up the sweep holds until the
-/// operand's sweep has returned; Owned, it holds the part, for an adjoint made dense for the rule.
-template <class M, std::size_t Start, class Part, bool Owned>
-struct placed {
-  using matrix_type = M;
-  static constexpr std::size_t start = Start, length = Part::size();
+/// The part of a matrix an adjoint is nonzero at (placed, strided_part). Not Owned, it points at the
+/// adjoint the rule received, which a caller up the sweep holds until the operand's sweep has returned;
+/// Owned, it holds the part, for an adjoint made dense for the rule.
+template <class Part, bool Owned>
+struct held_part {
   std::conditional_t<Owned, Part, const Part*> held;
   [[nodiscard]] constexpr const Part& part() const {
     if constexpr (Owned)
@@ -129,6 +124,16 @@ struct placed {
     else
       return *held;
   }
+};
+
+/// The adjoint of a matrix M that is zero outside elements Start .. Start + L - 1 (row-major), which
+/// are the L elements of part(): what slice's rule sends back. An adjoint sum writes or adds the part
+/// and the zeros around it in one pass, where a dense adjoint would be a matrix of zeros written, then
+/// the part, and then all of it copied or added by the sum.
+template <class M, std::size_t Start, class Part, bool Owned>
+struct placed : held_part<Part, Owned> {
+  using matrix_type = M;
+  static constexpr std::size_t start = Start, length = Part::size();
   [[nodiscard]] constexpr M dense() const {
     M m(uninitialized);
     write_to(m);
@@ -139,7 +144,7 @@ struct placed {
   constexpr void write_to(Target& target) const {
     using T = typename M::value_type;
     for (std::size_t i = 0; i < Start; ++i) target[i] = T(0);
-    const Part& p = part();
+    const Part& p = this->part();
     for (std::size_t i = 0; i < length; ++i) target[Start + i] = p[i];
     for (std::size_t i = Start + length; i < M::size(); ++i) target[i] = T(0);
   }
@@ -173,21 +178,13 @@ inline constexpr bool is_one_element<one_element<M>> = true;
 /// The adjoint of a matrix M that is zero but for the elements start, start + stride, ... (row-major),
 /// which are the elements of part(): what a row (stride 1) or a column (stride M::cols()) sends back,
 /// at an index known at run time. An adjoint sum adds it in O(length of the part).
-/// Not Owned, it points at the adjoint the rule received, as placed does; Owned, it holds the part.
 template <class M, class Part, bool Owned>
-struct strided_part {
+struct strided_part : held_part<Part, Owned> {
   using matrix_type = M;
   std::size_t start, stride;
-  std::conditional_t<Owned, Part, const Part*> held;
-  [[nodiscard]] constexpr const Part& part() const {
-    if constexpr (Owned)
-      return held;
-    else
-      return *held;
-  }
   [[nodiscard]] constexpr M dense() const {
     M m{};
-    const Part& p = part();
+    const Part& p = this->part();
     for (std::size_t k = 0; k < Part::size(); ++k) m[start + k * stride] = p[k];
     return m;
   }

@@ -53,9 +53,9 @@ struct element : ::tapeless::detail::matrix_operation {
 template <class M, class G>
 constexpr auto line_adjoint(const G& g, std::size_t start, std::size_t stride) {
   if constexpr (::tapeless::detail::is_structured<G>)
-    return ::tapeless::detail::strided_part<M, typename G::matrix_type, true>{start, stride, g.dense()};
+    return ::tapeless::detail::strided_part<M, typename G::matrix_type, true>{{g.dense()}, start, stride};
   else
-    return ::tapeless::detail::strided_part<M, G, false>{start, stride, &g};
+    return ::tapeless::detail::strided_part<M, G, false>{{&g}, start, stride};
 }
 
 /// y = row `index` of x, a 1 x C matrix.
@@ -116,9 +116,9 @@ struct slice : ::tapeless::detail::matrix_operation {
   template <class G, class T, std::size_t R, std::size_t C>
   static constexpr auto vjp(const G& g, const matrix<T, R, C>&, const result<T, R, C>&) {
     if constexpr (::tapeless::detail::is_structured<G>)
-      return ::tapeless::detail::placed<matrix<T, R, C>, Start, result<T, R, C>, true>{g.dense()};
+      return ::tapeless::detail::placed<matrix<T, R, C>, Start, result<T, R, C>, true>{{g.dense()}};
     else
-      return ::tapeless::detail::placed<matrix<T, R, C>, Start, result<T, R, C>, false>{&g};
+      return ::tapeless::detail::placed<matrix<T, R, C>, Start, result<T, R, C>, false>{{&g}};
   }
 };
 

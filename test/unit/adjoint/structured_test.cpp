@@ -37,9 +37,9 @@ constexpr bool adds_and_writes_as_dense(const G& g) {
 TEST_CASE("one element, a row, a column and a list add and write as their dense forms") {
   static_assert(adds_and_writes_as_dense(d::one_element<M>{6, 2.5}));
   constexpr tl::matrix<double, 1, 4> row{{-1.0, 2.0, -3.0, 4.0}};
-  static_assert(adds_and_writes_as_dense(d::strided_part<M, tl::matrix<double, 1, 4>, true>{8, 1, row}));
+  static_assert(adds_and_writes_as_dense(d::strided_part<M, tl::matrix<double, 1, 4>, true>{{row}, 8, 1}));
   constexpr tl::matrix<double, 3, 1> col{{5.0}, {-6.0}, {7.0}};
-  static_assert(adds_and_writes_as_dense(d::strided_part<M, tl::matrix<double, 3, 1>, true>{2, 4, col}));
+  static_assert(adds_and_writes_as_dense(d::strided_part<M, tl::matrix<double, 3, 1>, true>{{col}, 2, 4}));
   constexpr auto list = [] {
     d::element_list<M, 4> l;
     l.add(d::one_element<M>{3, 1.5});
@@ -56,7 +56,7 @@ TEST_CASE("one element, a row, a column and a list add and write as their dense 
   CHECK(adds_and_writes_as_dense(e));
   const M dense = e.dense();
   for (std::size_t i = 0; i < M::size(); ++i) CHECK(dense[i] == (i == 6 ? 2.5 : 0.0));
-  const auto r = d::strided_part<M, tl::matrix<double, 1, 4>, false>{4, 1, &row};
+  const auto r = d::strided_part<M, tl::matrix<double, 1, 4>, false>{{&row}, 4, 1};
   CHECK(adds_and_writes_as_dense(r));
   const M rd = r.dense();
   for (std::size_t i = 0; i < M::size(); ++i) CHECK(rd[i] == (i >= 4 && i < 8 ? row[i - 4] : 0.0));
@@ -66,8 +66,8 @@ TEST_CASE("an element list takes in rows, columns, slices and other lists") {
   using V = tl::vector<double, 8>;
   d::element_list<V, 16> l;
   const tl::vector<double, 2> part{{1.0}, {2.0}};
-  l.add(d::strided_part<V, tl::vector<double, 2>, false>{3, 2, &part});  // elements 3 and 5
-  l.add(d::placed<V, 6, tl::vector<double, 2>, true>{part});             // elements 6 and 7
+  l.add(d::strided_part<V, tl::vector<double, 2>, false>{{&part}, 3, 2});  // elements 3 and 5
+  l.add(d::placed<V, 6, tl::vector<double, 2>, true>{{part}});             // elements 6 and 7
   d::element_list<V, 2> inner;
   inner.add(d::one_element<V>{0, 4.0});
   l.add(d::scaled_elements<V, 2>{&inner, 0.5});  // element 0: 2
