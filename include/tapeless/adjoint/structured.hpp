@@ -134,6 +134,11 @@ template <class M, std::size_t Start, class Part, bool Owned>
 struct placed : held_part<Part, Owned> {
   using matrix_type = M;
   static constexpr std::size_t start = Start, length = Part::size();
+  template <class F>
+  constexpr void each_element(const F& f) const {
+    const Part& p = this->part();
+    for (std::size_t i = 0; i < length; ++i) f(Start + i, p[i]);
+  }
   [[nodiscard]] constexpr M dense() const {
     M m(uninitialized);
     write_to(m);
@@ -163,6 +168,11 @@ struct one_element {
   using matrix_type = M;
   std::size_t index;
   typename M::value_type value;
+  /// f(index, value) for its element: what an adjoint sum and a cut's list take (each_element).
+  template <class F>
+  constexpr void each_element(const F& f) const {
+    f(index, value);
+  }
   [[nodiscard]] constexpr M dense() const {
     M m{};
     m[index] = value;
@@ -182,10 +192,14 @@ template <class M, class Part, bool Owned>
 struct strided_part : held_part<Part, Owned> {
   using matrix_type = M;
   std::size_t start, stride;
+  template <class F>
+  constexpr void each_element(const F& f) const {
+    const Part& p = this->part();
+    for (std::size_t k = 0; k < Part::size(); ++k) f(start + k * stride, p[k]);
+  }
   [[nodiscard]] constexpr M dense() const {
     M m{};
-    const Part& p = this->part();
-    for (std::size_t k = 0; k < Part::size(); ++k) m[start + k * stride] = p[k];
+    each_element([&m](std::size_t i, const auto& v) { m[i] = v; });
     return m;
   }
 };
@@ -230,9 +244,13 @@ struct scaled_elements {
   using T = typename M::value_type;
   const element_list<M, K>* list;
   T factor;
+  template <class F>
+  constexpr void each_element(const F& f) const {
+    for (std::size_t k = 0; k < list->count; ++k) f(list->index[k], list->value[k] * factor);
+  }
   [[nodiscard]] constexpr M dense() const {
     M m{};
-    for (std::size_t k = 0; k < list->count; ++k) m[list->index[k]] += list->value[k] * factor;
+    each_element([&m](std::size_t i, const auto& v) { m[i] += v; });  // an index may be listed twice
     return m;
   }
 };
@@ -245,18 +263,10 @@ inline constexpr bool is_scaled_elements<scaled_elements<M, K>> = true;
 template <class M, std::size_t K>
 template <class G>
 constexpr void element_list<M, K>::add(const G& g) {
-  if constexpr (is_one_element<G>) {
-    push(g.index, g.value);
-  } else if constexpr (is_strided_part<G>) {
-    const auto& p = g.part();
-    for (std::size_t k = 0; k < p.size(); ++k) push(g.start + k * g.stride, p[k]);
-  } else if constexpr (is_scaled_elements<G>) {
-    for (std::size_t k = 0; k < g.list->count; ++k) push(g.list->index[k], g.list->value[k] * g.factor);
-  } else {
-    static_assert(G::length > 0, "an element_list takes the adjoints of parts of its matrix only");
-    const auto& p = g.part();  // placed
-    for (std::size_t i = 0; i < G::length; ++i) push(G::start + i, p[i]);
-  }
+  static_assert(
+      requires { g.each_element([](std::size_t, T) {}); },
+      "an element_list takes the adjoints of parts of its matrix only");
+  g.each_element([this](std::size_t i, const T& v) { push(i, v); });
 }
 
 /// The adjoint factor times the matrix *of: what log_sum_exp's rule sends back (its exps times g / their
@@ -305,16 +315,8 @@ constexpr void add_adjoint(T& target, const G& g) {
     for (auto& e : target) e += g.value;
   } else if constexpr (is_repeated<G> || is_scaled<G>) {
     g.each(target, [](auto& e, const auto& v) { e += v; });
-  } else if constexpr (is_placed<G>) {
-    const auto& p = g.part();
-    for (std::size_t i = 0; i < G::length; ++i) target[G::start + i] += p[i];
-  } else if constexpr (is_one_element<G>) {
-    target[g.index] += g.value;
-  } else if constexpr (is_strided_part<G>) {
-    const auto& p = g.part();
-    for (std::size_t k = 0; k < p.size(); ++k) target[g.start + k * g.stride] += p[k];
-  } else if constexpr (is_scaled_elements<G>) {
-    for (std::size_t k = 0; k < g.list->count; ++k) target[g.list->index[k]] += g.list->value[k] * g.factor;
+  } else if constexpr (is_placed<G> || is_one_element<G> || is_strided_part<G> || is_scaled_elements<G>) {
+    g.each_element([&target](std::size_t i, const auto& v) { target[i] += v; });
   } else {
     target += g;
   }
