@@ -11,6 +11,7 @@
 // the function written once for any number type.
 #include "adjoints.hpp"
 #include "cases.hpp"
+#include "logistic_regression.hpp"
 #include "simd.hpp"
 #include "suite.hpp"
 #include "users.hpp"
@@ -34,7 +35,8 @@ namespace {
 using namespace tapeless_bench;
 
 // ---------------------------------------------------------------------------------------------
-// S6 logistic_regression (inputs and hand-written adjoint: adjoints.hpp; as users write it: users.hpp).
+// S6 logistic_regression (inputs and hand-written adjoint: adjoints.hpp; tapeless: logistic_regression.hpp;
+// as users write it: users.hpp).
 
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten_simd(const s6_in& in) {
   // s6_handwritten in three passes: z = X beta as there; p = sigmoid(z) and z_bar = (p - y) / n, a
@@ -59,17 +61,6 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten_simd(const s6_in& 
   tl::vector<double, s6_k> beta_bar;
   for (std::size_t j = 0; j < g.size(); ++j) simd::store(beta_bar.data() + j * simd::width, g[j]);
   return beta_bar;
-}
-
-TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_tapeless(const s6_in& in) {
-  const auto& X = in.X;
-  const auto& y = in.y;
-  // p is used twice: tl::let shares it (a local would copy its subtree, and sweep X beta twice).
-  return tl::grad([&X, &y](const auto& beta) {
-    return tl::let(tl::sigmoid(tl::matmul(tl::cref(X), beta)), [&y](const auto& p) {
-      return -tl::mean(tl::cref(y) * tl::log(p) + (1.0 - tl::cref(y)) * tl::log(1.0 - p));
-    });
-  })(in.beta);
 }
 
 struct s6 : tapeless_bench::kernels<s6_inputs, s6_handwritten, s6_tapeless, s6_handwritten_simd> {
