@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <utility>
 
 namespace tapeless_bench::adolc {
@@ -31,10 +33,17 @@ enum class mode { tape, retape };
 /// The tag of case `case_id`'s tape in mode M (see above).
 constexpr short tag(int case_id, mode m) { return static_cast<short>(2 * case_id + (m == mode::retape ? 1 : 0)); }
 
-/// Records on tape `tag` the function f (from a const std::array<adouble, N>& to an adouble) at x.
+/// The buffer sizes of a tape, in elements: operations, locations, values, Taylor coefficients.
+using buffer_sizes = std::array<unsigned, 4>;
+
+/// Records on tape `tag` the function f (from a const std::array<adouble, N>& to an adouble) at x, in
+/// buffers of `sizes`, or ADOL-C's default ones (usrparms.h) when none.
 template <std::size_t N, class F>
-void record(short tag, const std::array<double, N>& x, const F& f) {
-  trace_on(tag);
+void trace(short tag, const std::array<double, N>& x, const F& f, const std::optional<buffer_sizes>& sizes) {
+  if (sizes)
+    trace_on(tag, 0, (*sizes)[0], (*sizes)[1], (*sizes)[2], (*sizes)[3]);
+  else
+    trace_on(tag);
   {
     std::array<adouble, N> ax;
     for (std::size_t i = 0; i < N; ++i) ax[i] <<= x[i];
@@ -45,13 +54,51 @@ void record(short tag, const std::array<double, N>& x, const F& f) {
   trace_off();
 }
 
+/// The buffer sizes each tape is recorded with, by tag (prepare finds them).
+inline std::map<short, std::optional<buffer_sizes>>& tape_buffers() {
+  static std::map<short, std::optional<buffer_sizes>> sizes;
+  return sizes;
+}
+
+/// Finds the buffers that hold tape `tag` whole, for f at x, and records it in them. Past its buffers
+/// ADOL-C writes a tape to files in the working folder, and at each sweep over it its Taylor
+/// coefficients (about one per operation): timed, that would be the file system, not the library. So
+/// the tape is recorded first in buffers larger than any case's tape (allocated, not touched: only what
+/// the tape fills becomes memory), and its counts size the buffers it is recorded in for good: ADOL-C's
+/// defaults where they hold it.
+template <std::size_t N, class F>
+void record_sized(short tag, const std::array<double, N>& x, const F& f) {
+  constexpr unsigned ample = 1U << 26;
+  trace(tag, x, f, buffer_sizes{ample, ample, ample, ample});
+  std::array<std::size_t, STAT_SIZE> stats;
+  tapestats(tag, stats.data());
+  std::optional<buffer_sizes> sizes;
+  if (stats[NUM_OPERATIONS] >= OBUFSIZE || stats[NUM_LOCATIONS] >= LBUFSIZE || stats[NUM_VALUES] >= VBUFSIZE ||
+      stats[NUM_OPERATIONS] >= TBUFSIZE) {
+    // Twice the counts: room for the Taylor coefficients of operations that overwrite two locations.
+    auto room = [](std::size_t count) { return static_cast<unsigned>(2 * count + 1024); };
+    sizes = buffer_sizes{room(stats[NUM_OPERATIONS]), room(stats[NUM_LOCATIONS]), room(stats[NUM_VALUES]),
+                         room(stats[NUM_OPERATIONS])};
+  }
+  tape_buffers()[tag] = sizes;
+  trace(tag, x, f, sizes);
+}
+
+/// Records on tape `tag` the function f at x again, in the buffers record_sized found.
+template <std::size_t N, class F>
+void record(short tag, const std::array<double, N>& x, const F& f) {
+  trace(tag, x, f, tape_buffers().at(tag));
+}
+
 template <mode M>
 struct peer {
   static constexpr const char* name = M == mode::tape ? "adolc_tape" : "adolc_retape";
 
+  // Both modes record before timing: the reused tape, and the tape recorded again at each call, whose
+  // buffers this sizes.
   template <std::size_t N, class F>
   static void prepare(int case_id, const std::array<double, N>& x, const F& f) {
-    if constexpr (M == mode::tape) record(tag(case_id, M), x, f);
+    record_sized(tag(case_id, M), x, f);
   }
 
   template <class R, std::size_t N, class F>
