@@ -18,6 +18,15 @@
 // `/tapeless`, and, when it has `f`, one per peer: adolc_tape, adolc_retape, sacado_rad, sacado_fad,
 // eigen_forward, finite_diff (bench/peers/). Every one is checked against `handwritten` first.
 //
+// A case whose tapeless gradient is measured against another tapeless gradient of the same function
+// (a sum over threads against the sequential one, rows of run-time number against the fixed shape)
+// names that kernel, on the case's inputs, and the library it is timed as:
+//
+//     static constexpr auto tapeless_reference = s10_tapeless;
+//     static constexpr const char* tapeless_reference_name = "tapeless_sequential";
+//
+// and has the benchmark `<case>/tapeless_sequential` beside `<case>/tapeless`, checked as every other.
+//
 // A case whose struct also names its tapeless code as users write it (users.hpp),
 //
 //     using users = tapeless_bench::as_users_write_it<s3_inputs<N>, s3_users<N>>;
@@ -122,6 +131,8 @@ template <class Case, int Id>
 void add_case(std::vector<entry_t>& entries) {
   const std::string c = Case::name();
   add_handwritten_and_tapeless<Case, Case::inputs, Case::tapeless>(entries, c);
+  if constexpr (requires { Case::tapeless_reference; })
+    entries.push_back(entry<Case::tapeless_reference, Case::inputs>(c + "/" + Case::tapeless_reference_name));
   if constexpr (has_peers<Case>)
     [&]<class... Peer>(std::tuple<Peer...>*) {
       (entries.push_back(peer_entry<Case, Peer, Id>(c)), ...);
