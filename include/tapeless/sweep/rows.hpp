@@ -14,6 +14,7 @@
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/in_place.hpp>
 #include <tapeless/expr/leaf.hpp>
@@ -122,14 +123,50 @@ constexpr auto row_leaf(const V& v) {
     return constant<V>(v);
 }
 
+/// The slot of parameter J's argument leaf in a term is parameter_slot + J: far above the slots of f's
+/// own arguments, so that a leaf of f's expression that body captures is told from the parameters.
+inline constexpr std::size_t parameter_slot = std::size_t{1} << 20;
+
 /// The leaf of parameter J in a term: an argument (its adjoint is wanted) or a constant.
 template <bool Active, std::size_t J, class V>
 constexpr auto parameter_leaf(const V& v) {
   if constexpr (!Active)
     return row_leaf(v);
   else
-    return argument<J, V>(v);
+    return argument<parameter_slot + J, V>(v);
 }
+
+/// Whether a term's leaf is one of the parameters' argument leaves.
+template <class Leaf>
+inline constexpr bool is_parameter_leaf = false;
+template <std::size_t S, class V>
+inline constexpr bool is_parameter_leaf<argument<S, V>> = S >= parameter_slot;
+
+/// Whether a term of type N reads no active leaf but the parameters' (f's own expressions, captured by
+/// body, are not: their adjoints would be lost).
+template <class N>
+constexpr bool reads_parameters_only() {
+  if constexpr (!Expression<N>)
+    return true;
+  else
+    return []<class... L>(leaf_list<L...>) { return (is_parameter_leaf<L> && ...); }(typename free_leaves<N>::type{});
+}
+
+/// The adjoints of the parameters in a term's sweep, one sum each.
+template <class... P>
+struct parameter_adjoints : argument_store<parameter_adjoints<P...>> {
+  plain_tuple<adjoint_sum<P>...> sums;
+
+  template <std::size_t S>
+  constexpr auto& sum_of() {
+    return plain_get<S - parameter_slot>(sums);
+  }
+  /// The adjoint of parameter J, once the sweep is done: +0 where none arrived.
+  template <std::size_t J>
+  constexpr const auto& total() {
+    return plain_get<J>(sums).total(0.0);
+  }
+};
 
 template <class L, class E>
 using row_leaf_t = decltype(row_leaf(row_lanes<L>(std::declval<const E*>(), 0, 0)));
@@ -238,9 +275,9 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
       const evaluated<Term, Value> values(term);
       if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
       if constexpr (Partials && Term::is_active) {
-        argument_adjoints<in_lanes_t<L, P>...> store;
+        parameter_adjoints<in_lanes_t<L, P>...> store;
         backward_sweep(term, values, L(1), store);
-        (add_lanes(plain_get<J>(partials), store.template slot<J>(), real...), ...);
+        (add_lanes(plain_get<J>(partials), store.template total<J>(), real...), ...);
       }
     }
   };

@@ -175,7 +175,13 @@ constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Par
   static_assert(number,
                 "tl::sum_over(rows, body, params...): body must return a number; sum a matrix's elements inside "
                 "body with tl::sum");
-  if constexpr (!number) {
+  constexpr bool own_leaves =
+      !number || reads_parameters_only<
+                     typename term_of<Body, T, true, View, with_numbers_t<value_type_of_t<Params>, T>...>::type>();
+  static_assert(own_leaves,
+                "tl::sum_over(rows, body, params...): body reads an expression of f that it captures; pass that "
+                "expression to body as one of params instead");
+  if constexpr (!number || !own_leaves) {
     return T(0);
   } else if constexpr (!(Differentiable<Params> || ...)) {
     const plain_tuple<with_numbers_t<value_type_of_t<Params>, T>...> values{{params}...};
