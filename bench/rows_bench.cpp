@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: BSL-1.0
+// bench/rows_bench.cpp: the cases of run-time size that are sums over data, S10 decay_fit, S11
+// logistic_rows and S13 decay_fit_parallel: tapeless's tl::sum_over and tl::mean_over over tl::rows,
+// beside the hand-written adjoints of a run-time number of rows, scalar and vectorised with xsimd, and
+// every peer library (bench/cases.hpp).
+//
+// The data are std::vector: each kernel reads the number of rows at run time, as every peer does. S11
+// is also timed against S6, the same regression on a fixed-shape matrix (logistic_regression.hpp), and
+// S13, the sum over threads, against the sequential sum at the same n.
+#include "adjoints.hpp"
+#include "cases.hpp"
+#include "logistic_regression.hpp"
+#include "simd.hpp"
+#include "suite.hpp"
+
+#include <tapeless/tapeless.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <execution>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tl = tapeless;
+namespace simd = tapeless_bench::simd;
+
+namespace {
+
+using namespace tapeless_bench;
+
+// ---------------------------------------------------------------------------------------------
+// S10 decay_fit: f(a, b, c) = sum_i (a exp(-b t[i]) + c - y[i])^2 over n points, t[i] = 5 i / n,
+// y[i] = 2 exp(-0.7 t[i]) + 0.3 + 0.01 (2u - 1); a = 1.5, b = 0.5, c = 0.1. t and y are constants of f.
+
+struct s10_in {
+  std::vector<double> t, y;
+  double a, b, c;
+};
+
+template <std::size_t N>
+inline s10_in s10_inputs() {
+  tapeless_bench::input_stream u;
+  s10_in in{std::vector<double>(N), std::vector<double>(N), 1.5, 0.5, 0.1};
+  for (std::size_t i = 0; i < N; ++i) {
+    in.t[i] = 5.0 * static_cast<double>(i) / static_cast<double>(N);
+    in.y[i] = 2.0 * std::exp(-0.7 * in.t[i]) + 0.3 + 0.01 * u.uniform(-1.0, 1.0);
+  }
+  return in;
+}
+
+using s10_gradient = std::tuple<double, double, double>;
+
+/// The sums of r e, r e t and r over points, r = a e + c - y and e = exp(minus_b t), for one point
+/// (T = double) or a batch of them (T = simd::batch): xsimd's functions take both.
+template <class T>
+[[gnu::always_inline]] inline void add_decay_point(const T& t, const T& y, const T& a, const T& minus_b, const T& c,
+                                                   T& sum_re, T& sum_ret, T& sum_r) {
+  const T e = xsimd::exp(minus_b * t);
+  const T r = a * e + c - y;
+  const T re = r * e;
+  sum_re += re;
+  sum_ret += re * t;
+  sum_r += r;
+}
+
+TAPELESS_BENCH_KERNEL s10_gradient s10_handwritten(const s10_in& in) {
+  // One pass. forward: e_i = exp(-b t_i), r_i = a e_i + c - y_i; f = sum r_i^2. reverse: r_i_bar = 2 r_i,
+  // a_bar = sum r_i_bar e_i, b_bar = -a sum r_i_bar e_i t_i, c_bar = sum r_i_bar.
+  double sum_re = 0, sum_ret = 0, sum_r = 0;
+  for (std::size_t i = 0; i < in.t.size(); ++i)
+    add_decay_point(in.t[i], in.y[i], in.a, -in.b, in.c, sum_re, sum_ret, sum_r);
+  return {2.0 * sum_re, -2.0 * in.a * sum_ret, 2.0 * sum_r};
+}
+
+TAPELESS_BENCH_KERNEL s10_gradient s10_handwritten_simd(const s10_in& in) {
+  // s10_handwritten, a batch of points at a time, then the last n mod width points one at a time.
+  const std::size_t n = in.t.size();
+  const simd::batch a(in.a), minus_b(-in.b), c(in.c);
+  simd::batch re(0.0), ret(0.0), r(0.0);
+  std::size_t i = 0;
+  for (; i + simd::width <= n; i += simd::width)
+    add_decay_point(simd::load(in.t.data() + i), simd::load(in.y.data() + i), a, minus_b, c, re, ret, r);
+  double sum_re = xsimd::hadd(re), sum_ret = xsimd::hadd(ret), sum_r = xsimd::hadd(r);
+  for (; i < n; ++i) add_decay_point(in.t[i], in.y[i], in.a, -in.b, in.c, sum_re, sum_ret, sum_r);
+  return {2.0 * sum_re, -2.0 * in.a * sum_ret, 2.0 * sum_r};
+}
+
+/// The squared residual of one point of the data (t_i, y_i) from the decay a exp(-b t) + c.
+inline constexpr auto decay_residual_squared = [](const auto& t_i, const auto& y_i, const auto& a, const auto& b,
+                                                  const auto& c) {
+  return tl::square(a * tl::exp(-b * t_i) + c - y_i);
+};
+
+/// S10's gradient in tapeless: the sum over the points, on threads when Parallel (S13).
+template <bool Parallel>
+TAPELESS_BENCH_KERNEL s10_gradient decay_fit_tapeless(const s10_in& in) {
+  const auto& t = in.t;
+  const auto& y = in.y;
+  return tl::grad([&t, &y](const auto& a, const auto& b, const auto& c) {
+    if constexpr (Parallel)
+      return tl::sum_over(std::execution::par, tl::rows(t, y), decay_residual_squared, a, b, c);
+    else
+      return tl::sum_over(tl::rows(t, y), decay_residual_squared, a, b, c);
+  })(in.a, in.b, in.c);
+}
+
+template <std::size_t N>
+struct s10 : tapeless_bench::kernels<s10_inputs<N>, s10_handwritten, decay_fit_tapeless<false>, s10_handwritten_simd> {
+  static std::string name() { return "S10_decay_fit_" + std::to_string(N); }
+  static std::array<double, 3> numbers(const s10_in& in) { return tapeless_bench::numbers(in.a, in.b, in.c); }
+  template <class T>
+  static T f(const std::array<T, 3>& p, const s10_in& in) {
+    using std::exp;
+    T value = 0.0;
+    for (std::size_t i = 0; i < in.t.size(); ++i) {
+      const T r = p[0] * exp(-p[1] * in.t[i]) + p[2] - in.y[i];
+      value += r * r;
+    }
+    return value;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// S13 decay_fit_parallel: S10 at n = 10^6, the sum over threads; timed against the sequential sum.
+
+inline constexpr std::size_t s13_n = 1'000'000;
+
+struct s13 : s10<s13_n> {
+  static std::string name() { return "S13_decay_fit_parallel"; }
+  static constexpr auto tapeless = decay_fit_tapeless<true>;
+  static constexpr auto tapeless_reference = decay_fit_tapeless<false>;
+  static constexpr const char* tapeless_reference_name = "tapeless_sequential";
+};
+
+// ---------------------------------------------------------------------------------------------
+// S11 logistic_rows: S6 as a mean over 256 rows of run-time number, x[i] a tl::vector of 8, y[i] a
+// number; the same numbers as S6 (its inputs, read into rows).
+
+struct s11_in {
+  std::vector<tl::vector<double, s6_k>> x;
+  std::vector<double> y;
+  tl::vector<double, s6_k> beta;
+  s6_in fixed_shape;  // the same numbers in S6's fixed-shape matrix, for S6's kernel S11 is timed against
+};
+
+inline s11_in s11_inputs() {
+  s11_in in;
+  in.fixed_shape = s6_inputs();
+  const s6_in& s6 = in.fixed_shape;
+  in.x.resize(s6_n);
+  for (std::size_t i = 0; i < s6_n; ++i)
+    for (std::size_t j = 0; j < s6_k; ++j) in.x[i][j] = s6.X(i, j);
+  in.y.assign(s6.y.begin(), s6.y.end());
+  in.beta = s6.beta;
+  return in;
+}
+
+/// Row i's j-th number of S11's data.
+inline auto s11_element(const s11_in& in) {
+  return [&x = in.x](std::size_t i, std::size_t j) { return x[i][j]; };
+}
+
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten(const s11_in& in) {
+  tl::vector<double, s6_k> g{};
+  add_logistic_rows(g, 0, in.x.size(), in.x.size(), s11_element(in), in.y, in.beta);
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten_simd(const s11_in& in) {
+  // s11_handwritten a batch of rows at a time: z_i of each row of the batch, then p and z_bar of the
+  // batch, then beta_bar += x_i z_bar_i a batch of columns at a time; the last n mod width rows one
+  // at a time.
+  static_assert(simd::whole_batches<s6_k>);
+  const std::size_t n = in.x.size();
+  const simd::batch inv_n(1.0 / static_cast<double>(n));
+  std::array<simd::batch, s6_k / simd::width> g;
+  g.fill(simd::batch(0.0));
+  std::size_t i = 0;
+  for (; i + simd::width <= n; i += simd::width) {
+    std::array<double, simd::width> z_bar;
+    for (std::size_t r = 0; r < simd::width; ++r) {
+      double z = 0;
+      for (std::size_t j = 0; j < s6_k; ++j) z += in.x[i + r][j] * in.beta[j];
+      z_bar[r] = z;
+    }
+    const simd::batch p = 1.0 / (1.0 + xsimd::exp(-simd::load(z_bar.data())));
+    simd::store(z_bar.data(), (p - simd::load(in.y.data() + i)) * inv_n);
+    for (std::size_t r = 0; r < simd::width; ++r)
+      for (std::size_t j = 0; j < g.size(); ++j)
+        g[j] = xsimd::fma(simd::load(in.x[i + r].data() + j * simd::width), simd::batch(z_bar[r]), g[j]);
+  }
+  tl::vector<double, s6_k> beta_bar;
+  for (std::size_t j = 0; j < g.size(); ++j) simd::store(beta_bar.data() + j * simd::width, g[j]);
+  add_logistic_rows(beta_bar, i, n, n, s11_element(in), in.y, in.beta);
+  return beta_bar;
+}
+
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_tapeless(const s11_in& in) {
+  const auto& x = in.x;
+  const auto& y = in.y;
+  return tl::grad([&x, &y](const auto& beta) {
+    return tl::mean_over(
+        tl::rows(x, y),
+        [](const auto& x_i, const auto& y_i, const auto& beta) {
+          // p is used twice: tl::let shares it.
+          return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
+                         [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
+        },
+        beta);
+  })(in.beta);
+}
+
+/// S6's tapeless gradient on S11's numbers, in S6's fixed-shape matrix.
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_fixed_shape_tapeless(const s11_in& in) {
+  return s6_tapeless(in.fixed_shape);
+}
+
+struct s11 : tapeless_bench::kernels<s11_inputs, s11_handwritten, s11_tapeless, s11_handwritten_simd> {
+  static std::string name() { return "S11_logistic_rows"; }
+  static constexpr auto tapeless_reference = s11_fixed_shape_tapeless;
+  static constexpr const char* tapeless_reference_name = "tapeless_fixed_shape";
+  static std::array<double, s6_k> numbers(const s11_in& in) { return tapeless_bench::numbers(in.beta); }
+  template <class T>
+  static T f(const std::array<T, s6_k>& beta, const s11_in& in) {
+    using std::exp, std::log;
+    T value = 0.0;
+    for (std::size_t i = 0; i < in.x.size(); ++i) {
+      T z = 0.0;
+      for (std::size_t j = 0; j < s6_k; ++j) z += in.x[i][j] * beta[j];
+      const T p = 1.0 / (1.0 + exp(-z));
+      value -= in.y[i] * log(p) + (1.0 - in.y[i]) * log(1.0 - p);
+    }
+    return T(value / static_cast<double>(in.x.size()));
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) { return tapeless_bench::run<s10<1'000>, s10<100'000>, s11, s13>(argc, argv); }
