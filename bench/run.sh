@@ -23,8 +23,9 @@
 # its hand-written adjoints alone (bench/compile/); --tables long (or users) runs only that table.
 # REPORT_NOTE="..." adds a sentence on the conditions of the run to the report. Timing starts once the
 # load the build left has settled (1-minute load average below 1, at most SETTLE=180 seconds).
-# --callgrind counts handwritten, handwritten_simd, tapeless and adolc_tape unless a --benchmark_filter
-# of yours says otherwise: the other peers take minutes under valgrind.
+# --callgrind counts handwritten, handwritten_simd, tapeless (and tapeless_fixed_shape, S6's beside S11)
+# and adolc_tape unless a --benchmark_filter of yours says otherwise: the other peers take minutes under
+# valgrind. It leaves out S13, whose threads valgrind runs one at a time.
 #
 # On a fresh Debian 12 machine it first installs what it needs with apt-get.
 set -euo pipefail
@@ -74,7 +75,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COM
   -DTAPELESS_BUILD_TESTS=OFF -DTAPELESS_BUILD_EXAMPLES=ON -DTAPELESS_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build"
 # Every case family, in the order of benchmarks.md; each prints its own table.
-benches=(scalar vector matrix hessian)
+benches=(scalar vector matrix hessian rows)
 
 # --- examples -----------------------------------------------------------------------------------
 if ((!callgrind)); then
@@ -130,19 +131,30 @@ if ((!callgrind)); then
 fi
 
 # --- instruction counts -------------------------------------------------------------------------
-# Each benchmark's loop runs $icount times between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(name):
+# Each benchmark's loop runs $icount times (the rows family: a hundredth of it) between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(name):
 # one dump per benchmark, whose total divided by $icount is the instructions per gradient (with the
 # loop's few instructions of overhead, the same for every library).
-if ((!filtered)); then args+=("--benchmark_filter=/(handwritten|handwritten_simd|tapeless|adolc_tape)$"); fi
+counted="handwritten|handwritten_simd|tapeless|tapeless_fixed_shape|adolc_tape"
 for family in "${benches[@]}"; do
+  family_args=("${args[@]}")
+  family_icount="$icount"
+  if [[ "$family" == rows ]]; then
+    # Sums over 1,000 to 100,000 rows: a hundredth of the gradients, each of as many instructions as
+    # hundreds of the other families' ones. S13 is left out: under valgrind its threads run one at a
+    # time, and its figure is a speed-up over threads, which instructions do not show.
+    family_icount=$(((icount + 99) / 100))
+    if ((!filtered)); then family_args+=("--benchmark_filter=^S1[01]_.*/($counted)$"); fi
+  elif ((!filtered)); then
+    family_args+=("--benchmark_filter=/($counted)$")
+  fi
   out="$build/callgrind/$family"
   rm -rf "$out" && mkdir -p "$out"
   valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$build/bench/tapeless_bench_$family" \
-    --icount="$icount" "${args[@]}" 2> "$out/valgrind.log" || { cat "$out/valgrind.log" >&2; exit 1; }
+    --icount="$family_icount" "${family_args[@]}" 2> "$out/valgrind.log" || { cat "$out/valgrind.log" >&2; exit 1; }
   echo
-  echo "=== tapeless_bench_$family: instructions per gradient (callgrind Ir, $icount gradients per benchmark);" \
+  echo "=== tapeless_bench_$family: instructions per gradient (callgrind Ir, $family_icount gradients per benchmark);" \
     "ratio = library / handwritten"
-  awk -v n="$icount" '
+  awk -v n="$family_icount" '
     /^desc: Trigger: Client Request: / { name = $0; sub(/^desc: Trigger: Client Request: /, "", name) }
     /^summary: / && name == "loop_overhead" { overhead = $2 / n; name = ""; next }
     /^summary: / && name != "" {
