@@ -15,6 +15,7 @@
 
 #include <tapeless/tapeless.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -169,31 +170,37 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten(const s11_in& in)
 }
 
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten_simd(const s11_in& in) {
-  // s11_handwritten a batch of rows at a time: z_i of each row of the batch, then p and z_bar of the
-  // batch, then beta_bar += x_i z_bar_i a batch of columns at a time; the last n mod width rows one
-  // at a time.
+  // S6's vectorised adjoint (matrix_bench.cpp) on chunks of up to 256 rows, whose z_bar fit on the
+  // stack: z = x_i beta row by row; p = sigmoid(z) and z_bar = (p - y) / n a batch of rows at a time
+  // (the chunk's last rows short of a batch one at a time); beta_bar += x_i z_bar_i a batch of
+  // columns at a time.
   static_assert(simd::whole_batches<s6_k>);
+  constexpr std::size_t chunk = 256;
   const std::size_t n = in.x.size();
-  const simd::batch inv_n(1.0 / static_cast<double>(n));
+  const double inv_n = 1.0 / static_cast<double>(n);
   std::array<simd::batch, s6_k / simd::width> g;
   g.fill(simd::batch(0.0));
-  std::size_t i = 0;
-  for (; i + simd::width <= n; i += simd::width) {
-    std::array<double, simd::width> z_bar;
-    for (std::size_t r = 0; r < simd::width; ++r) {
+  std::array<double, chunk> z_bar;
+  for (std::size_t from = 0; from < n; from += chunk) {
+    const std::size_t rows = std::min(chunk, n - from), batched = rows - rows % simd::width;
+    const tl::vector<double, s6_k>* x = in.x.data() + from;
+    const double* y = in.y.data() + from;
+    for (std::size_t i = 0; i < rows; ++i) {
       double z = 0;
-      for (std::size_t j = 0; j < s6_k; ++j) z += in.x[i + r][j] * in.beta[j];
-      z_bar[r] = z;
+      for (std::size_t j = 0; j < s6_k; ++j) z += x[i][j] * in.beta[j];
+      z_bar[i] = z;
     }
-    const simd::batch p = 1.0 / (1.0 + xsimd::exp(-simd::load(z_bar.data())));
-    simd::store(z_bar.data(), (p - simd::load(in.y.data() + i)) * inv_n);
-    for (std::size_t r = 0; r < simd::width; ++r)
+    for (std::size_t i = 0; i < batched; i += simd::width) {
+      const simd::batch p = 1.0 / (1.0 + xsimd::exp(-simd::load(z_bar.data() + i)));
+      simd::store(z_bar.data() + i, (p - simd::load(y + i)) * simd::batch(inv_n));
+    }
+    for (std::size_t i = batched; i < rows; ++i) z_bar[i] = (1.0 / (1.0 + std::exp(-z_bar[i])) - y[i]) * inv_n;
+    for (std::size_t i = 0; i < rows; ++i)
       for (std::size_t j = 0; j < g.size(); ++j)
-        g[j] = xsimd::fma(simd::load(in.x[i + r].data() + j * simd::width), simd::batch(z_bar[r]), g[j]);
+        g[j] = xsimd::fma(simd::load(x[i].data() + j * simd::width), simd::batch(z_bar[i]), g[j]);
   }
   tl::vector<double, s6_k> beta_bar;
   for (std::size_t j = 0; j < g.size(); ++j) simd::store(beta_bar.data() + j * simd::width, g[j]);
-  add_logistic_rows(beta_bar, i, n, n, s11_element(in), in.y, in.beta);
   return beta_bar;
 }
 
@@ -204,9 +211,11 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_tapeless(const s11_in& in) {
     return tl::mean_over(
         tl::rows(x, y),
         [](const auto& x_i, const auto& y_i, const auto& beta) {
-          // p is used twice: tl::let shares it.
-          return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
-                         [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
+          // p built twice, a new subtree each time: the term of a batch of rows is swept whole, so that
+          // costs a second dot of 8, not a second pass over the data. As tl::let(p, ...) the term runs
+          // row by row, and as a local read twice it runs several times slower.
+          const auto p = [&] { return tl::sigmoid(tl::dot(x_i, beta)); };
+          return -(y_i * tl::log(p()) + (1.0 - y_i) * tl::log(1.0 - p()));
         },
         beta);
   })(in.beta);
