@@ -188,31 +188,29 @@ inline s6_in s6_inputs() {
   return in;
 }
 
-/// Adds to g the gradient of S6's loss over n rows from its rows `from` to `to`, row i's j-th number
-/// x(i, j) and its label y[i]: all of S6's 256 rows of a fixed-shape matrix, and the rows of run-time
-/// number of S11 (rows_bench.cpp).
+/// The gradient of S6's loss over n rows, row i's j-th number x(i, j) and its label y[i]: S6's 256 rows of
+/// a fixed-shape matrix, and S11's rows of run-time number (rows_bench.cpp).
 template <class Row, class Labels>
-TAPELESS_BENCH_KERNEL void add_logistic_rows(tl::vector<double, s6_k>& g, std::size_t from, std::size_t to,
-                                             std::size_t n, const Row& x, const Labels& y,
-                                             const tl::vector<double, s6_k>& beta) {
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> logistic_gradient(std::size_t n, const Row& x, const Labels& y,
+                                                                 const tl::vector<double, s6_k>& beta) {
   // One pass over the rows. forward: z_i = X_i beta, p_i = sigmoid(z_i). reverse: the loss term of
   // row i has derivative (p_i - y_i) / n with respect to z_i (log and sigmoid's derivatives cancel),
   // and beta_bar = X^T z_bar, accumulated row by row while X_i is at hand.
+  tl::vector<double, s6_k> g{};
   const double inv_n = 1.0 / static_cast<double>(n);
-  for (std::size_t i = from; i < to; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     double z = 0;
     for (std::size_t j = 0; j < s6_k; ++j) z += x(i, j) * beta[j];
     const double p = 1.0 / (1.0 + std::exp(-z));
     const double z_bar = (p - y[i]) * inv_n;
     for (std::size_t j = 0; j < s6_k; ++j) g[j] += x(i, j) * z_bar;
   }
+  return g;
 }
 
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s6_handwritten(const s6_in& in) {
-  tl::vector<double, s6_k> g{};
-  add_logistic_rows(
-      g, 0, s6_n, s6_n, [&X = in.X](std::size_t i, std::size_t j) { return X(i, j); }, in.y, in.beta);
-  return g;
+  return logistic_gradient(
+      s6_n, [&X = in.X](std::size_t i, std::size_t j) { return X(i, j); }, in.y, in.beta);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -158,15 +158,9 @@ inline s11_in s11_inputs() {
   return in;
 }
 
-/// Row i's j-th number of S11's data.
-inline auto s11_element(const s11_in& in) {
-  return [&x = in.x](std::size_t i, std::size_t j) { return x[i][j]; };
-}
-
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten(const s11_in& in) {
-  tl::vector<double, s6_k> g{};
-  add_logistic_rows(g, 0, in.x.size(), in.x.size(), s11_element(in), in.y, in.beta);
-  return g;
+  return logistic_gradient(
+      in.x.size(), [&x = in.x](std::size_t i, std::size_t j) { return x[i][j]; }, in.y, in.beta);
 }
 
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten_simd(const s11_in& in) {
