@@ -156,6 +156,7 @@ for family in "${benches[@]}"; do
     "ratio = library / handwritten"
   awk -v n="$family_icount" '
     /^desc: Trigger: Client Request: / { name = $0; sub(/^desc: Trigger: Client Request: /, "", name) }
+    /^summary: / && name == "before_counting" { name = ""; next }  # the checks and the threads they ran
     /^summary: / && name == "loop_overhead" { overhead = $2 / n; name = ""; next }
     /^summary: / && name != "" {
       ir = $2 / n; split(name, p, "/"); c = p[1]; l = p[2]
