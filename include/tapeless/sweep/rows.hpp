@@ -13,11 +13,14 @@
 // run one after another or on threads (transforms/sum_over.hpp).
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/in_place.hpp>
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/let.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/traits.hpp>
@@ -152,19 +155,28 @@ constexpr bool reads_parameters_only() {
     return []<class... L>(leaf_list<L...>) { return (is_parameter_leaf<L> && ...); }(typename free_leaves<N>::type{});
 }
 
-/// The adjoints of the parameters in a term's sweep, one sum each.
-template <class... P>
-struct parameter_adjoints : argument_store<parameter_adjoints<P...>> {
-  plain_tuple<adjoint_sum<P>...> sums;
+/// The sums over rows of the parameters' adjoints: each term's sweep adds into them as it goes, not
+/// into sums of its own that are added afterwards (for a matrix parameter of batches, a copy of
+/// hundreds of bytes per batch). In a partial batch, `real` marks the lanes to add.
+template <class Partials, class... Real>
+struct parameter_sums {
+  Partials& partials;
+  plain_tuple<Real...> real;
 
-  template <std::size_t S>
-  constexpr auto& sum_of() {
-    return plain_get<S - parameter_slot>(sums);
-  }
-  /// The adjoint of parameter J, once the sweep is done: +0 where none arrived.
-  template <std::size_t J>
-  constexpr const auto& total() {
-    return plain_get<J>(sums).total(0.0);
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    auto& sum = plain_get<Leaf::slot - parameter_slot>(partials);
+    if constexpr (sizeof...(Real) == 0) {
+      add_adjoint(sum, g);
+    } else {
+      const auto& dense = [&]() -> decltype(auto) {
+        if constexpr (is_structured<G>)
+          return g.dense();
+        else
+          return g;
+      }();
+      apply_plain([&](const auto&... r) { add_lanes(sum, dense, r...); }, real);
+    }
   }
 };
 
@@ -202,8 +214,8 @@ constexpr bool batches_rows(std::type_identity<elementwise_binary<Op>>) {
   return batches_rows(std::type_identity<Op>{});
 }
 
-/// Whether a term of type N may run a batch of rows at once: every node an operation that does, on
-/// leaves. Anything else (a let, a select, a cut) runs a row at a time.
+/// Whether a term of type N may run a batch of rows at once: every node an operation that does, or a
+/// let of such, on leaves. Anything else (an if_else, a cut) runs a row at a time.
 template <class N>
 constexpr bool term_batches(std::type_identity<N>) {
   return is_leaf<N> || !Expression<N>;
@@ -216,6 +228,11 @@ template <class Op, class A, class B>
 constexpr bool term_batches(std::type_identity<binary_node<Op, A, B>>) {
   return batches_rows(std::type_identity<Op>{}) && term_batches(std::type_identity<A>{}) &&
          term_batches(std::type_identity<B>{});
+}
+
+template <class Tag, class Bound, class Body>
+constexpr bool term_batches(std::type_identity<let_node<Tag, Bound, Body>>) {
+  return term_batches(std::type_identity<Bound>{}) && term_batches(std::type_identity<Body>{});
 }
 
 /// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
@@ -264,22 +281,25 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
   L value = L(-0.0);
   plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
   // The term of the `count` rows from i; real... marks the real lanes of a partial batch.
-  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) {
-    const plain_tuple<decltype(row_lanes<L>(rows.template column<K>(), i, count))...> row{
-        {row_lanes<L>(rows.template column<K>(), i, count)}...};
-    const auto term = body(row_leaf(plain_get<K>(row))..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
-    using Term = std::remove_cvref_t<decltype(term)>;
-    if constexpr (!Expression<Term>) {
-      if constexpr (Value) add_lanes(value, L(term), real...);
-    } else {
-      const evaluated<Term, Value> values(term);
-      if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
-      if constexpr (Partials && Term::is_active) {
-        parameter_adjoints<in_lanes_t<L, P>...> store;
-        backward_sweep(term, values, L(1), store);
-        (add_lanes(plain_get<J>(partials), store.template total<J>(), real...), ...);
+  // The term of the `count` rows from i; real... marks the real lanes of a partial batch. The row's
+  // values are the arguments of `at_row`, made in place (held in a tuple, a matrix of batches would be
+  // copied into it).
+  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) TAPELESS_SWEEP_INLINE {
+    const auto at_row = [&](const auto&... row) TAPELESS_SWEEP_INLINE {
+      const auto term = body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
+      using Term = std::remove_cvref_t<decltype(term)>;
+      if constexpr (!Expression<Term>) {
+        if constexpr (Value) add_lanes(value, L(term), real...);
+      } else {
+        const evaluated<Term, Value> values(term);
+        if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
+        if constexpr (Partials && Term::is_active) {
+          parameter_sums<decltype(partials), std::remove_cvref_t<decltype(real)>...> store{partials, {{real}...}};
+          backward_sweep(term, values, L(1), store);
+        }
       }
-    }
+    };
+    at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
   };
   const std::size_t n = rows.size();
   std::size_t i = 0;
