@@ -155,6 +155,23 @@ constexpr bool reads_parameters_only() {
     return []<class... L>(leaf_list<L...>) { return (is_parameter_leaf<L> && ...); }(typename free_leaves<N>::type{});
 }
 
+/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
+/// selected away, not multiplied by 0, which would be NaN for an infinity.
+template <class V, class... Real>
+constexpr void add_lanes(V& to, const V& from, const Real&... real) {
+  const auto pick = [&](const auto& x) {
+    if constexpr (sizeof...(Real) == 0)
+      return x;
+    else
+      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
+  };
+  if constexpr (Matrix<V>) {
+    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
+  } else {
+    to += pick(from);
+  }
+}
+
 /// The sums over rows of the parameters' adjoints: each term's sweep adds into them as it goes, not
 /// into sums of its own that are added afterwards (for a matrix parameter of batches, a copy of
 /// hundreds of bytes per batch). In a partial batch, `real` marks the lanes to add.
@@ -233,23 +250,6 @@ constexpr bool term_batches(std::type_identity<binary_node<Op, A, B>>) {
 template <class Tag, class Bound, class Body>
 constexpr bool term_batches(std::type_identity<let_node<Tag, Bound, Body>>) {
   return term_batches(std::type_identity<Bound>{}) && term_batches(std::type_identity<Body>{});
-}
-
-/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
-/// selected away, not multiplied by 0, which would be NaN for an infinity.
-template <class V, class... Real>
-constexpr void add_lanes(V& to, const V& from, const Real&... real) {
-  const auto pick = [&](const auto& x) {
-    if constexpr (sizeof...(Real) == 0)
-      return x;
-    else
-      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
-  };
-  if constexpr (Matrix<V>) {
-    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
-  } else {
-    to += pick(from);
-  }
 }
 
 /// The sum of v's lanes, as a V of T (a number or a matrix).
