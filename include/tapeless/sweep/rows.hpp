@@ -28,9 +28,11 @@
 #include <tapeless/ops/products.hpp>
 #include <tapeless/ops/reduction.hpp>
 #include <tapeless/simd/batch.hpp>
+#include <tapeless/simd/transpose.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -104,7 +106,15 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
     };
     if constexpr (Matrix<E>) {
       in_lanes_t<L, E> m(uninitialized);
-      for (std::size_t e = 0; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
+      std::size_t e = 0;
+      if constexpr (std::is_same_v<typename E::value_type, T> && simd::transposes<T>) {
+        const auto row = [&]<std::size_t... K>(std::index_sequence<K...>) {
+          return std::array<const T*, L::size>{c[i + (K < count ? K : 0)].data()...};
+        }
+        (std::make_index_sequence<L::size>{});
+        for (; e + L::size <= E::size(); e += L::size) simd::transpose(row.data(), e, m.data() + e);
+      }
+      for (; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
       return m;
     } else if constexpr (std::is_same_v<E, T>) {
       if (count == L::size) return L::load_unaligned(c + i);
