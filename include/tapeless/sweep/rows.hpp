@@ -282,10 +282,11 @@ constexpr V lanes_total(const W& w) {
 
 /// The sum over rows [0, rows.size()) of body(row, params...), a block's worth at most, with lanes L:
 /// its value where Value, its partials in the parameters where Partials.
-template <class L, bool Value, bool Partials, class T, class View, class Body, class... P, std::size_t... K,
+template <class L, bool Value, bool Partials, class T, class View, class Body, class I, class... P, std::size_t... K,
           std::size_t... J>
-constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body, const plain_tuple<P...>& params,
-                                               std::index_sequence<K...>, std::index_sequence<J...>) {
+constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body,
+                                               const plain_tuple_of<I, P...>& params, std::index_sequence<K...>,
+                                               std::index_sequence<J...>) {
   constexpr std::size_t w = lanes_of<L>();
   const plain_tuple<in_lanes_t<L, P>...> wide{{broadcast<L>(plain_get<J>(params))}...};
   L value = L(-0.0);
@@ -294,8 +295,8 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
   // The term of the `count` rows from i; real... marks the real lanes of a partial batch. The row's
   // values are the arguments of `at_row`, made in place (held in a tuple, a matrix of batches would be
   // copied into it).
-  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) TAPELESS_SWEEP_INLINE {
-    const auto at_row = [&](const auto&... row) TAPELESS_SWEEP_INLINE {
+  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) {
+    const auto at_row = [&](const auto&... row) {
       const auto term = body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
       using Term = std::remove_cvref_t<decltype(term)>;
       if constexpr (!Expression<Term>) {
@@ -323,8 +324,8 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
 /// allow, else a row at a time. The term's data leaves may read matrices that body holds by value in
 /// place: body outlives every term.
-template <bool Value, bool Partials, class T, class View, class Body, class... P>
-constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   constexpr auto columns = std::make_index_sequence<View::columns>{};
   constexpr auto parameters = std::index_sequence_for<P...>{};
 #if TAPELESS_SIMD
@@ -376,8 +377,8 @@ constexpr View block_rows(const View& rows, std::size_t b) {
 }
 
 /// The sum over all rows, block after block; +0 where it is empty.
-template <bool Value, bool Partials, class T, class View, class Body, class... P>
-constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   auto total = empty_sum<T, P...>();
   for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
     add_block(total, sum_block<Value, Partials, T>(block_rows(rows, b), body, params));
