@@ -26,6 +26,8 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 
+#include <tapeless/data/rows.hpp>
+
 #include <tapeless/operation/traits.hpp>
 
 #include <tapeless/expr/binary.hpp>
@@ -55,6 +57,7 @@
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
+#include <tapeless/sweep/rows.hpp>
 #include <tapeless/sweep/shared.hpp>
 
 #include <tapeless/transforms/grad.hpp>
@@ -62,6 +65,8 @@
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>
+#include <tapeless/transforms/sum_over.hpp>
+#include <tapeless/transforms/sum_over_parallel.hpp>
 #include <tapeless/transforms/vjp.hpp>
 
 #include <tapeless/var.hpp>

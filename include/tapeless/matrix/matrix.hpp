@@ -94,7 +94,11 @@ struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
 ///   tl::vector<double, 3> v{1.0, 2.0, 3.0};       // a column vector, one value per element
 template <class T, std::size_t R, std::size_t C>
 class matrix : public detail::matrix_storage<T, R, C> {
-  static_assert(Real<T>, "tl::matrix<T, R, C>: T must be a floating-point type (float, double or long double)");
+  // A matrix of SIMD batches (a type with an `arch_type`, as xsimd's) is the library's own: a sum over
+  // rows runs a batch of rows' matrices at once (sweep/rows.hpp).
+  static_assert(
+      Real<T> || requires { typename T::arch_type; },
+      "tl::matrix<T, R, C>: T must be a floating-point type (float, double or long double)");
   static_assert(R > 0 && C > 0, "tl::matrix<T, R, C>: a matrix has at least one row and one column");
   using storage = detail::matrix_storage<T, R, C>;
 

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/rows.hpp: the loop of a sum over rows: its value and its partials, in one pass.
+//
+// A sum over rows of run-time count has one term type, body(row, params), whatever the count. So the
+// loop builds that term for a row (or a SIMD batch of rows) on leaves: the row's values as constants,
+// each parameter as an argument leaf, evaluates it and sweeps it with seed 1 into one adjoint per
+// parameter, and adds those up: the sum's value and its partial derivatives in its parameters, which
+// the node of the sum keeps for the outer sweep as a cut keeps its partials. Nothing is stored per
+// row and nothing is allocated: the term's tree lives in the loop's registers and stack.
+//
+// Rows go in blocks of rows_block. Each block starts its sums afresh and the blocks' sums are added in
+// order, so the grouping of the sum depends on the row count alone: the same bits whether the blocks
+// run one after another or on threads (transforms/sum_over.hpp).
+#pragma once
+
+#include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/cut.hpp>
+#include <tapeless/expr/evaluated.hpp>
+#include <tapeless/expr/in_place.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/operation/traits.hpp>
+#include <tapeless/ops/elementwise.hpp>
+#include <tapeless/ops/products.hpp>
+#include <tapeless/ops/reduction.hpp>
+#include <tapeless/simd/batch.hpp>
+#include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/backward.hpp>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// The rows of one block: a sum over more rows adds the sums of its blocks in order.
+inline constexpr std::size_t rows_block = 4096;
+
+/// What a sum over rows gives: its value and its partial derivative in each parameter.
+template <class T, class... P>
+struct rows_sum {
+  T value;
+  plain_tuple<P...> partials;
+};
+
+/// V with its numbers made L: a number L, or a matrix of L of V's shape.
+template <class L, class V>
+struct in_lanes {
+  using type = L;
+};
+template <class L, class S, std::size_t R, std::size_t C>
+struct in_lanes<L, matrix<S, R, C>> {
+  using type = matrix<L, R, C>;
+};
+template <class L, class V>
+using in_lanes_t = typename in_lanes<L, V>::type;
+
+/// The number of rows a term of lane type L holds.
+template <class L>
+constexpr std::size_t lanes_of() {
+  if constexpr (simd::is_batch<L>)
+    return L::size;
+  else
+    return 1;
+}
+
+/// v in every lane of L.
+template <class L, class V>
+constexpr in_lanes_t<L, V> broadcast(const V& v) {
+  if constexpr (Matrix<V>) {
+    in_lanes_t<L, V> m(uninitialized);
+    for (std::size_t e = 0; e < V::size(); ++e) m[e] = L(v[e]);
+    return m;
+  } else {
+    return L(v);
+  }
+}
+
+/// The lanes of column `c` from row i, `count` of them real (the others repeat row i, so that they hold
+/// numbers of the data and never read past its end): a number of L, a matrix of L, or, for one lane of
+/// the column's own type, a pointer to the row itself.
+template <class L, class E>
+constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
+  if constexpr (!simd::is_batch<L>) {
+    if constexpr (Matrix<E>) {
+      if constexpr (std::is_same_v<typename E::value_type, L>)
+        return c + i;  // read in place
+      else
+        return broadcast<L>(c[i]);
+    } else {
+      return L(c[i]);
+    }
+  } else {
+    using T = typename L::value_type;
+    const auto lanes = [&](const auto& element) {
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return L{static_cast<T>(element(c[i + (K < count ? K : 0)]))...};
+      }
+      (std::make_index_sequence<L::size>{});
+    };
+    if constexpr (Matrix<E>) {
+      in_lanes_t<L, E> m(uninitialized);
+      for (std::size_t e = 0; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
+      return m;
+    } else if constexpr (std::is_same_v<E, T>) {
+      if (count == L::size) return L::load_unaligned(c + i);
+      return lanes([](E x) { return x; });
+    } else {
+      return lanes([](E x) { return x; });
+    }
+  }
+}
+
+/// The leaf of a row's value in a term: a constant, held by value or pointing at the value.
+template <class V>
+constexpr auto row_leaf(const V& v) {
+  if constexpr (std::is_pointer_v<V>)
+    return constant_ref<std::remove_cv_t<std::remove_pointer_t<V>>>(*v);
+  else if constexpr (Matrix<V>)
+    return constant_ref<V>(v);
+  else
+    return constant<V>(v);
+}
+
+/// The slot of parameter J's argument leaf in a term is parameter_slot + J: far above the slots of f's
+/// own arguments, so that a leaf of f's expression that body captures is told from the parameters.
+inline constexpr std::size_t parameter_slot = std::size_t{1} << 20;
+
+/// The leaf of parameter J in a term: an argument (its adjoint is wanted) or a constant.
+template <bool Active, std::size_t J, class V>
+constexpr auto parameter_leaf(const V& v) {
+  if constexpr (!Active)
+    return row_leaf(v);
+  else
+    return argument<parameter_slot + J, V>(v);
+}
+
+/// Whether a term's leaf is one of the parameters' argument leaves.
+template <class Leaf>
+inline constexpr bool is_parameter_leaf = false;
+template <std::size_t S, class V>
+inline constexpr bool is_parameter_leaf<argument<S, V>> = S >= parameter_slot;
+
+/// Whether a term of type N reads no active leaf but the parameters' (f's own expressions, captured by
+/// body, are not: their adjoints would be lost).
+template <class N>
+constexpr bool reads_parameters_only() {
+  if constexpr (!Expression<N>)
+    return true;
+  else
+    return []<class... L>(leaf_list<L...>) { return (is_parameter_leaf<L> && ...); }(typename free_leaves<N>::type{});
+}
+
+/// The adjoints of the parameters in a term's sweep, one sum each.
+template <class... P>
+struct parameter_adjoints : argument_store<parameter_adjoints<P...>> {
+  plain_tuple<adjoint_sum<P>...> sums;
+
+  template <std::size_t S>
+  constexpr auto& sum_of() {
+    return plain_get<S - parameter_slot>(sums);
+  }
+  /// The adjoint of parameter J, once the sweep is done: +0 where none arrived.
+  template <std::size_t J>
+  constexpr const auto& total() {
+    return plain_get<J>(sums).total(0.0);
+  }
+};
+
+template <class L, class E>
+using row_leaf_t = decltype(row_leaf(row_lanes<L>(std::declval<const E*>(), 0, 0)));
+
+/// The term body(row, params) with lanes L: its type (an expression, or a plain number where body
+/// reads no leaf).
+template <class Body, class L, bool Active, class View, class... P>
+struct term_of;
+template <class Body, class L, bool Active, template <class...> class View, class... E, class... P>
+struct term_of<Body, L, Active, View<E...>, P...> {
+  template <std::size_t... J>
+  static auto make(std::index_sequence<J...>)
+      -> std::invoke_result_t<const Body&, const row_leaf_t<L, E>&...,
+                              const decltype(parameter_leaf<Active, J>(std::declval<const in_lanes_t<L, P>&>()))&...>;
+  using type = std::remove_cvref_t<decltype(make(std::index_sequence_for<P...>{}))>;
+};
+
+/// Whether Op runs on SIMD batches of rows: an operation written for batches, plain arithmetic, either
+/// applied to each element of a matrix, or one of the reductions and products whose loops are plain
+/// sums of products (their elements then are batches).
+template <class Op>
+constexpr bool batches_rows(std::type_identity<Op>) {
+  constexpr operation_traits t = traits_of<Op>();
+  return t.batched || t.plain_arithmetic || std::is_same_v<Op, ops::dot> || std::is_same_v<Op, ops::sum> ||
+         std::is_same_v<Op, ops::mean>;
+}
+template <class Op>
+constexpr bool batches_rows(std::type_identity<elementwise_unary<Op>>) {
+  return batches_rows(std::type_identity<Op>{});
+}
+template <class Op>
+constexpr bool batches_rows(std::type_identity<elementwise_binary<Op>>) {
+  return batches_rows(std::type_identity<Op>{});
+}
+
+/// Whether a term of type N may run a batch of rows at once: every node an operation that does, on
+/// leaves. Anything else (a let, a select, a cut) runs a row at a time.
+template <class N>
+constexpr bool term_batches(std::type_identity<N>) {
+  return is_leaf<N> || !Expression<N>;
+}
+template <class Op, class A>
+constexpr bool term_batches(std::type_identity<unary_node<Op, A>>) {
+  return batches_rows(std::type_identity<Op>{}) && term_batches(std::type_identity<A>{});
+}
+template <class Op, class A, class B>
+constexpr bool term_batches(std::type_identity<binary_node<Op, A, B>>) {
+  return batches_rows(std::type_identity<Op>{}) && term_batches(std::type_identity<A>{}) &&
+         term_batches(std::type_identity<B>{});
+}
+
+/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
+/// selected away, not multiplied by 0, which would be NaN for an infinity.
+template <class V, class... Real>
+constexpr void add_lanes(V& to, const V& from, const Real&... real) {
+  const auto pick = [&](const auto& x) {
+    if constexpr (sizeof...(Real) == 0)
+      return x;
+    else
+      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
+  };
+  if constexpr (Matrix<V>) {
+    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
+  } else {
+    to += pick(from);
+  }
+}
+
+/// The sum of v's lanes, as a V of T (a number or a matrix).
+template <class V, class W>
+constexpr V lanes_total(const W& w) {
+  const auto one = [](const auto& x) {
+    if constexpr (simd::is_batch<std::remove_cvref_t<decltype(x)>>)
+      return xsimd::hadd(x);
+    else
+      return x;
+  };
+  if constexpr (Matrix<V>) {
+    V v(uninitialized);
+    for (std::size_t e = 0; e < V::size(); ++e) v[e] = one(w[e]);
+    return v;
+  } else {
+    return V(one(w));
+  }
+}
+
+/// The sum over rows [0, rows.size()) of body(row, params...), a block's worth at most, with lanes L:
+/// its value where Value, its partials in the parameters where Partials.
+template <class L, bool Value, bool Partials, class T, class View, class Body, class... P, std::size_t... K,
+          std::size_t... J>
+constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body, const plain_tuple<P...>& params,
+                                               std::index_sequence<K...>, std::index_sequence<J...>) {
+  constexpr std::size_t w = lanes_of<L>();
+  const plain_tuple<in_lanes_t<L, P>...> wide{{broadcast<L>(plain_get<J>(params))}...};
+  L value = L(-0.0);
+  plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
+  // The term of the `count` rows from i; real... marks the real lanes of a partial batch.
+  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) {
+    const plain_tuple<decltype(row_lanes<L>(rows.template column<K>(), i, count))...> row{
+        {row_lanes<L>(rows.template column<K>(), i, count)}...};
+    const auto term = body(row_leaf(plain_get<K>(row))..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
+    using Term = std::remove_cvref_t<decltype(term)>;
+    if constexpr (!Expression<Term>) {
+      if constexpr (Value) add_lanes(value, L(term), real...);
+    } else {
+      const evaluated<Term, Value> values(term);
+      if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
+      if constexpr (Partials && Term::is_active) {
+        parameter_adjoints<in_lanes_t<L, P>...> store;
+        backward_sweep(term, values, L(1), store);
+        (add_lanes(plain_get<J>(partials), store.template total<J>(), real...), ...);
+      }
+    }
+  };
+  const std::size_t n = rows.size();
+  std::size_t i = 0;
+  for (; i + w <= n; i += w) add_term(i, w);
+  if constexpr (w > 1) {
+    if (i < n) add_term(i, n - i, simd::lanes_below<typename L::value_type>(n - i));
+  }
+  return {lanes_total<T>(value), {{lanes_total<P>(plain_get<J>(partials))}...}};
+}
+
+/// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
+/// allow, else a row at a time. The term's data leaves may read matrices that body holds by value in
+/// place: body outlives every term.
+template <bool Value, bool Partials, class T, class View, class Body, class... P>
+constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+  constexpr auto columns = std::make_index_sequence<View::columns>{};
+  constexpr auto parameters = std::index_sequence_for<P...>{};
+#if TAPELESS_SIMD
+  if constexpr (simd::available<T>) {
+    using B = simd::batch<T>;
+    if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Partials, View, P...>::type>{})) {
+      if (!std::is_constant_evaluated()) {
+        const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
+        const auto sum = sum_block_in_lanes<B, Value, Partials, T>(rows, body, params, columns, parameters);
+        close_data_scope(outer);
+        return sum;
+      }
+    }
+  }
+#endif
+  if (std::is_constant_evaluated())
+    return sum_block_in_lanes<T, Value, Partials, T>(rows, body, params, columns, parameters);
+  const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
+  const auto sum = sum_block_in_lanes<T, Value, Partials, T>(rows, body, params, columns, parameters);
+  close_data_scope(outer);
+  return sum;
+}
+
+/// to += from, for the sums of two blocks.
+template <class T, class... P>
+constexpr void add_block(rows_sum<T, P...>& to, const rows_sum<T, P...>& from) {
+  to.value += from.value;
+  [&]<std::size_t... J>(std::index_sequence<J...>) {
+    (add_lanes(plain_get<J>(to.partials), plain_get<J>(from.partials)), ...);
+  }
+  (std::index_sequence_for<P...>{});
+}
+
+/// An empty sum: -0 everywhere, the identity of IEEE addition.
+template <class T, class... P>
+constexpr rows_sum<T, P...> empty_sum() {
+  return {T(-0.0), {{filled<P>(-0.0)}...}};
+}
+
+/// The number of blocks of n rows.
+constexpr std::size_t blocks_of(std::size_t n) { return (n + rows_block - 1) / rows_block; }
+
+/// The rows of block b.
+template <class View>
+constexpr View block_rows(const View& rows, std::size_t b) {
+  const std::size_t begin = b * rows_block;
+  const std::size_t end = rows.size() - begin < rows_block ? rows.size() : begin + rows_block;
+  return rows.part(begin, end - begin);
+}
+
+/// The sum over all rows, block after block; +0 where it is empty.
+template <bool Value, bool Partials, class T, class View, class Body, class... P>
+constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+  auto total = empty_sum<T, P...>();
+  for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
+    add_block(total, sum_block<Value, Partials, T>(block_rows(rows, b), body, params));
+  add_block(total, rows_sum<T, P...>{T(0), {{filled<P>(0.0)}...}});
+  return total;
+}
+
+}  // namespace tapeless::detail

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/sum_over.hpp: tl::sum_over and tl::mean_over, sums over rows of run-time count.
+//
+// The sum is one node of the expression, over its parameters: a unary operation whose operand is the
+// one parameter, or the parameters stacked in one vector (tl::concat of each flattened), so that every
+// walk of the tree, every transform and the inspectors take it as they take any operation. Its forward
+// pass runs the loop of sweep/rows.hpp once, for the value and the partials in the parameters at once;
+// its rule sends g times the partials. Its parameters' values may be dual numbers, so hessian, jvp and
+// grad of grad run through it as through any node: the loop then runs in dual numbers.
+#pragma once
+
+#include <tapeless/data/rows.hpp>
+#include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/make.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/operation/protocol.hpp>
+#include <tapeless/operation/traits.hpp>
+#include <tapeless/ops/arithmetic.hpp>
+#include <tapeless/ops/shape.hpp>
+#include <tapeless/sweep/rows.hpp>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+
+template <class View>
+inline constexpr bool is_rows_view = false;
+template <class... E>
+inline constexpr bool is_rows_view<rows_view<E...>> = true;
+
+/// V with its numbers of type S: S, or a matrix of S of V's shape.
+template <class V, class S>
+using with_numbers_t = in_lanes_t<S, V>;
+
+/// The number of numbers in V.
+template <class V>
+constexpr std::size_t numbers_in() {
+  if constexpr (Matrix<V>)
+    return V::size();
+  else
+    return 1;
+}
+
+/// The parameters P... read out of x: x itself for one parameter, else each from its place in the vector
+/// of them all, in order.
+template <class... P, class X>
+constexpr auto parameters_from(const X& x) {
+  using S = scalar_of_t<X>;
+  if constexpr (sizeof...(P) == 1) {
+    return plain_tuple<with_numbers_t<P, S>...>{{x}};
+  } else {
+    plain_tuple<with_numbers_t<P, S>...> p{{filled<with_numbers_t<P, S>>(0.0)}...};
+    std::size_t at = 0;
+    apply_plain(
+        [&](auto&... each) {
+          (
+              [&](auto& v) {
+                if constexpr (Matrix<std::remove_cvref_t<decltype(v)>>) {
+                  for (std::size_t e = 0; e < v.size(); ++e) v[e] = x[at + e];
+                  at += v.size();
+                } else {
+                  v = x[at++];
+                }
+              }(each),
+              ...);
+        },
+        p);
+    return p;
+  }
+}
+
+/// The partials in P... laid out as x is: x's type, each in its parameter's place.
+template <class X, class... P>
+constexpr X laid_out_as(const plain_tuple<P...>& partials) {
+  if constexpr (sizeof...(P) == 1) {
+    return plain_get<0>(partials);
+  } else {
+    X x(uninitialized);
+    std::size_t at = 0;
+    apply_plain(
+        [&](const auto&... each) {
+          (
+              [&](const auto& v) {
+                if constexpr (Matrix<std::remove_cvref_t<decltype(v)>>) {
+                  for (std::size_t e = 0; e < v.size(); ++e) x[at + e] = v[e];
+                  at += v.size();
+                } else {
+                  x[at++] = v;
+                }
+              }(each),
+              ...);
+        },
+        partials);
+    return x;
+  }
+}
+
+/// The sum over `rows` of body(row, p...), a function of the parameters P... (their values of doubles;
+/// the operand may hold duals): one parameter, or all stacked in a vector. Sequential or Parallel.
+template <class View, class Body, class Runner, class... P>
+struct sum_over_rows : matrix_operation {
+  static constexpr operation_traits traits{.name = "sum_over", .vjp_reads = reads_value};
+  View rows;
+  Body body;
+  [[no_unique_address]] Runner run;
+
+  template <class X>
+  constexpr auto forward(const X& x) const {
+    return summed<true>(x);
+  }
+  template <class X>
+  constexpr auto forward(const X& x, value_unread_t) const {
+    return summed<false>(x);
+  }
+  template <class G, class X, class C>
+  constexpr X vjp(const G& g, const X&, const C&, const X& partials) const {
+    if constexpr (Matrix<X>) {
+      X gx(uninitialized);
+      for (std::size_t e = 0; e < X::size(); ++e) gx[e] = g * partials[e];
+      return gx;
+    } else {
+      return g * partials;
+    }
+  }
+
+ private:
+  template <bool Value, class X>
+  constexpr auto summed(const X& x) const {
+    using S = scalar_of_t<X>;
+    const auto sum = run.template operator()<Value, true, S>(rows, body, parameters_from<P...>(x));
+    return with_cache<S, X>(Value ? sum.value : S(0), laid_out_as<X>(sum.partials));
+  }
+};
+
+/// The blocks of a sum run one after another.
+struct in_sequence {
+  template <bool Value, bool Partials, class T, class View, class Body, class... P>
+  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple<P...>& params) const {
+    return sum_rows<Value, Partials, T>(rows, body, params);
+  }
+};
+
+/// The number type of a sum over `View`'s rows with parameters Params: theirs, or the data's where there
+/// are none.
+template <class View, class... Params>
+struct sum_number {
+  using type = std::common_type_t<scalar_of_t<value_type_of_t<Params>>...>;
+};
+template <class... E>
+struct sum_number<rows_view<E...>> {
+  using type = std::common_type_t<scalar_of_t<E>...>;
+};
+
+/// The parameter as the operand of the sum's node: a matrix flattened to a column, to be stacked.
+template <class X>
+constexpr decltype(auto) flattened(X&& x) {
+  using V = value_type_of_t<X>;
+  if constexpr (Matrix<V> && shape_of<V>.cols != 1)
+    return reshape<V::size(), 1>(std::forward<X>(x));
+  else
+    return std::forward<X>(x);
+}
+
+/// tl::sum_over with the runner `run` (in sequence or over threads).
+template <class Runner, class View, class Body, class... Params>
+constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Params&&... params) {
+  using T = typename sum_number<View, Params...>::type;
+  using Term = typename term_of<Body, T, false, View, with_numbers_t<value_type_of_t<Params>, T>...>::type;
+  constexpr bool number = !Matrix<value_type_of_t<Term>>;
+  static_assert(number,
+                "tl::sum_over(rows, body, params...): body must return a number; sum a matrix's elements inside "
+                "body with tl::sum");
+  constexpr bool own_leaves =
+      !number || reads_parameters_only<
+                     typename term_of<Body, T, true, View, with_numbers_t<value_type_of_t<Params>, T>...>::type>();
+  static_assert(own_leaves,
+                "tl::sum_over(rows, body, params...): body reads an expression of f that it captures; pass that "
+                "expression to body as one of params instead");
+  if constexpr (!number || !own_leaves) {
+    return T(0);
+  } else if constexpr (!(Differentiable<Params> || ...)) {
+    const plain_tuple<with_numbers_t<value_type_of_t<Params>, T>...> values{{params}...};
+    return run.template operator()<true, false, T>(rows, body, values).value;
+  } else {
+    using Op = sum_over_rows<View, Body, Runner, with_numbers_t<value_type_of_t<Params>, double>...>;
+    Op op{{}, rows, std::move(body), run};
+    if constexpr (sizeof...(Params) == 1)
+      return make_unary(std::move(op), std::forward<Params>(params)...);
+    else
+      return make_unary(std::move(op), concat(flattened(std::forward<Params>(params))...));
+  }
+}
+
+/// sum / the row count, where sum is a number or a node.
+template <class View, class Sum>
+constexpr auto per_row(const View& rows, Sum&& sum) {
+  using T = scalar_of_t<value_type_of_t<Sum>>;
+  return std::forward<Sum>(sum) / static_cast<T>(rows.size());
+}
+
+}  // namespace detail
+
+/// The sum over rows of body(row..., params...): Σᵢ body(c1[i], c2[i], ..., params...) for
+/// rows = tl::rows(c1, c2, ...). body is generic in all its parameters; it receives the row's values as
+/// constants (numbers, or fixed-shape matrices) and then params as they are given: expressions of f's
+/// arguments, or plain numbers and matrices. It may be called with a SIMD batch of rows at once, so it
+/// uses tl:: functions and does not branch on the row's values. The result is a number expression like
+/// any other (differentiable again: hessian, jvp, grad of grad); with plain params, a plain number. Over
+/// no rows it is 0. Nothing is allocated, and the sweep reads each row once.
+///
+///   auto loss = [&](const auto& a, const auto& b, const auto& c) {
+///     return tl::sum_over(tl::rows(t, y), [](const auto& ti, const auto& yi, const auto& a, const auto& b,
+///                                            const auto& c) { return tl::square(a * tl::exp(-b * ti) + c - yi); },
+///                         a, b, c);
+///   };
+template <class View, class Body, class... Params>
+  requires detail::is_rows_view<View>
+constexpr auto sum_over(const View& rows, Body body, Params&&... params) {
+  return detail::sum_over_with(detail::in_sequence{}, rows, std::move(body), std::forward<Params>(params)...);
+}
+
+/// tl::sum_over divided by the row count: NaN over no rows (0 / 0).
+template <class View, class Body, class... Params>
+  requires detail::is_rows_view<View>
+constexpr auto mean_over(const View& rows, Body body, Params&&... params) {
+  return detail::per_row(rows, sum_over(rows, std::move(body), std::forward<Params>(params)...));
+}
+
+}  // namespace tapeless

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/sum_over_parallel.hpp: tl::sum_over and tl::mean_over under std::execution::par.
+//
+// The blocks of the rows (sweep/rows.hpp) run over threads through the standard parallel algorithms,
+// on the runtime behind them (TBB with libstdc++; the tapeless::tapeless target links it where found),
+// not a pool of tapeless's own. Each block's sum is made as the sequential sum makes it and the sums are
+// added in block order, so the result is the sequential one, bit for bit, on any number of threads.
+// Blocks run a bounded batch at a time, their sums kept on the stack: nothing is allocated by tapeless
+// (the runtime may allocate for its tasks).
+#pragma once
+
+#include <tapeless/transforms/sum_over.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <execution>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+
+/// The blocks of a sum run over threads.
+struct over_threads {
+  template <bool Value, bool Partials, class T, class View, class Body, class... P>
+  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple<P...>& params) const {
+    using Sum = rows_sum<T, P...>;
+    if (std::is_constant_evaluated() || blocks_of(rows.size()) <= 1)
+      return sum_rows<Value, Partials, T>(rows, body, params);
+    // Blocks in flight at once: enough to keep the threads busy, their sums at most 64 KiB of stack.
+    constexpr std::size_t at_once = std::clamp<std::size_t>(65536 / sizeof(Sum), 1, 64);
+    std::array<Sum, at_once> sums{};
+    std::array<std::size_t, at_once> index{};
+    std::iota(index.begin(), index.end(), std::size_t{0});
+    auto total = empty_sum<T, P...>();
+    const std::size_t blocks = blocks_of(rows.size());
+    for (std::size_t first = 0; first < blocks; first += at_once) {
+      const std::size_t count = std::min(at_once, blocks - first);
+      std::for_each(
+          std::execution::par, index.begin(), index.begin() + static_cast<std::ptrdiff_t>(count),
+          [&](std::size_t k) { sums[k] = sum_block<Value, Partials, T>(block_rows(rows, first + k), body, params); });
+      for (std::size_t k = 0; k < count; ++k) add_block(total, sums[k]);
+    }
+    add_block(total, Sum{T(0), {{filled<P>(0.0)}...}});
+    return total;
+  }
+};
+
+/// Whether Policy asks for threads: par or par_unseq. seq and unseq run in sequence.
+template <class Policy>
+inline constexpr bool on_threads = std::is_same_v<Policy, std::execution::parallel_policy> ||
+                                   std::is_same_v<Policy, std::execution::parallel_unsequenced_policy>;
+
+template <class Policy>
+using runner_for = std::conditional_t<on_threads<std::remove_cvref_t<Policy>>, over_threads, in_sequence>;
+
+}  // namespace detail
+
+/// tl::sum_over(rows, body, params...) run over threads where policy is std::execution::par (or
+/// par_unseq): the same result, bit for bit, whatever the number of threads.
+template <class Policy, class View, class Body, class... Params>
+  requires std::is_execution_policy_v<std::remove_cvref_t<Policy>> && detail::is_rows_view<View>
+constexpr auto sum_over(Policy&&, const View& rows, Body body, Params&&... params) {
+  return detail::sum_over_with(detail::runner_for<Policy>{}, rows, std::move(body), std::forward<Params>(params)...);
+}
+
+/// tl::mean_over(rows, body, params...) run over threads where policy is std::execution::par.
+template <class Policy, class View, class Body, class... Params>
+  requires std::is_execution_policy_v<std::remove_cvref_t<Policy>> && detail::is_rows_view<View>
+constexpr auto mean_over(Policy&& policy, const View& rows, Body body, Params&&... params) {
+  return detail::per_row(
+      rows, sum_over(std::forward<Policy>(policy), rows, std::move(body), std::forward<Params>(params)...));
+}
+
+}  // namespace tapeless
