@@ -67,9 +67,9 @@ struct expression : detail::expression_tag {
   template <class Other>
   static constexpr void refuse_new_value() {
     static_assert(sizeof(Other) == 0,
-                  "tl: an expression cannot be assigned an expression of another type, nor be added to with += "
-                  "or -= (its type is the whole computation); to sum terms over data of run-time length use "
-                  "tl::sum_over(tl::rows(...), body, params...)");
+                  "tl: an expression cannot be assigned, or converted to, an expression of another type, nor be "
+                  "added to with += or -= (its type is the whole computation: declare it with auto); to sum terms "
+                  "over data of run-time length use tl::sum_over(tl::rows(...), body, params...)");
   }
 };
 
