@@ -13,10 +13,14 @@
 // run one after another or on threads (transforms/sum_over.hpp).
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/in_place.hpp>
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/let.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/traits.hpp>
@@ -24,9 +28,11 @@
 #include <tapeless/ops/products.hpp>
 #include <tapeless/ops/reduction.hpp>
 #include <tapeless/simd/batch.hpp>
+#include <tapeless/simd/transpose.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -100,7 +106,15 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
     };
     if constexpr (Matrix<E>) {
       in_lanes_t<L, E> m(uninitialized);
-      for (std::size_t e = 0; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
+      std::size_t e = 0;
+      if constexpr (std::is_same_v<typename E::value_type, T> && simd::transposes<T>) {
+        const auto row = [&]<std::size_t... K>(std::index_sequence<K...>) {
+          return std::array<const T*, L::size>{c[i + (K < count ? K : 0)].data()...};
+        }
+        (std::make_index_sequence<L::size>{});
+        for (; e + L::size <= E::size(); e += L::size) simd::transpose(row.data(), e, m.data() + e);
+      }
+      for (; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
       return m;
     } else if constexpr (std::is_same_v<E, T>) {
       if (count == L::size) return L::load_unaligned(c + i);
@@ -122,14 +136,76 @@ constexpr auto row_leaf(const V& v) {
     return constant<V>(v);
 }
 
+/// The slot of parameter J's argument leaf in a term is parameter_slot + J: far above the slots of f's
+/// own arguments, so that a leaf of f's expression that body captures is told from the parameters.
+inline constexpr std::size_t parameter_slot = std::size_t{1} << 20;
+
 /// The leaf of parameter J in a term: an argument (its adjoint is wanted) or a constant.
 template <bool Active, std::size_t J, class V>
 constexpr auto parameter_leaf(const V& v) {
   if constexpr (!Active)
     return row_leaf(v);
   else
-    return argument<J, V>(v);
+    return argument<parameter_slot + J, V>(v);
 }
+
+/// Whether a term's leaf is one of the parameters' argument leaves.
+template <class Leaf>
+inline constexpr bool is_parameter_leaf = false;
+template <std::size_t S, class V>
+inline constexpr bool is_parameter_leaf<argument<S, V>> = S >= parameter_slot;
+
+/// Whether a term of type N reads no active leaf but the parameters' (f's own expressions, captured by
+/// body, are not: their adjoints would be lost).
+template <class N>
+constexpr bool reads_parameters_only() {
+  if constexpr (!Expression<N>)
+    return true;
+  else
+    return []<class... L>(leaf_list<L...>) { return (is_parameter_leaf<L> && ...); }(typename free_leaves<N>::type{});
+}
+
+/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
+/// selected away, not multiplied by 0, which would be NaN for an infinity.
+template <class V, class... Real>
+constexpr void add_lanes(V& to, const V& from, const Real&... real) {
+  const auto pick = [&](const auto& x) {
+    if constexpr (sizeof...(Real) == 0)
+      return x;
+    else
+      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
+  };
+  if constexpr (Matrix<V>) {
+    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
+  } else {
+    to += pick(from);
+  }
+}
+
+/// The sums over rows of the parameters' adjoints: each term's sweep adds into them as it goes, not
+/// into sums of its own that are added afterwards (for a matrix parameter of batches, a copy of
+/// hundreds of bytes per batch). In a partial batch, `real` marks the lanes to add.
+template <class Partials, class... Real>
+struct parameter_sums {
+  Partials& partials;
+  plain_tuple<Real...> real;
+
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    auto& sum = plain_get<Leaf::slot - parameter_slot>(partials);
+    if constexpr (sizeof...(Real) == 0) {
+      add_adjoint(sum, g);
+    } else {
+      const auto& dense = [&]() -> decltype(auto) {
+        if constexpr (is_structured<G>)
+          return g.dense();
+        else
+          return g;
+      }();
+      apply_plain([&](const auto&... r) { add_lanes(sum, dense, r...); }, real);
+    }
+  }
+};
 
 template <class L, class E>
 using row_leaf_t = decltype(row_leaf(row_lanes<L>(std::declval<const E*>(), 0, 0)));
@@ -165,8 +241,8 @@ constexpr bool batches_rows(std::type_identity<elementwise_binary<Op>>) {
   return batches_rows(std::type_identity<Op>{});
 }
 
-/// Whether a term of type N may run a batch of rows at once: every node an operation that does, on
-/// leaves. Anything else (a let, a select, a cut) runs a row at a time.
+/// Whether a term of type N may run a batch of rows at once: every node an operation that does, or a
+/// let of such, on leaves. Anything else (an if_else, a cut) runs a row at a time.
 template <class N>
 constexpr bool term_batches(std::type_identity<N>) {
   return is_leaf<N> || !Expression<N>;
@@ -181,21 +257,9 @@ constexpr bool term_batches(std::type_identity<binary_node<Op, A, B>>) {
          term_batches(std::type_identity<B>{});
 }
 
-/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
-/// selected away, not multiplied by 0, which would be NaN for an infinity.
-template <class V, class... Real>
-constexpr void add_lanes(V& to, const V& from, const Real&... real) {
-  const auto pick = [&](const auto& x) {
-    if constexpr (sizeof...(Real) == 0)
-      return x;
-    else
-      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
-  };
-  if constexpr (Matrix<V>) {
-    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
-  } else {
-    to += pick(from);
-  }
+template <class Tag, class Bound, class Body>
+constexpr bool term_batches(std::type_identity<let_node<Tag, Bound, Body>>) {
+  return term_batches(std::type_identity<Bound>{}) && term_batches(std::type_identity<Body>{});
 }
 
 /// The sum of v's lanes, as a V of T (a number or a matrix).
@@ -218,31 +282,35 @@ constexpr V lanes_total(const W& w) {
 
 /// The sum over rows [0, rows.size()) of body(row, params...), a block's worth at most, with lanes L:
 /// its value where Value, its partials in the parameters where Partials.
-template <class L, bool Value, bool Partials, class T, class View, class Body, class... P, std::size_t... K,
+template <class L, bool Value, bool Partials, class T, class View, class Body, class I, class... P, std::size_t... K,
           std::size_t... J>
-constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body, const plain_tuple<P...>& params,
-                                               std::index_sequence<K...>, std::index_sequence<J...>) {
+constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body,
+                                               const plain_tuple_of<I, P...>& params, std::index_sequence<K...>,
+                                               std::index_sequence<J...>) {
   constexpr std::size_t w = lanes_of<L>();
   const plain_tuple<in_lanes_t<L, P>...> wide{{broadcast<L>(plain_get<J>(params))}...};
   L value = L(-0.0);
   plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
   // The term of the `count` rows from i; real... marks the real lanes of a partial batch.
+  // The term of the `count` rows from i; real... marks the real lanes of a partial batch. The row's
+  // values are the arguments of `at_row`, made in place (held in a tuple, a matrix of batches would be
+  // copied into it).
   const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) {
-    const plain_tuple<decltype(row_lanes<L>(rows.template column<K>(), i, count))...> row{
-        {row_lanes<L>(rows.template column<K>(), i, count)}...};
-    const auto term = body(row_leaf(plain_get<K>(row))..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
-    using Term = std::remove_cvref_t<decltype(term)>;
-    if constexpr (!Expression<Term>) {
-      if constexpr (Value) add_lanes(value, L(term), real...);
-    } else {
-      const evaluated<Term, Value> values(term);
-      if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
-      if constexpr (Partials && Term::is_active) {
-        argument_adjoints<in_lanes_t<L, P>...> store;
-        backward_sweep(term, values, L(1), store);
-        (add_lanes(plain_get<J>(partials), store.template slot<J>(), real...), ...);
+    const auto at_row = [&](const auto&... row) {
+      const auto term = body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
+      using Term = std::remove_cvref_t<decltype(term)>;
+      if constexpr (!Expression<Term>) {
+        if constexpr (Value) add_lanes(value, L(term), real...);
+      } else {
+        const evaluated<Term, Value> values(term);
+        if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
+        if constexpr (Partials && Term::is_active) {
+          parameter_sums<decltype(partials), std::remove_cvref_t<decltype(real)>...> store{partials, {{real}...}};
+          backward_sweep(term, values, L(1), store);
+        }
       }
-    }
+    };
+    at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
   };
   const std::size_t n = rows.size();
   std::size_t i = 0;
@@ -256,8 +324,8 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
 /// allow, else a row at a time. The term's data leaves may read matrices that body holds by value in
 /// place: body outlives every term.
-template <bool Value, bool Partials, class T, class View, class Body, class... P>
-constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   constexpr auto columns = std::make_index_sequence<View::columns>{};
   constexpr auto parameters = std::index_sequence_for<P...>{};
 #if TAPELESS_SIMD
@@ -309,8 +377,8 @@ constexpr View block_rows(const View& rows, std::size_t b) {
 }
 
 /// The sum over all rows, block after block; +0 where it is empty.
-template <bool Value, bool Partials, class T, class View, class Body, class... P>
-constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   auto total = empty_sum<T, P...>();
   for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
     add_block(total, sum_block<Value, Partials, T>(block_rows(rows, b), body, params));
