@@ -291,32 +291,63 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
   const plain_tuple<in_lanes_t<L, P>...> wide{{broadcast<L>(plain_get<J>(params))}...};
   L value = L(-0.0);
   plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
-  // The term of the `count` rows from i; real... marks the real lanes of a partial batch.
-  // The term of the `count` rows from i; real... marks the real lanes of a partial batch. The row's
-  // values are the arguments of `at_row`, made in place (held in a tuple, a matrix of batches would be
-  // copied into it).
-  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) {
-    const auto at_row = [&](const auto&... row) {
-      const auto term = body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
-      using Term = std::remove_cvref_t<decltype(term)>;
-      if constexpr (!Expression<Term>) {
-        if constexpr (Value) add_lanes(value, L(term), real...);
-      } else {
-        const evaluated<Term, Value> values(term);
-        if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
-        if constexpr (Partials && Term::is_active) {
-          parameter_sums<decltype(partials), std::remove_cvref_t<decltype(real)>...> store{partials, {{real}...}};
-          backward_sweep(term, values, L(1), store);
-        }
-      }
-    };
-    at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
+  // The term of a row group, from the group's row values.
+  const auto term_at = [&](const auto&... row) {
+    return body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
+  };
+  // Evaluates the terms, then adds their values and sweeps them, each phase for every term before the
+  // next, so that the terms' chains of dependent operations (an exp, then a division) overlap in the
+  // processor. `real` holds the mask of the real lanes of a partial batch, or nothing.
+  const auto add_terms = [&](const auto& real, const auto&... term) {
+    using Term = std::remove_cvref_t<decltype((term, ...))>;
+    constexpr std::size_t count = sizeof...(term);
+    apply_plain(
+        [&](const auto&... r) {
+          if constexpr (!Expression<Term>) {
+            if constexpr (Value) (add_lanes(value, L(term), r...), ...);
+          } else {
+            const std::array<const Term*, count> terms{&term...};
+            const std::array<evaluated<Term, Value>, count> values{evaluated<Term, Value>(term)...};
+            if constexpr (Value)
+              for (std::size_t u = 0; u < count; ++u) add_lanes(value, L(value_at(*terms[u], values[u])), r...);
+            if constexpr (Partials && Term::is_active) {
+              parameter_sums<decltype(partials), std::remove_cvref_t<decltype(r)>...> store{partials, {{r}...}};
+              for (std::size_t u = 0; u < count; ++u) backward_sweep(*terms[u], values[u], L(1), store);
+            }
+          }
+        },
+        real);
+  };
+  // Calls then(term...) with the terms of `groups` row groups of `count` rows from i (one partial group,
+  // or whole batches), each built on its rows' values: the arguments of a lambda, made in place (held in
+  // a tuple, a matrix of batches would be copied into it), which live as long as the call.
+  const auto with_terms = [&](const auto& self, auto groups, std::size_t i, std::size_t count, const auto& then,
+                              const auto&... term) -> void {
+    if constexpr (decltype(groups)::value == 0) {
+      then(term...);
+    } else {
+      const auto at_row = [&](const auto&... row) {
+        self(self, std::integral_constant<std::size_t, decltype(groups)::value - 1>{}, i + w, count, then, term...,
+             term_at(row...));
+      };
+      at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
+    }
+  };
+  const auto add_groups = [&](auto groups, std::size_t i, std::size_t count, const auto&... real) {
+    with_terms(with_terms, groups, i, count, [&](const auto&... term) {
+      add_terms(plain_tuple<std::remove_cvref_t<decltype(real)>...>{{real}...}, term...);
+    });
   };
   const std::size_t n = rows.size();
   std::size_t i = 0;
-  for (; i + w <= n; i += w) add_term(i, w);
+  // Terms of batches run two at a time: their chains of dependent operations (an exp, then a division)
+  // overlap in the processor, where one term's would wait for each other.
+  constexpr std::size_t together = w > 1 ? 2 : 1;
+  for (; i + together * w <= n; i += together * w) add_groups(std::integral_constant<std::size_t, together>{}, i, w);
+  for (; i + w <= n; i += w) add_groups(std::integral_constant<std::size_t, 1>{}, i, w);
   if constexpr (w > 1) {
-    if (i < n) add_term(i, n - i, simd::lanes_below<typename L::value_type>(n - i));
+    if (i < n)
+      add_groups(std::integral_constant<std::size_t, 1>{}, i, n - i, simd::lanes_below<typename L::value_type>(n - i));
   }
   return {lanes_total<T>(value), {{lanes_total<P>(plain_get<J>(partials))}...}};
 }
