@@ -86,7 +86,7 @@ constexpr in_lanes_t<L, V> broadcast(const V& v) {
 /// numbers of the data and never read past its end): a number of L, a matrix of L, or, for one lane of
 /// the column's own type, a pointer to the row itself.
 template <class L, class E>
-constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
+constexpr auto row_lanes(const E* c, std::size_t i, [[maybe_unused]] std::size_t count) {
   if constexpr (!simd::is_batch<L>) {
     if constexpr (Matrix<E>) {
       if constexpr (std::is_same_v<typename E::value_type, L>)
@@ -96,7 +96,9 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
     } else {
       return L(c[i]);
     }
-  } else {
+  }
+#if TAPELESS_SIMD
+  else {
     using T = typename L::value_type;
     const auto lanes = [&](const auto& element) {
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -123,6 +125,7 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
       return lanes([](E x) { return x; });
     }
   }
+#endif
 }
 
 /// The leaf of a row's value in a term: a constant, held by value or pointing at the value.
@@ -168,12 +171,15 @@ constexpr bool reads_parameters_only() {
 /// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
 /// selected away, not multiplied by 0, which would be NaN for an infinity.
 template <class V, class... Real>
-constexpr void add_lanes(V& to, const V& from, const Real&... real) {
+constexpr void add_lanes(V& to, const V& from, [[maybe_unused]] const Real&... real) {
   const auto pick = [&](const auto& x) {
-    if constexpr (sizeof...(Real) == 0)
+    if constexpr (sizeof...(Real) == 0) {
       return x;
-    else
+    } else {
+#if TAPELESS_SIMD  // a mask is made only where there are batches
       return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
+#endif
+    }
   };
   if constexpr (Matrix<V>) {
     for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
@@ -266,10 +272,13 @@ constexpr bool term_batches(std::type_identity<let_node<Tag, Bound, Body>>) {
 template <class V, class W>
 constexpr V lanes_total(const W& w) {
   const auto one = [](const auto& x) {
-    if constexpr (simd::is_batch<std::remove_cvref_t<decltype(x)>>)
-      return xsimd::hadd(x);
-    else
+    if constexpr (!simd::is_batch<std::remove_cvref_t<decltype(x)>>) {
       return x;
+    } else {
+#if TAPELESS_SIMD
+      return xsimd::hadd(x);
+#endif
+    }
   };
   if constexpr (Matrix<V>) {
     V v(uninitialized);
@@ -345,10 +354,12 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
   constexpr std::size_t together = w > 1 ? 2 : 1;
   for (; i + together * w <= n; i += together * w) add_groups(std::integral_constant<std::size_t, together>{}, i, w);
   for (; i + w <= n; i += w) add_groups(std::integral_constant<std::size_t, 1>{}, i, w);
+#if TAPELESS_SIMD
   if constexpr (w > 1) {
     if (i < n)
       add_groups(std::integral_constant<std::size_t, 1>{}, i, n - i, simd::lanes_below<typename L::value_type>(n - i));
   }
+#endif
   return {lanes_total<T>(value), {{lanes_total<P>(plain_get<J>(partials))}...}};
 }
 

@@ -184,8 +184,11 @@ constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Par
   if constexpr (!number || !own_leaves) {
     return T(0);
   } else if constexpr (!(Differentiable<Params> || ...)) {
-    const plain_tuple<with_numbers_t<value_type_of_t<Params>, T>...> values{{params}...};
-    return run.template operator()<true, false, T>(rows, body, values).value;
+    // The term's own number type where body brings a wider one: dual numbers it captures, as f run by
+    // tl::jvp holds them.
+    using U = std::common_type_t<T, scalar_of_t<value_type_of_t<Term>>>;
+    const plain_tuple<with_numbers_t<value_type_of_t<Params>, U>...> values{{params}...};
+    return run.template operator()<true, false, U>(rows, body, values).value;
   } else {
     using Op = sum_over_rows<View, Body, Runner, with_numbers_t<value_type_of_t<Params>, double>...>;
     Op op{{}, rows, std::move(body), run};
