@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: BSL-1.0
+// The result of tl::sum_over and tl::mean_over is a scalar expression like any other: added to a
+// regulariser, divided by a number, named by tl::let, two of them in one function; over no rows it is
+// 0 with gradient 0 (the mean NaN) for every kind of parameter; outside grad it is a plain number, so
+// tl::check_gradient works on the whole function; and a body may capture plain data, by value and by
+// reference. Each against the sums by hand (test/support/row_sum_check.hpp).
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <row_sum_check.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tl = tapeless;
+using namespace row_sums;
+
+namespace {
+
+constexpr double a0 = decay_a, b0 = decay_b, c0 = decay_c;
+/// Row counts on both sides of a batch and of a block, and one of several blocks.
+const std::vector<std::size_t> some_counts{1, lanes + 1, block + 1, 3 * block + 7};
+
+/// The decay sum's gradient by hand as three doubles, and its value.
+struct decay_by_hand {
+  double value, da, db, dc;
+  explicit decay_by_hand(const expected<4>& e)
+      : value(double(e.sum[0])), da(double(e.sum[1])), db(double(e.sum[2])), dc(double(e.sum[3])) {}
+};
+
+/// A rounding bound for quantities derived from a sum of n rows: relative to the sum of magnitudes.
+double allowed(const expected<4>& e, std::size_t k, double factor = 1) {
+  return 4 * sum_tolerance * double(e.magnitude[k]) * factor;
+}
+
+}  // namespace
+
+TEST_CASE("over no rows: the sum is 0 with gradient 0 for numbers, vectors and matrices; the mean NaN") {
+  const std::vector<double> t, y;
+  const std::vector<row8> x;
+  const std::vector<m23> A;
+  const auto decay_sum = [&](const auto& a, const auto& b, const auto& c) {
+    return tl::sum_over(tl::rows(t, y), decay_term, a, b, c);
+  };
+  CHECK(decay_sum(a0, b0, c0) == 0.0);
+  CHECK(tl::grad(decay_sum)(a0, b0, c0) == std::tuple{0.0, 0.0, 0.0});
+  CHECK(tl::value_and_grad(decay_sum)(a0, b0, c0).first == 0.0);
+  const auto logistic_sum = [&](const auto& beta) { return tl::sum_over(tl::rows(x, y), logistic_term, beta); };
+  CHECK(logistic_sum(logistic_beta) == 0.0);
+  CHECK(tl::grad(logistic_sum)(logistic_beta) == row8{});
+  const auto matrix_sum = [&](const auto& M) { return tl::sum_over(tl::rows(A, y), matrix_term, M); };
+  CHECK(matrix_sum(matrix_M) == 0.0);
+  CHECK(tl::grad(matrix_sum)(matrix_M) == m23{});
+  // An empty sum beside other terms adds nothing to them.
+  const auto with_regulariser = [&](const auto& beta) { return logistic_sum(beta) + tl::squared_norm(beta); };
+  CHECK(tl::grad(with_regulariser)(logistic_beta) == 2.0 * logistic_beta);
+
+  CHECK(std::isnan(tl::mean_over(tl::rows(t, y), decay_term, a0, b0, c0)));
+  CHECK(std::isnan(tl::mean_over(tl::rows(x, y), logistic_term, logistic_beta)));
+  CHECK(std::isnan(tl::mean_over(tl::rows(A, y), matrix_term, matrix_M)));
+  const auto decay_mean = [&](const auto& a, const auto& b, const auto& c) {
+    return tl::mean_over(tl::rows(t, y), decay_term, a, b, c);
+  };
+  CHECK(std::isnan(tl::value_and_grad(decay_mean)(a0, b0, c0).first));
+}
+
+TEST_CASE("outside grad, on plain numbers and matrices, sum_over and mean_over return plain values") {
+  const auto d = decay_data(lanes + 1);
+  const auto l = logistic_data(lanes + 1);
+  const auto m = matrix_data(lanes + 1);
+  static_assert(std::is_same_v<decltype(tl::sum_over(tl::rows(d.t, d.y), decay_term, a0, b0, c0)), double>);
+  static_assert(std::is_same_v<decltype(tl::mean_over(tl::rows(d.t, d.y), decay_term, a0, b0, c0)), double>);
+  static_assert(std::is_same_v<decltype(tl::sum_over(tl::rows(l.x, l.y), logistic_term, logistic_beta)), double>);
+  static_assert(std::is_same_v<decltype(tl::mean_over(tl::rows(m.A, m.y), matrix_term, matrix_M)), double>);
+  const auto e = decay_expected(d, a0, b0, c0);
+  CHECK(std::abs(tl::sum_over(tl::rows(d.t, d.y), decay_term, a0, b0, c0) - double(e.sum[0])) <= allowed(e, 0));
+  const auto el = logistic_expected(l, logistic_beta);
+  CHECK(std::abs(tl::sum_over(tl::rows(l.x, l.y), logistic_term, logistic_beta) - double(el.sum[0])) <=
+        sum_tolerance * double(el.magnitude[0]));
+  const auto em = matrix_expected(m, matrix_M);
+  CHECK(std::abs(tl::mean_over(tl::rows(m.A, m.y), matrix_term, matrix_M) - double(em.sum[0]) / double(lanes + 1)) <=
+        sum_tolerance * double(em.magnitude[0]));
+}
+
+TEST_CASE("the sum plus a regulariser, divided by a number, named by let, and two sums in one function") {
+  for (const std::size_t n : some_counts) {
+    CAPTURE(n);
+    const auto d = decay_data(n);
+    const auto e = decay_expected(d, a0, b0, c0);
+    const decay_by_hand s{e};
+    const auto S = [&](const auto& a, const auto& b, const auto& c) {
+      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
+    };
+
+    SUBCASE("plus a regulariser") {
+      const auto f = [&](const auto& a, const auto& b, const auto& c) {
+        return S(a, b, c) + 0.5 * (a * a + b * b + c * c);
+      };
+      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      CHECK(std::abs(ga - (s.da + a0)) <= allowed(e, 1));
+      CHECK(std::abs(gb - (s.db + b0)) <= allowed(e, 2));
+      CHECK(std::abs(gc - (s.dc + c0)) <= allowed(e, 3));
+      CHECK(std::abs(f(a0, b0, c0) - (s.value + 0.5 * (a0 * a0 + b0 * b0 + c0 * c0))) <= allowed(e, 0));
+      CHECK(tl::check_gradient(f, a0, b0, c0));
+    }
+    SUBCASE("divided by a number") {
+      const double scale = 2.0 * double(n);
+      const auto f = [&](const auto& a, const auto& b, const auto& c) { return S(a, b, c) / scale; };
+      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      CHECK(std::abs(ga - s.da / scale) <= allowed(e, 1) / scale);
+      CHECK(std::abs(gb - s.db / scale) <= allowed(e, 2) / scale);
+      CHECK(std::abs(gc - s.dc / scale) <= allowed(e, 3) / scale);
+      CHECK(tl::check_gradient(f, a0, b0, c0));
+    }
+    SUBCASE("named by tl::let and used twice") {
+      const auto f = [&](const auto& a, const auto& b, const auto& c) {
+        return tl::let(S(a, b, c), [](const auto& sum) { return sum * sum + tl::log(sum); });
+      };
+      // d(s^2 + log s) = (2 s + 1 / s) ds
+      const double outer = 2 * s.value + 1 / s.value;
+      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      CHECK(std::abs(ga - outer * s.da) <= allowed(e, 1, outer) + allowed(e, 0, 2 * std::abs(s.da)));
+      CHECK(std::abs(gb - outer * s.db) <= allowed(e, 2, outer) + allowed(e, 0, 2 * std::abs(s.db)));
+      CHECK(std::abs(gc - outer * s.dc) <= allowed(e, 3, outer) + allowed(e, 0, 2 * std::abs(s.dc)));
+      CHECK(tl::check_gradient(f, a0, b0, c0));
+    }
+    SUBCASE("two sums in one function: a product of the same sum, and a sum over other rows") {
+      const auto other = logistic_data(n + 3);
+      const auto f = [&](const auto& a, const auto& b, const auto& c) {
+        return S(a, b, c) * S(a, b, c) + tl::sum_over(tl::rows(d.t), parameters_term, a, c);
+      };
+      const auto p = parameters_expected(n, a0, c0);
+      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      const double bound = 2 * allowed(e, 0, 2 * std::abs(s.da) + 2 * std::abs(s.db) + 2 * std::abs(s.dc));
+      CHECK(std::abs(ga - (2 * s.value * s.da + double(p.sum[1]))) <= allowed(e, 1, 2 * s.value) + bound);
+      CHECK(std::abs(gb - 2 * s.value * s.db) <= allowed(e, 2, 2 * s.value) + bound);
+      CHECK(std::abs(gc - (2 * s.value * s.dc + double(p.sum[2]))) <= allowed(e, 3, 2 * s.value) + bound);
+      CHECK(tl::check_gradient(f, a0, b0, c0));
+      // And a mean over rows of vectors beside a regulariser, as a mini-batch loss is written.
+      const auto loss = [&](const auto& beta) {
+        return tl::mean_over(tl::rows(other.x, other.y), logistic_term, beta) + 0.01 * tl::squared_norm(beta);
+      };
+      const auto l = logistic_expected(other, logistic_beta);
+      auto by_hand = l;
+      for (std::size_t k = 0; k < 8; ++k) by_hand.sum[1 + k] += 0.02 * logistic_beta[k] * double(n + 3);
+      by_hand.sum[0] += 0.01 * double(tl::squared_norm(logistic_beta)) * double(n + 3);
+      const auto [value, gradient] = tl::value_and_grad(loss)(logistic_beta);
+      check_close(by_hand, flatten(value, gradient), static_cast<long double>(n + 3));
+      CHECK(tl::check_gradient(loss, logistic_beta));
+    }
+  }
+}
+
+TEST_CASE("a view named outside the function, and the rows of one view used by two sums") {
+  const auto d = decay_data(block + lanes + 1);
+  const auto r = tl::rows(d.t, d.y);
+  CHECK(r.size() == d.t.size());
+  const auto f = [&](const auto& a, const auto& b, const auto& c) {
+    return tl::sum_over(r, decay_term, a, b, c) - tl::mean_over(r, decay_term, a, b, c);
+  };
+  const auto e = decay_expected(d, a0, b0, c0);
+  auto by_hand = e;
+  const long double keep = 1 - 1.0L / static_cast<long double>(d.t.size());
+  for (auto& s : by_hand.sum) s *= keep;
+  const auto [value, gradient] = tl::value_and_grad(f)(a0, b0, c0);
+  check_close(by_hand, flatten(value, gradient));
+  CHECK(tl::check_gradient(f, a0, b0, c0));
+}
+
+TEST_CASE("a body that captures plain data, by value and by reference") {
+  for (const std::size_t n : some_counts) {
+    CAPTURE(n);
+    SUBCASE("a number by value") {
+      const auto d = decay_data(n);
+      const double weight = 0.375;
+      const auto f = [&](const auto& a, const auto& b, const auto& c) {
+        return tl::sum_over(
+            tl::rows(d.t, d.y),
+            [weight](const auto& t, const auto& y, const auto& p, const auto& q, const auto& r) {
+              return weight * decay_term(t, y, p, q, r);
+            },
+            a, b, c);
+      };
+      auto by_hand = decay_expected(d, a0, b0, c0);
+      for (auto& s : by_hand.sum) s *= 0.375L;
+      for (auto& s : by_hand.magnitude) s *= 0.375L;
+      const auto [value, gradient] = tl::value_and_grad(f)(a0, b0, c0);
+      check_close(by_hand, flatten(value, gradient));
+      CHECK(tl::check_gradient(f, a0, b0, c0));
+    }
+    SUBCASE("a vector and a matrix by reference") {
+      const auto l = logistic_data(n);
+      const row8 mask{1.0, 0.5, 2.0, -1.0, 0.25, 1.0, 1.5, -0.5};
+      const auto f = [&](const auto& beta) {
+        return tl::sum_over(
+            tl::rows(l.x, l.y),
+            [&mask](const auto& x, const auto& y, const auto& w) { return logistic_term(x, y, w * mask); }, beta);
+      };
+      // The gradient in beta is mask times the gradient in beta * mask.
+      const row8 masked = logistic_beta * mask;
+      auto by_hand = logistic_expected(l, masked);
+      for (std::size_t k = 0; k < 8; ++k) {
+        by_hand.sum[1 + k] *= mask[k];
+        by_hand.magnitude[1 + k] *= std::abs(mask[k]);
+      }
+      const auto [value, gradient] = tl::value_and_grad(f)(logistic_beta);
+      check_close(by_hand, flatten(value, gradient));
+      CHECK(tl::check_gradient(f, logistic_beta));
+
+      const auto m = matrix_data(n);
+      const m23 offset{{0.1, 0.2, 0.3}, {-0.3, -0.2, -0.1}};
+      const auto g = [&](const auto& M) {
+        return tl::sum_over(
+            tl::rows(m.A, m.y),
+            [&offset](const auto& A, const auto& y, const auto& P) { return matrix_term(A, y, P + offset); }, M);
+      };
+      const auto matrix_by_hand = matrix_expected(m, matrix_M + offset);
+      const auto [matrix_value, matrix_gradient] = tl::value_and_grad(g)(matrix_M);
+      check_close(matrix_by_hand, flatten(matrix_value, matrix_gradient));
+      CHECK(tl::check_gradient(g, matrix_M));
+    }
+  }
+}
