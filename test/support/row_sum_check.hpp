@@ -5,6 +5,7 @@
 // them within the rounding the library's grouping of the sum allows.
 //
 //   row_sums::row_counts()               0, 1, lanes ± 1, block boundaries, 100000: no repeats
+//   row_sums::some_row_counts()          fewer of them, for the slower checks
 //   row_sums::decay_data<T>(n)           S10's points t[i] = 5 i / n, y[i] = 2 exp(-0.7 t) + 0.3 + noise
 //   row_sums::logistic_data(n)           rows x[i] of 8 numbers in [-1, 1), labels y[i] in {0, 1}
 //   row_sums::matrix_data(n)             rows A[i] of 2 x 3 numbers in [-1, 1), targets y[i]
@@ -27,6 +28,7 @@
 #include <random>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace row_sums {
@@ -44,15 +46,22 @@ inline constexpr std::size_t float_lanes = 1;
 /// The rows of one block of the fixed partition (the sequential sum groups its terms the same way).
 inline constexpr std::size_t block = tl::detail::rows_block;
 
+/// n sorted, each value once.
+inline std::vector<std::size_t> distinct(std::vector<std::size_t> n) {
+  std::sort(n.begin(), n.end());
+  std::vector<std::size_t> out;
+  for (const std::size_t k : n)
+    if (out.empty() || out.back() != k) out.push_back(k);
+  return out;
+}
+
 /// The row counts the issue names: empty, one row, around one batch (of doubles and of floats), around
 /// one and two blocks, and many blocks. Sorted, without repeats.
 inline std::vector<std::size_t> row_counts() {
   std::vector<std::size_t> n{
       0,         1,     lanes - 1, lanes,         lanes + 1, float_lanes - 1,       float_lanes, float_lanes + 1,
       block - 1, block, block + 1, 2 * block - 1, 2 * block, 2 * block + lanes + 1, 100000};
-  std::sort(n.begin(), n.end());
-  n.erase(std::unique(n.begin(), n.end()), n.end());
-  return n;
+  return distinct(std::move(n));
 }
 
 /// Seeded uniform numbers: the same data on every build. (Not fd::rng: finite_difference.hpp's printing
@@ -65,6 +74,13 @@ class uniform {
  private:
   std::mt19937_64 engine_;
 };
+
+/// Fewer row counts, for the slower checks: one row, on both sides of a batch and of a block, and several
+/// blocks with a part-full batch at the end.
+inline std::vector<std::size_t> some_row_counts() {
+  std::vector<std::size_t> n{1, lanes, lanes + 1, block + 1, 2 * block + lanes + 1};
+  return distinct(std::move(n));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Data: every column a std::vector of exactly n elements, so AddressSanitizer sees a read past row n.

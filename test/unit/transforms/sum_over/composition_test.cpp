@@ -21,10 +21,6 @@ using namespace row_sums;
 
 namespace {
 
-constexpr double a0 = decay_a, b0 = decay_b, c0 = decay_c;
-/// Row counts on both sides of a batch and of a block, and one of several blocks.
-const std::vector<std::size_t> some_counts{1, lanes + 1, block + 1, 3 * block + 7};
-
 /// The decay sum's gradient by hand as three doubles, and its value.
 struct decay_by_hand {
   double value, da, db, dc;
@@ -46,9 +42,9 @@ TEST_CASE("over no rows: the sum is 0 with gradient 0 for numbers, vectors and m
   const auto decay_sum = [&](const auto& a, const auto& b, const auto& c) {
     return tl::sum_over(tl::rows(t, y), decay_term, a, b, c);
   };
-  CHECK(decay_sum(a0, b0, c0) == 0.0);
-  CHECK(tl::grad(decay_sum)(a0, b0, c0) == std::tuple{0.0, 0.0, 0.0});
-  CHECK(tl::value_and_grad(decay_sum)(a0, b0, c0).first == 0.0);
+  CHECK(decay_sum(decay_a, decay_b, decay_c) == 0.0);
+  CHECK(tl::grad(decay_sum)(decay_a, decay_b, decay_c) == std::tuple{0.0, 0.0, 0.0});
+  CHECK(tl::value_and_grad(decay_sum)(decay_a, decay_b, decay_c).first == 0.0);
   const auto logistic_sum = [&](const auto& beta) { return tl::sum_over(tl::rows(x, y), logistic_term, beta); };
   CHECK(logistic_sum(logistic_beta) == 0.0);
   CHECK(tl::grad(logistic_sum)(logistic_beta) == row8{});
@@ -59,25 +55,28 @@ TEST_CASE("over no rows: the sum is 0 with gradient 0 for numbers, vectors and m
   const auto with_regulariser = [&](const auto& beta) { return logistic_sum(beta) + tl::squared_norm(beta); };
   CHECK(tl::grad(with_regulariser)(logistic_beta) == 2.0 * logistic_beta);
 
-  CHECK(std::isnan(tl::mean_over(tl::rows(t, y), decay_term, a0, b0, c0)));
+  CHECK(std::isnan(tl::mean_over(tl::rows(t, y), decay_term, decay_a, decay_b, decay_c)));
   CHECK(std::isnan(tl::mean_over(tl::rows(x, y), logistic_term, logistic_beta)));
   CHECK(std::isnan(tl::mean_over(tl::rows(A, y), matrix_term, matrix_M)));
   const auto decay_mean = [&](const auto& a, const auto& b, const auto& c) {
     return tl::mean_over(tl::rows(t, y), decay_term, a, b, c);
   };
-  CHECK(std::isnan(tl::value_and_grad(decay_mean)(a0, b0, c0).first));
+  CHECK(std::isnan(tl::value_and_grad(decay_mean)(decay_a, decay_b, decay_c).first));
 }
 
 TEST_CASE("outside grad, on plain numbers and matrices, sum_over and mean_over return plain values") {
   const auto d = decay_data(lanes + 1);
   const auto l = logistic_data(lanes + 1);
   const auto m = matrix_data(lanes + 1);
-  static_assert(std::is_same_v<decltype(tl::sum_over(tl::rows(d.t, d.y), decay_term, a0, b0, c0)), double>);
-  static_assert(std::is_same_v<decltype(tl::mean_over(tl::rows(d.t, d.y), decay_term, a0, b0, c0)), double>);
+  static_assert(
+      std::is_same_v<decltype(tl::sum_over(tl::rows(d.t, d.y), decay_term, decay_a, decay_b, decay_c)), double>);
+  static_assert(
+      std::is_same_v<decltype(tl::mean_over(tl::rows(d.t, d.y), decay_term, decay_a, decay_b, decay_c)), double>);
   static_assert(std::is_same_v<decltype(tl::sum_over(tl::rows(l.x, l.y), logistic_term, logistic_beta)), double>);
   static_assert(std::is_same_v<decltype(tl::mean_over(tl::rows(m.A, m.y), matrix_term, matrix_M)), double>);
-  const auto e = decay_expected(d, a0, b0, c0);
-  CHECK(std::abs(tl::sum_over(tl::rows(d.t, d.y), decay_term, a0, b0, c0) - double(e.sum[0])) <= allowed(e, 0));
+  const auto e = decay_expected(d, decay_a, decay_b, decay_c);
+  CHECK(std::abs(tl::sum_over(tl::rows(d.t, d.y), decay_term, decay_a, decay_b, decay_c) - double(e.sum[0])) <=
+        allowed(e, 0));
   const auto el = logistic_expected(l, logistic_beta);
   CHECK(std::abs(tl::sum_over(tl::rows(l.x, l.y), logistic_term, logistic_beta) - double(el.sum[0])) <=
         sum_tolerance * double(el.magnitude[0]));
@@ -87,10 +86,10 @@ TEST_CASE("outside grad, on plain numbers and matrices, sum_over and mean_over r
 }
 
 TEST_CASE("the sum plus a regulariser, divided by a number, named by let, and two sums in one function") {
-  for (const std::size_t n : some_counts) {
+  for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto e = decay_expected(d, a0, b0, c0);
+    const auto e = decay_expected(d, decay_a, decay_b, decay_c);
     const decay_by_hand s{e};
     const auto S = [&](const auto& a, const auto& b, const auto& c) {
       return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
@@ -100,21 +99,22 @@ TEST_CASE("the sum plus a regulariser, divided by a number, named by let, and tw
       const auto f = [&](const auto& a, const auto& b, const auto& c) {
         return S(a, b, c) + 0.5 * (a * a + b * b + c * c);
       };
-      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
-      CHECK(std::abs(ga - (s.da + a0)) <= allowed(e, 1));
-      CHECK(std::abs(gb - (s.db + b0)) <= allowed(e, 2));
-      CHECK(std::abs(gc - (s.dc + c0)) <= allowed(e, 3));
-      CHECK(std::abs(f(a0, b0, c0) - (s.value + 0.5 * (a0 * a0 + b0 * b0 + c0 * c0))) <= allowed(e, 0));
-      CHECK(tl::check_gradient(f, a0, b0, c0));
+      const auto [ga, gb, gc] = tl::grad(f)(decay_a, decay_b, decay_c);
+      CHECK(std::abs(ga - (s.da + decay_a)) <= allowed(e, 1));
+      CHECK(std::abs(gb - (s.db + decay_b)) <= allowed(e, 2));
+      CHECK(std::abs(gc - (s.dc + decay_c)) <= allowed(e, 3));
+      CHECK(std::abs(f(decay_a, decay_b, decay_c) -
+                     (s.value + 0.5 * (decay_a * decay_a + decay_b * decay_b + decay_c * decay_c))) <= allowed(e, 0));
+      CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
     }
     SUBCASE("divided by a number") {
       const double scale = 2.0 * double(n);
       const auto f = [&](const auto& a, const auto& b, const auto& c) { return S(a, b, c) / scale; };
-      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      const auto [ga, gb, gc] = tl::grad(f)(decay_a, decay_b, decay_c);
       CHECK(std::abs(ga - s.da / scale) <= allowed(e, 1) / scale);
       CHECK(std::abs(gb - s.db / scale) <= allowed(e, 2) / scale);
       CHECK(std::abs(gc - s.dc / scale) <= allowed(e, 3) / scale);
-      CHECK(tl::check_gradient(f, a0, b0, c0));
+      CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
     }
     SUBCASE("named by tl::let and used twice") {
       const auto f = [&](const auto& a, const auto& b, const auto& c) {
@@ -122,24 +122,24 @@ TEST_CASE("the sum plus a regulariser, divided by a number, named by let, and tw
       };
       // d(s^2 + log s) = (2 s + 1 / s) ds
       const double outer = 2 * s.value + 1 / s.value;
-      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      const auto [ga, gb, gc] = tl::grad(f)(decay_a, decay_b, decay_c);
       CHECK(std::abs(ga - outer * s.da) <= allowed(e, 1, outer) + allowed(e, 0, 2 * std::abs(s.da)));
       CHECK(std::abs(gb - outer * s.db) <= allowed(e, 2, outer) + allowed(e, 0, 2 * std::abs(s.db)));
       CHECK(std::abs(gc - outer * s.dc) <= allowed(e, 3, outer) + allowed(e, 0, 2 * std::abs(s.dc)));
-      CHECK(tl::check_gradient(f, a0, b0, c0));
+      CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
     }
     SUBCASE("two sums in one function: a product of the same sum, and a sum over other rows") {
       const auto other = logistic_data(n + 3);
       const auto f = [&](const auto& a, const auto& b, const auto& c) {
         return S(a, b, c) * S(a, b, c) + tl::sum_over(tl::rows(d.t), parameters_term, a, c);
       };
-      const auto p = parameters_expected(n, a0, c0);
-      const auto [ga, gb, gc] = tl::grad(f)(a0, b0, c0);
+      const auto p = parameters_expected(n, decay_a, decay_c);
+      const auto [ga, gb, gc] = tl::grad(f)(decay_a, decay_b, decay_c);
       const double bound = 2 * allowed(e, 0, 2 * std::abs(s.da) + 2 * std::abs(s.db) + 2 * std::abs(s.dc));
       CHECK(std::abs(ga - (2 * s.value * s.da + double(p.sum[1]))) <= allowed(e, 1, 2 * s.value) + bound);
       CHECK(std::abs(gb - 2 * s.value * s.db) <= allowed(e, 2, 2 * s.value) + bound);
       CHECK(std::abs(gc - (2 * s.value * s.dc + double(p.sum[2]))) <= allowed(e, 3, 2 * s.value) + bound);
-      CHECK(tl::check_gradient(f, a0, b0, c0));
+      CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
       // And a mean over rows of vectors beside a regulariser, as a mini-batch loss is written.
       const auto loss = [&](const auto& beta) {
         return tl::mean_over(tl::rows(other.x, other.y), logistic_term, beta) + 0.01 * tl::squared_norm(beta);
@@ -162,17 +162,17 @@ TEST_CASE("a view named outside the function, and the rows of one view used by t
   const auto f = [&](const auto& a, const auto& b, const auto& c) {
     return tl::sum_over(r, decay_term, a, b, c) - tl::mean_over(r, decay_term, a, b, c);
   };
-  const auto e = decay_expected(d, a0, b0, c0);
+  const auto e = decay_expected(d, decay_a, decay_b, decay_c);
   auto by_hand = e;
   const long double keep = 1 - 1.0L / static_cast<long double>(d.t.size());
   for (auto& s : by_hand.sum) s *= keep;
-  const auto [value, gradient] = tl::value_and_grad(f)(a0, b0, c0);
+  const auto [value, gradient] = tl::value_and_grad(f)(decay_a, decay_b, decay_c);
   check_close(by_hand, flatten(value, gradient));
-  CHECK(tl::check_gradient(f, a0, b0, c0));
+  CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
 }
 
 TEST_CASE("a body that captures plain data, by value and by reference") {
-  for (const std::size_t n : some_counts) {
+  for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     SUBCASE("a number by value") {
       const auto d = decay_data(n);
@@ -185,12 +185,12 @@ TEST_CASE("a body that captures plain data, by value and by reference") {
             },
             a, b, c);
       };
-      auto by_hand = decay_expected(d, a0, b0, c0);
+      auto by_hand = decay_expected(d, decay_a, decay_b, decay_c);
       for (auto& s : by_hand.sum) s *= 0.375L;
       for (auto& s : by_hand.magnitude) s *= 0.375L;
-      const auto [value, gradient] = tl::value_and_grad(f)(a0, b0, c0);
+      const auto [value, gradient] = tl::value_and_grad(f)(decay_a, decay_b, decay_c);
       check_close(by_hand, flatten(value, gradient));
-      CHECK(tl::check_gradient(f, a0, b0, c0));
+      CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
     }
     SUBCASE("a vector and a matrix by reference") {
       const auto l = logistic_data(n);

@@ -18,9 +18,6 @@ using namespace row_sums;
 
 namespace {
 
-constexpr double a0 = decay_a, b0 = decay_b, c0 = decay_c;
-const std::vector<std::size_t> some_counts{1, lanes, lanes + 1, block + 1, 2 * block + lanes + 1};
-
 /// The Hessian of S10's sum in (a, b, c) by hand, in long double: with e = exp(-b t), r = a e + c - y,
 /// H = sum 2 (dr dr^T + r d2r), where dr = (e, -a t e, 1) and d2r has -t e at (a, b) and a t^2 e at (b, b).
 struct decay_hessian {
@@ -58,7 +55,7 @@ std::array<std::array<double, 3>, 3> as_array(const H& H3) {
 }  // namespace
 
 TEST_CASE("tl::hessian through sum_over and mean_over: S10's decay against its closed form") {
-  for (const std::size_t n : some_counts) {
+  for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
     const auto sum = [&](const auto& a, const auto& b, const auto& c) {
@@ -67,9 +64,9 @@ TEST_CASE("tl::hessian through sum_over and mean_over: S10's decay against its c
     const auto mean = [&](const auto& a, const auto& b, const auto& c) {
       return tl::mean_over(tl::rows(d.t, d.y), decay_term, a, b, c);
     };
-    const decay_hessian by_hand{d, a0, b0, c0};
-    const auto H = as_array(tl::hessian(sum)(a0, b0, c0));
-    const auto Hm = as_array(tl::hessian(mean)(a0, b0, c0));
+    const decay_hessian by_hand{d, decay_a, decay_b, decay_c};
+    const auto H = as_array(tl::hessian(sum)(decay_a, decay_b, decay_c));
+    const auto Hm = as_array(tl::hessian(mean)(decay_a, decay_b, decay_c));
     for (std::size_t j = 0; j < 3; ++j)
       for (std::size_t k = 0; k < 3; ++k) {
         CAPTURE(j);
@@ -81,7 +78,7 @@ TEST_CASE("tl::hessian through sum_over and mean_over: S10's decay against its c
 }
 
 TEST_CASE("tl::hessian through mean_over: logistic regression over rows of 8, X^T diag(p (1 - p)) X / n") {
-  for (const std::size_t n : some_counts) {
+  for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto l = logistic_data(n);
     const auto loss = [&](const auto& beta) { return tl::mean_over(tl::rows(l.x, l.y), logistic_term, beta); };
@@ -109,15 +106,15 @@ TEST_CASE("tl::hessian through mean_over: logistic regression over rows of 8, X^
 }
 
 TEST_CASE("tl::jvp through sum_over: the value and the gradient by hand along a direction") {
-  for (const std::size_t n : some_counts) {
+  for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
     const auto sum = [&](const auto& a, const auto& b, const auto& c) {
       return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
     };
-    const auto e = decay_expected(d, a0, b0, c0);
+    const auto e = decay_expected(d, decay_a, decay_b, decay_c);
     const std::array<double, 3> v{0.25, -1.5, 2.0};
-    const auto [value, slope] = tl::jvp(sum, std::tuple{a0, b0, c0}, std::tuple{v[0], v[1], v[2]});
+    const auto [value, slope] = tl::jvp(sum, std::tuple{decay_a, decay_b, decay_c}, std::tuple{v[0], v[1], v[2]});
     long double want = 0, magnitude = 0;
     for (std::size_t k = 0; k < 3; ++k) {
       want += e.sum[1 + k] * v[k];
@@ -142,22 +139,23 @@ TEST_CASE("tl::jvp through sum_over: the value and the gradient by hand along a 
 }
 
 TEST_CASE("grad of grad through sum_over: d2/da2, d2/db2 and a row of the Hessian") {
-  for (const std::size_t n : some_counts) {
+  for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
     const auto sum = [&](const auto& a, const auto& b, const auto& c) {
       return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
     };
-    const decay_hessian by_hand{d, a0, b0, c0};
+    const decay_hessian by_hand{d, decay_a, decay_b, decay_c};
     // A function of a alone, with the other parameters plain numbers.
-    const auto of_a = [&](const auto& a) { return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b0, c0); };
-    CHECK(std::abs(tl::grad(tl::grad(of_a))(a0) - double(by_hand.h[0][0])) <= by_hand.allowed(0, 0));
-    CHECK(std::abs(tl::grad<1>(tl::grad<1>(sum))(a0, b0, c0) - double(by_hand.h[1][1])) <= by_hand.allowed(1, 1));
+    const auto of_a = [&](const auto& a) { return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, decay_b, decay_c); };
+    CHECK(std::abs(tl::grad(tl::grad(of_a))(decay_a) - double(by_hand.h[0][0])) <= by_hand.allowed(0, 0));
+    CHECK(std::abs(tl::grad<1>(tl::grad<1>(sum))(decay_a, decay_b, decay_c) - double(by_hand.h[1][1])) <=
+          by_hand.allowed(1, 1));
     // grad of grad<1> takes two arguments that depend on the outer one (grad's limit): c a plain number.
     const auto of_ab = [&](const auto& a, const auto& b) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c0);
+      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, decay_c);
     };
-    const auto [hba, hbb] = tl::grad(tl::grad<1>(of_ab))(a0, b0);
+    const auto [hba, hbb] = tl::grad(tl::grad<1>(of_ab))(decay_a, decay_b);
     CHECK(std::abs(hba - double(by_hand.h[1][0])) <= by_hand.allowed(1, 0));
     CHECK(std::abs(hbb - double(by_hand.h[1][1])) <= by_hand.allowed(1, 1));
   }
@@ -204,10 +202,10 @@ TEST_CASE("in a constant expression, over std::array data") {
   constexpr auto decay = [](const auto& a, const auto& b, const auto& c) {
     return tl::sum_over(tl::rows(ct, cy), decay_term, a, b, c);
   };
-  constexpr auto gd = tl::grad(decay)(a0, b0, c0);
+  constexpr auto gd = tl::grad(decay)(decay_a, decay_b, decay_c);
   constexpr double dc_by_hand = [] {
     double s = 0;
-    for (std::size_t i = 0; i < 5; ++i) s += 2 * (a0 * tl::exp(-b0 * ct[i]) + c0 - cy[i]);
+    for (std::size_t i = 0; i < 5; ++i) s += 2 * (decay_a * tl::exp(-decay_b * ct[i]) + decay_c - cy[i]);
     return s;
   }();
   static_assert(close(std::get<2>(gd), dc_by_hand));
