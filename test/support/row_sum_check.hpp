@@ -18,6 +18,8 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <sanitizers.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -74,6 +76,18 @@ class uniform {
  private:
   std::mt19937_64 engine_;
 };
+
+/// Whether to check against finite differences at n rows: always, but under the sanitizers (test/run.sh's
+/// clang++ part, at -O0) only up to a few blocks, as they run a tenth of other tests' points: there
+/// they look for reads past a column's end, which the row counts up to there all show, and 100000
+/// rows are still checked against the sums by hand.
+inline constexpr bool finite_differences_at(std::size_t n) {
+  return !test_support::address_sanitizer || n <= 2 * block + lanes + 1;
+}
+
+/// The largest row count of the parallel tests: 10^6 + 3 (a part-full last block), 10^5 + 3 under
+/// the sanitizers, where the threads run at -O0.
+inline constexpr std::size_t many_rows = test_support::address_sanitizer ? 100003 : 1000003;
 
 /// Fewer row counts, for the slower checks: one row, on both sides of a batch and of a block, and several
 /// blocks with a part-full batch at the end.

@@ -4,7 +4,7 @@
 // logistic regression over rows of 8 numbers (a vector parameter), a matrix parameter over rows of
 // 2 x 3 matrices, a term of the parameters only, and float data in a function of doubles. Each value
 // and gradient against the sum written by hand (test/support/row_sum_check.hpp), and against finite
-// differences with tl::check_gradient; outside grad, on plain numbers, each returns a plain number.
+// differences with tl::check_gradient (up to a few blocks under the sanitizers); outside grad, on plain numbers, each returns a plain number.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -35,7 +35,7 @@ void check_sum_and_mean(const Sum& sum, const Mean& mean, const expected<K>& e, 
   INFO("the sum");
   check_close(e, flatten(value, gradient));
   check_close(e, flatten(sum(p...), gradient));
-  CHECK(tl::check_gradient(sum, p...));
+  if (finite_differences_at(n)) CHECK(tl::check_gradient(sum, p...));
   if (n == 0) {
     CHECK(value == 0.0);
     for (const double g : flatten(value, gradient)) CHECK(g == 0.0);
@@ -50,7 +50,7 @@ void check_sum_and_mean(const Sum& sum, const Mean& mean, const expected<K>& e, 
   const auto [mean_value, mean_gradient] = tl::value_and_grad(mean)(p...);
   check_close(e, flatten(mean_value, mean_gradient), static_cast<long double>(n));
   check_close(e, flatten(mean(p...), mean_gradient), static_cast<long double>(n));
-  CHECK(tl::check_gradient(mean, p...));
+  if (finite_differences_at(n)) CHECK(tl::check_gradient(mean, p...));
 }
 
 }  // namespace
