@@ -75,8 +75,8 @@ constexpr auto parameters_from(const X& x) {
 }
 
 /// The partials in P... laid out as x is: x's type, each in its parameter's place.
-template <class X, class... P>
-constexpr X laid_out_as(const plain_tuple<P...>& partials) {
+template <class X, class I, class... P>
+constexpr X laid_out_as(const plain_tuple_of<I, P...>& partials) {
   if constexpr (sizeof...(P) == 1) {
     return plain_get<0>(partials);
   } else {
@@ -139,8 +139,8 @@ struct sum_over_rows : matrix_operation {
 
 /// The blocks of a sum run one after another.
 struct in_sequence {
-  template <bool Value, bool Partials, class T, class View, class Body, class... P>
-  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple<P...>& params) const {
+  template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
     return sum_rows<Value, Partials, T>(rows, body, params);
   }
 };
