@@ -2,8 +2,8 @@
 // The result of tl::sum_over and tl::mean_over is a scalar expression like any other: added to a
 // regulariser, divided by a number, named by tl::let, two of them in one function; over no rows it is
 // 0 with gradient 0 (the mean NaN) for every kind of parameter; outside grad it is a plain number, so
-// tl::check_gradient works on the whole function; and a body may capture plain data, by value and by
-// reference. Each against the sums by hand (test/support/row_sum_check.hpp).
+// tl::check_gradient works on the whole function. Each against the sums by hand
+// (test/support/row_sum_check.hpp). A body's captures: captures_test.cpp.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -169,59 +169,4 @@ TEST_CASE("a view named outside the function, and the rows of one view used by t
   const auto [value, gradient] = tl::value_and_grad(f)(decay_a, decay_b, decay_c);
   check_close(by_hand, flatten(value, gradient));
   CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
-}
-
-TEST_CASE("a body that captures plain data, by value and by reference") {
-  for (const std::size_t n : some_row_counts()) {
-    CAPTURE(n);
-    SUBCASE("a number by value") {
-      const auto d = decay_data(n);
-      const double weight = 0.375;
-      const auto f = [&](const auto& a, const auto& b, const auto& c) {
-        return tl::sum_over(
-            tl::rows(d.t, d.y),
-            [weight](const auto& t, const auto& y, const auto& p, const auto& q, const auto& r) {
-              return weight * decay_term(t, y, p, q, r);
-            },
-            a, b, c);
-      };
-      auto by_hand = decay_expected(d, decay_a, decay_b, decay_c);
-      for (auto& s : by_hand.sum) s *= 0.375L;
-      for (auto& s : by_hand.magnitude) s *= 0.375L;
-      const auto [value, gradient] = tl::value_and_grad(f)(decay_a, decay_b, decay_c);
-      check_close(by_hand, flatten(value, gradient));
-      CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
-    }
-    SUBCASE("a vector and a matrix by reference") {
-      const auto l = logistic_data(n);
-      const row8 mask{1.0, 0.5, 2.0, -1.0, 0.25, 1.0, 1.5, -0.5};
-      const auto f = [&](const auto& beta) {
-        return tl::sum_over(
-            tl::rows(l.x, l.y),
-            [&mask](const auto& x, const auto& y, const auto& w) { return logistic_term(x, y, w * mask); }, beta);
-      };
-      // The gradient in beta is mask times the gradient in beta * mask.
-      const row8 masked = logistic_beta * mask;
-      auto by_hand = logistic_expected(l, masked);
-      for (std::size_t k = 0; k < 8; ++k) {
-        by_hand.sum[1 + k] *= mask[k];
-        by_hand.magnitude[1 + k] *= std::abs(mask[k]);
-      }
-      const auto [value, gradient] = tl::value_and_grad(f)(logistic_beta);
-      check_close(by_hand, flatten(value, gradient));
-      CHECK(tl::check_gradient(f, logistic_beta));
-
-      const auto m = matrix_data(n);
-      const m23 offset{{0.1, 0.2, 0.3}, {-0.3, -0.2, -0.1}};
-      const auto g = [&](const auto& M) {
-        return tl::sum_over(
-            tl::rows(m.A, m.y),
-            [&offset](const auto& A, const auto& y, const auto& P) { return matrix_term(A, y, P + offset); }, M);
-      };
-      const auto matrix_by_hand = matrix_expected(m, matrix_M + offset);
-      const auto [matrix_value, matrix_gradient] = tl::value_and_grad(g)(matrix_M);
-      check_close(matrix_by_hand, flatten(matrix_value, matrix_gradient));
-      CHECK(tl::check_gradient(g, matrix_M));
-    }
-  }
 }

@@ -4,7 +4,8 @@
 // logistic regression over rows of 8 numbers (a vector parameter), a matrix parameter over rows of
 // 2 x 3 matrices, a term of the parameters only, and float data in a function of doubles. Each value
 // and gradient against the sum written by hand (test/support/row_sum_check.hpp), and against finite
-// differences with tl::check_gradient (up to a few blocks under the sanitizers); outside grad, on plain numbers, each returns a plain number.
+// differences with tl::check_gradient (up to a few blocks under the sanitizers); outside grad, on plain numbers, each
+// returns a plain number.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
