@@ -78,11 +78,11 @@ class uniform {
 };
 
 /// Whether to check against finite differences at n rows: always, but under the sanitizers (test/run.sh's
-/// clang++ part, at -O0) only up to a few blocks, as they run a tenth of other tests' points: there
+/// clang++ part, at -O0) only up to one block and a row, as they run a tenth of other tests' points: there
 /// they look for reads past a column's end, which the row counts up to there all show, and 100000
 /// rows are still checked against the sums by hand.
 inline constexpr bool finite_differences_at(std::size_t n) {
-  return !test_support::address_sanitizer || n <= 2 * block + lanes + 1;
+  return !test_support::address_sanitizer || n <= block + 1;
 }
 
 /// The largest row count of the parallel tests: 10^6 + 3 (a part-full last block), 10^5 + 3 under
