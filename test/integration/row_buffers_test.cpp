@@ -51,23 +51,16 @@ TEST_CASE("columns of double and of float, exactly n rows long") {
     const auto single = decay_data<float>(n);
     const exact_column<double> t{d.t}, y{d.y};
     const exact_column<float> tf{single.t}, yf{single.y};
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(t.span, y.span), decay_term, a, b, c);
-    };
-    const auto sum_float = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(tf.span, yf.span), decay_term, a, b, c);
-    };
-    const auto mean_par = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(std::execution::par, tl::rows(t.span, y.span), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(t.span, y.span);
+    const auto sum_float = decay_sum(tf.span, yf.span);
+    const auto mean_par = decay_mean(std::execution::par, t.span, y.span);
     const auto e = decay_expected(d, decay_a, decay_b, decay_c);
     const auto [value, gradient] = tl::value_and_grad(sum)(decay_a, decay_b, decay_c);
     check_close(e, flatten(value, gradient));
     check_close(e, flatten(sum(decay_a, decay_b, decay_c), gradient));
-    const auto [value_f, gradient_f] = tl::value_and_grad(sum_float)(decay_a, decay_b, decay_c);
-    check_close(decay_expected(single, decay_a, decay_b, decay_c), flatten(value_f, gradient_f));
-    const auto [value_p, gradient_p] = tl::value_and_grad(mean_par)(decay_a, decay_b, decay_c);
-    check_close(e, flatten(value_p, gradient_p), static_cast<long double>(n));
+    check_close(decay_expected(single, decay_a, decay_b, decay_c),
+                value_and_gradient(sum_float, decay_a, decay_b, decay_c));
+    check_close(e, value_and_gradient(mean_par, decay_a, decay_b, decay_c), static_cast<long double>(n));
     // Second order runs the loop in dual numbers: its batches too.
     const auto of_a = [&](const auto& a) { return tl::sum_over(tl::rows(tf.span, y.span), decay_term, a, 0.5, 0.1); };
     CHECK(std::isfinite(tl::grad(tl::grad(of_a))(1.5)));
@@ -87,12 +80,9 @@ TEST_CASE("columns of tl::vector and tl::matrix rows, exactly n rows long") {
     const auto matrix_par = [&](const auto& M) {
       return tl::sum_over(std::execution::par, tl::rows(A.span, ym.span), matrix_term, M);
     };
-    const auto [value_l, gradient_l] = tl::value_and_grad(logistic)(logistic_beta);
-    check_close(logistic_expected(l, logistic_beta), flatten(value_l, gradient_l));
+    check_close(logistic_expected(l, logistic_beta), value_and_gradient(logistic, logistic_beta));
     const auto em = matrix_expected(m, matrix_M);
-    const auto [value_m, gradient_m] = tl::value_and_grad(matrix)(matrix_M);
-    check_close(em, flatten(value_m, gradient_m));
-    const auto [value_p, gradient_p] = tl::value_and_grad(matrix_par)(matrix_M);
-    check_close(em, flatten(value_p, gradient_p));
+    check_close(em, value_and_gradient(matrix, matrix_M));
+    check_close(em, value_and_gradient(matrix_par, matrix_M));
   }
 }

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <execution>
 #include <iomanip>
 #include <limits>
 #include <random>
@@ -172,6 +173,35 @@ inline constexpr auto parameters_term = [](const auto& /*row*/, const auto& a, c
   return tl::square(a - b) + a * b;
 };
 
+/// S10's sum and mean over the rows of columns t and y, as functions of (a, b, c); given a policy
+/// first (std::execution::par), over threads. The columns are read where they are, as tl::rows reads them.
+template <class T, class Y>
+auto decay_sum(const T& t, const Y& y) {
+  return [&t, &y](const auto& a, const auto& b, const auto& c) {
+    return tl::sum_over(tl::rows(t, y), decay_term, a, b, c);
+  };
+}
+template <class T, class Y>
+auto decay_mean(const T& t, const Y& y) {
+  return [&t, &y](const auto& a, const auto& b, const auto& c) {
+    return tl::mean_over(tl::rows(t, y), decay_term, a, b, c);
+  };
+}
+template <class Policy, class T, class Y>
+  requires std::is_execution_policy_v<Policy>
+auto decay_sum(Policy policy, const T& t, const Y& y) {
+  return [policy, &t, &y](const auto& a, const auto& b, const auto& c) {
+    return tl::sum_over(policy, tl::rows(t, y), decay_term, a, b, c);
+  };
+}
+template <class Policy, class T, class Y>
+  requires std::is_execution_policy_v<Policy>
+auto decay_mean(Policy policy, const T& t, const Y& y) {
+  return [policy, &t, &y](const auto& a, const auto& b, const auto& c) {
+    return tl::mean_over(policy, tl::rows(t, y), decay_term, a, b, c);
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The sums by hand.
 
@@ -271,6 +301,13 @@ std::vector<double> flatten(const V& value, const G& gradient) {
   else
     detail::append(out, gradient);
   return out;
+}
+
+/// tl::value_and_grad(f)(p...) as the list of numbers flatten makes.
+template <class F, class... P>
+std::vector<double> value_and_gradient(const F& f, const P&... p) {
+  const auto [value, gradient] = tl::value_and_grad(f)(p...);
+  return flatten(value, gradient);
 }
 
 /// The rounding a sum of n addends grouped as the library groups them may carry, relative to the sum

@@ -67,23 +67,13 @@ TEST_CASE("S10's decay sum and mean over threads: the sequential bits on 1, 2 an
   for (const std::size_t n : {std::size_t{100000}, many_rows}) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto par_sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(std::execution::par, tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto par_mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(std::execution::par, tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(d.t, d.y);
+    const auto par_sum = decay_sum(std::execution::par, d.t, d.y);
+    const auto mean = decay_mean(d.t, d.y);
+    const auto par_mean = decay_mean(std::execution::par, d.t, d.y);
     const auto e = decay_expected(d, decay_a, decay_b, decay_c);
-    const auto [value, gradient] = tl::value_and_grad(par_sum)(decay_a, decay_b, decay_c);
-    check_close(e, flatten(value, gradient));
-    const auto [mean_value, mean_gradient] = tl::value_and_grad(par_mean)(decay_a, decay_b, decay_c);
-    check_close(e, flatten(mean_value, mean_gradient), static_cast<long double>(n));
+    check_close(e, value_and_gradient(par_sum, decay_a, decay_b, decay_c));
+    check_close(e, value_and_gradient(par_mean, decay_a, decay_b, decay_c), static_cast<long double>(n));
     check_same_on_every_thread_count(sum, par_sum, decay_a, decay_b, decay_c);
     check_same_on_every_thread_count(mean, par_mean, decay_a, decay_b, decay_c);
   }
@@ -92,16 +82,9 @@ TEST_CASE("S10's decay sum and mean over threads: the sequential bits on 1, 2 an
 TEST_CASE("float data, a vector parameter and a matrix parameter over threads") {
   constexpr std::size_t n = 100000;
   const auto single = decay_data<float>(n);
-  const auto f_seq = [&](const auto& a, const auto& b, const auto& c) {
-    return tl::sum_over(tl::rows(single.t, single.y), decay_term, a, b, c);
-  };
-  const auto f_par = [&](const auto& a, const auto& b, const auto& c) {
-    return tl::sum_over(std::execution::par, tl::rows(single.t, single.y), decay_term, a, b, c);
-  };
-  check_close(decay_expected(single, decay_a, decay_b, decay_c), [&] {
-    const auto [v, g] = tl::value_and_grad(f_par)(decay_a, decay_b, decay_c);
-    return flatten(v, g);
-  }());
+  const auto f_seq = decay_sum(single.t, single.y);
+  const auto f_par = decay_sum(std::execution::par, single.t, single.y);
+  check_close(decay_expected(single, decay_a, decay_b, decay_c), value_and_gradient(f_par, decay_a, decay_b, decay_c));
   check_same_on_every_thread_count(f_seq, f_par, decay_a, decay_b, decay_c);
 
   const auto l = logistic_data(n);
@@ -109,13 +92,8 @@ TEST_CASE("float data, a vector parameter and a matrix parameter over threads") 
   const auto l_par = [&](const auto& beta) {
     return tl::mean_over(std::execution::par, tl::rows(l.x, l.y), logistic_term, beta);
   };
-  check_close(
-      logistic_expected(l, logistic_beta),
-      [&] {
-        const auto [v, g] = tl::value_and_grad(l_par)(logistic_beta);
-        return flatten(v, g);
-      }(),
-      static_cast<long double>(n));
+  check_close(logistic_expected(l, logistic_beta), value_and_gradient(l_par, logistic_beta),
+              static_cast<long double>(n));
   check_same_on_every_thread_count(l_seq, l_par, logistic_beta);
 
   const auto m = matrix_data(n);
@@ -123,22 +101,15 @@ TEST_CASE("float data, a vector parameter and a matrix parameter over threads") 
   const auto m_par = [&](const auto& M) {
     return tl::sum_over(std::execution::par, tl::rows(m.A, m.y), matrix_term, M);
   };
-  check_close(matrix_expected(m, matrix_M), [&] {
-    const auto [v, g] = tl::value_and_grad(m_par)(matrix_M);
-    return flatten(v, g);
-  }());
+  check_close(matrix_expected(m, matrix_M), value_and_gradient(m_par, matrix_M));
   check_same_on_every_thread_count(m_seq, m_par, matrix_M);
 }
 
 TEST_CASE("the Hessian through a sum over threads is the sequential one, bit for bit") {
   constexpr std::size_t n = 100000;
   const auto d = decay_data(n);
-  const auto seq = [&](const auto& a, const auto& b, const auto& c) {
-    return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-  };
-  const auto par = [&](const auto& a, const auto& b, const auto& c) {
-    return tl::sum_over(std::execution::par, tl::rows(d.t, d.y), decay_term, a, b, c);
-  };
+  const auto seq = decay_sum(d.t, d.y);
+  const auto par = decay_sum(std::execution::par, d.t, d.y);
   const auto flat = [](const auto& H) {
     std::vector<double> out;
     std::apply([&](const auto&... row) { (std::apply([&](auto... h) { (out.push_back(h), ...); }, row), ...); }, H);
@@ -155,17 +126,10 @@ TEST_CASE("fewer rows than a block, and none, over threads") {
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, lanes + 1, block - 1, block, block + 1}) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto seq = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto par = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(std::execution::par, tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto seq = decay_sum(d.t, d.y);
+    const auto par = decay_sum(std::execution::par, d.t, d.y);
     check_same_on_every_thread_count(seq, par, decay_a, decay_b, decay_c);
-    check_close(decay_expected(d, decay_a, decay_b, decay_c), [&] {
-      const auto [v, g] = tl::value_and_grad(par)(decay_a, decay_b, decay_c);
-      return flatten(v, g);
-    }());
+    check_close(decay_expected(d, decay_a, decay_b, decay_c), value_and_gradient(par, decay_a, decay_b, decay_c));
   }
   const std::vector<double> none;
   CHECK(tl::sum_over(std::execution::par, tl::rows(none, none), decay_term, 1.0, 1.0, 1.0) == 0.0);

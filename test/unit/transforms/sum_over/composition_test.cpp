@@ -39,12 +39,10 @@ TEST_CASE("over no rows: the sum is 0 with gradient 0 for numbers, vectors and m
   const std::vector<double> t, y;
   const std::vector<row8> x;
   const std::vector<m23> A;
-  const auto decay_sum = [&](const auto& a, const auto& b, const auto& c) {
-    return tl::sum_over(tl::rows(t, y), decay_term, a, b, c);
-  };
-  CHECK(decay_sum(decay_a, decay_b, decay_c) == 0.0);
-  CHECK(tl::grad(decay_sum)(decay_a, decay_b, decay_c) == std::tuple{0.0, 0.0, 0.0});
-  CHECK(tl::value_and_grad(decay_sum)(decay_a, decay_b, decay_c).first == 0.0);
+  const auto decay_total = decay_sum(t, y);
+  CHECK(decay_total(decay_a, decay_b, decay_c) == 0.0);
+  CHECK(tl::grad(decay_total)(decay_a, decay_b, decay_c) == std::tuple{0.0, 0.0, 0.0});
+  CHECK(tl::value_and_grad(decay_total)(decay_a, decay_b, decay_c).first == 0.0);
   const auto logistic_sum = [&](const auto& beta) { return tl::sum_over(tl::rows(x, y), logistic_term, beta); };
   CHECK(logistic_sum(logistic_beta) == 0.0);
   CHECK(tl::grad(logistic_sum)(logistic_beta) == row8{});
@@ -58,10 +56,8 @@ TEST_CASE("over no rows: the sum is 0 with gradient 0 for numbers, vectors and m
   CHECK(std::isnan(tl::mean_over(tl::rows(t, y), decay_term, decay_a, decay_b, decay_c)));
   CHECK(std::isnan(tl::mean_over(tl::rows(x, y), logistic_term, logistic_beta)));
   CHECK(std::isnan(tl::mean_over(tl::rows(A, y), matrix_term, matrix_M)));
-  const auto decay_mean = [&](const auto& a, const auto& b, const auto& c) {
-    return tl::mean_over(tl::rows(t, y), decay_term, a, b, c);
-  };
-  CHECK(std::isnan(tl::value_and_grad(decay_mean)(decay_a, decay_b, decay_c).first));
+  const auto decay_average = decay_mean(t, y);
+  CHECK(std::isnan(tl::value_and_grad(decay_average)(decay_a, decay_b, decay_c).first));
 }
 
 TEST_CASE("outside grad, on plain numbers and matrices, sum_over and mean_over return plain values") {
@@ -91,9 +87,7 @@ TEST_CASE("the sum plus a regulariser, divided by a number, named by let, and tw
     const auto d = decay_data(n);
     const auto e = decay_expected(d, decay_a, decay_b, decay_c);
     const decay_by_hand s{e};
-    const auto S = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto S = decay_sum(d.t, d.y);
 
     SUBCASE("plus a regulariser") {
       const auto f = [&](const auto& a, const auto& b, const auto& c) {
@@ -148,8 +142,7 @@ TEST_CASE("the sum plus a regulariser, divided by a number, named by let, and tw
       auto by_hand = l;
       for (std::size_t k = 0; k < 8; ++k) by_hand.sum[1 + k] += 0.02 * logistic_beta[k] * double(n + 3);
       by_hand.sum[0] += 0.01 * double(tl::squared_norm(logistic_beta)) * double(n + 3);
-      const auto [value, gradient] = tl::value_and_grad(loss)(logistic_beta);
-      check_close(by_hand, flatten(value, gradient), static_cast<long double>(n + 3));
+      check_close(by_hand, value_and_gradient(loss, logistic_beta), static_cast<long double>(n + 3));
       CHECK(tl::check_gradient(loss, logistic_beta));
     }
   }
@@ -166,7 +159,6 @@ TEST_CASE("a view named outside the function, and the rows of one view used by t
   auto by_hand = e;
   const long double keep = 1 - 1.0L / static_cast<long double>(d.t.size());
   for (auto& s : by_hand.sum) s *= keep;
-  const auto [value, gradient] = tl::value_and_grad(f)(decay_a, decay_b, decay_c);
-  check_close(by_hand, flatten(value, gradient));
+  check_close(by_hand, value_and_gradient(f, decay_a, decay_b, decay_c));
   CHECK(tl::check_gradient(f, decay_a, decay_b, decay_c));
 }

@@ -58,12 +58,8 @@ TEST_CASE("tl::hessian through sum_over and mean_over: S10's decay against its c
   for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(d.t, d.y);
+    const auto mean = decay_mean(d.t, d.y);
     const decay_hessian by_hand{d, decay_a, decay_b, decay_c};
     const auto H = as_array(tl::hessian(sum)(decay_a, decay_b, decay_c));
     const auto Hm = as_array(tl::hessian(mean)(decay_a, decay_b, decay_c));
@@ -109,9 +105,7 @@ TEST_CASE("tl::jvp through sum_over: the value and the gradient by hand along a 
   for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(d.t, d.y);
     const auto e = decay_expected(d, decay_a, decay_b, decay_c);
     const std::array<double, 3> v{0.25, -1.5, 2.0};
     const auto [value, slope] = tl::jvp(sum, std::tuple{decay_a, decay_b, decay_c}, std::tuple{v[0], v[1], v[2]});
@@ -142,9 +136,7 @@ TEST_CASE("grad of grad through sum_over: d2/da2, d2/db2 and a row of the Hessia
   for (const std::size_t n : some_row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(d.t, d.y);
     const decay_hessian by_hand{d, decay_a, decay_b, decay_c};
     // A function of a alone, with the other parameters plain numbers.
     const auto of_a = [&](const auto& a) { return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, decay_b, decay_c); };

@@ -69,12 +69,8 @@ TEST_CASE("S10's exponential decay least squares: three number parameters") {
   for (const std::size_t n : row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(d.t, d.y);
+    const auto mean = decay_mean(d.t, d.y);
     check_sum_and_mean(sum, mean, decay_expected(d, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
   }
 }
@@ -84,12 +80,8 @@ TEST_CASE("the same over spans of the columns") {
     CAPTURE(n);
     const auto d = decay_data(n);
     const std::span<const double> t{d.t}, y{d.y};
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(t, y), decay_term, a, b, c);
-    };
-    const auto mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(tl::rows(t, y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(t, y);
+    const auto mean = decay_mean(t, y);
     check_sum_and_mean(sum, mean, decay_expected(d, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
   }
 }
@@ -98,12 +90,8 @@ TEST_CASE("float data in a function of doubles") {
   for (const std::size_t n : row_counts()) {
     CAPTURE(n);
     const auto d = decay_data<float>(n);
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
-    const auto mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(tl::rows(d.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(d.t, d.y);
+    const auto mean = decay_mean(d.t, d.y);
     check_sum_and_mean(sum, mean, decay_expected(d, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
   }
 }
@@ -115,12 +103,8 @@ TEST_CASE("a float column beside a double column") {
     const auto d = decay_data(n);
     // The rows by hand: t as the float column holds it, exactly widened, and y in double.
     const decay_columns<double> widened{std::vector<double>(single.t.begin(), single.t.end()), d.y};
-    const auto sum = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::sum_over(tl::rows(single.t, d.y), decay_term, a, b, c);
-    };
-    const auto mean = [&](const auto& a, const auto& b, const auto& c) {
-      return tl::mean_over(tl::rows(single.t, d.y), decay_term, a, b, c);
-    };
+    const auto sum = decay_sum(single.t, d.y);
+    const auto mean = decay_mean(single.t, d.y);
     check_sum_and_mean(sum, mean, decay_expected(widened, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
   }
 }
