@@ -117,18 +117,24 @@ decay_columns<T> decay_data(std::size_t n, std::uint64_t seed = 34) {
   return d;
 }
 
+/// n rows of uniform elements in [-1, 1), each drawn before its label(r).
+template <class Row, class Label>
+void fill_rows(std::vector<Row>& rows, std::vector<double>& labels, std::uint64_t seed, Label label) {
+  uniform r{seed};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (double& e : rows[i]) e = r(-1, 1);
+    labels[i] = label(r);
+  }
+}
+
 using row8 = tl::vector<double, 8>;
 struct logistic_columns {
   std::vector<row8> x;
   std::vector<double> y;
 };
 inline logistic_columns logistic_data(std::size_t n, std::uint64_t seed = 35) {
-  uniform r{seed};
   logistic_columns d{std::vector<row8>(n), std::vector<double>(n)};
-  for (std::size_t i = 0; i < n; ++i) {
-    for (double& e : d.x[i]) e = r(-1, 1);
-    d.y[i] = r(0, 1) < 0.5 ? 0.0 : 1.0;
-  }
+  fill_rows(d.x, d.y, seed, [](uniform& r) { return r(0, 1) < 0.5 ? 0.0 : 1.0; });
   return d;
 }
 
@@ -138,12 +144,8 @@ struct matrix_columns {
   std::vector<double> y;
 };
 inline matrix_columns matrix_data(std::size_t n, std::uint64_t seed = 36) {
-  uniform r{seed};
   matrix_columns d{std::vector<m23>(n), std::vector<double>(n)};
-  for (std::size_t i = 0; i < n; ++i) {
-    for (double& e : d.A[i]) e = r(-1, 1);
-    d.y[i] = r(-1, 1);
-  }
+  fill_rows(d.A, d.y, seed, [](uniform& r) { return r(-1, 1); });
   return d;
 }
 

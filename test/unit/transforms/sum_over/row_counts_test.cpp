@@ -54,6 +54,12 @@ void check_sum_and_mean(const Sum& sum, const Mean& mean, const expected<K>& e, 
   if (finite_differences_at(n)) CHECK(tl::check_gradient(mean, p...));
 }
 
+/// S10's sum and mean over the columns t and y against the sums by hand e.
+template <class T, class Y>
+void check_decay(const T& t, const Y& y, const expected<4>& e) {
+  check_sum_and_mean(decay_sum(t, y), decay_mean(t, y), e, decay_a, decay_b, decay_c);
+}
+
 }  // namespace
 
 TEST_CASE("the row counts cover both sides of a batch and of a block") {
@@ -69,9 +75,7 @@ TEST_CASE("S10's exponential decay least squares: three number parameters") {
   for (const std::size_t n : row_counts()) {
     CAPTURE(n);
     const auto d = decay_data(n);
-    const auto sum = decay_sum(d.t, d.y);
-    const auto mean = decay_mean(d.t, d.y);
-    check_sum_and_mean(sum, mean, decay_expected(d, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
+    check_decay(d.t, d.y, decay_expected(d, decay_a, decay_b, decay_c));
   }
 }
 
@@ -80,9 +84,7 @@ TEST_CASE("the same over spans of the columns") {
     CAPTURE(n);
     const auto d = decay_data(n);
     const std::span<const double> t{d.t}, y{d.y};
-    const auto sum = decay_sum(t, y);
-    const auto mean = decay_mean(t, y);
-    check_sum_and_mean(sum, mean, decay_expected(d, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
+    check_decay(t, y, decay_expected(d, decay_a, decay_b, decay_c));
   }
 }
 
@@ -90,9 +92,7 @@ TEST_CASE("float data in a function of doubles") {
   for (const std::size_t n : row_counts()) {
     CAPTURE(n);
     const auto d = decay_data<float>(n);
-    const auto sum = decay_sum(d.t, d.y);
-    const auto mean = decay_mean(d.t, d.y);
-    check_sum_and_mean(sum, mean, decay_expected(d, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
+    check_decay(d.t, d.y, decay_expected(d, decay_a, decay_b, decay_c));
   }
 }
 
@@ -103,9 +103,7 @@ TEST_CASE("a float column beside a double column") {
     const auto d = decay_data(n);
     // The rows by hand: t as the float column holds it, exactly widened, and y in double.
     const decay_columns<double> widened{std::vector<double>(single.t.begin(), single.t.end()), d.y};
-    const auto sum = decay_sum(single.t, d.y);
-    const auto mean = decay_mean(single.t, d.y);
-    check_sum_and_mean(sum, mean, decay_expected(widened, decay_a, decay_b, decay_c), decay_a, decay_b, decay_c);
+    check_decay(single.t, d.y, decay_expected(widened, decay_a, decay_b, decay_c));
   }
 }
 
