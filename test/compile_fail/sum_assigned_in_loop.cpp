@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // Must not compile: a sum over data of run-time length accumulated by assignment in a loop, where s + term
 // is an expression of another type than s (its type is the whole computation).
-// expect: tl: an expression cannot be assigned, or converted to, an expression of another type.*use tl::sum_over\(tl::rows
+// expect: cannot be assigned, or converted to, an expression of another type.*use tl::sum_over\(tl::rows
 // reject: error:.*error:|errors generated|no match for|no viable|invalid use of void|deleted function|no type named
 #include <tapeless/tapeless.hpp>
 
