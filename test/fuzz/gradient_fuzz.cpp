@@ -3,8 +3,9 @@
 // inputs, and the gradient is checked. Built with clang's -fsanitize=fuzzer,address,undefined
 // (TAPELESS_BUILD_FUZZ, test/fuzz/CMakeLists.txt), so memory errors and undefined behaviour stop it too.
 //
-// Input bytes: [0] the function (bits 4 and 5 both set: a loop over data; else bit 0: numbers or
-// matrices) and the mode (bit 1: raw doubles); [1..5] the operations; then the inputs, 8 bytes each as raw doubles
+// Input bytes: [0] the function (bits 4 and 5 both set: a loop over data, or with bit 6 as well a sum over
+// rows; else bit 0: numbers or matrices) and the mode (bit 1: raw doubles); [1..5] the operations; for the
+// sum over rows, two bytes of its row count; then the inputs, 8 bytes each as raw doubles
 // (NaN, infinities, subnormals, anything), or 2 bytes each mapped to [-4, 4] (off the grid of 2-byte values: see
 // reader::mapped). Missing bytes read as 0.
 //
@@ -26,7 +27,14 @@
 // the terms' gradients, each taken on numbers alone (no loop), within a bound of the summation's
 // rounding: a few roundings per addend of the sum of the addends' magnitudes (loop_case).
 //
-// One family at a time: the environment variable TAPELESS_FUZZ_FAMILY=numbers, matrices or loop, and
+// The sum over rows: tl::sum_over (or tl::mean_over) over tl::rows of two columns of n data points,
+// n from the input (0 to 300: empty, less than a SIMD batch, whole batches and a remainder), each column
+// a std::vector of exactly n elements, so that AddressSanitizer sees a read past its end. Its term is
+// one of the loop's terms plus the second column times a, its value is checked against the same sum
+// in a plain loop on doubles, its gradient against the sum of the rows' gradients on numbers, as the
+// loop's (rows_case).
+//
+// One family at a time: the environment variable TAPELESS_FUZZ_FAMILY=numbers, matrices, loop or rows, and
 // TAPELESS_FUZZ_MODE=raw or mapped, make the mutator set byte 0's bits to that function or mode on every
 // input it makes, so that a campaign spends its time on one family. Each input still says its family in
 // its own byte 0: a saved input runs the same without the variables. Unset, every family and mode.
@@ -47,6 +55,7 @@
 #include <limits>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -172,14 +181,18 @@ constexpr std::size_t loop_points = 40;  // at least fuse_min_elements (sweep/fu
 using loop_data = tl::vector<double, loop_points>;
 
 struct counters {
-  long inputs = 0, matrices = 0, loops = 0, raw = 0, compared = 0, skipped = 0, out_of_range = 0;
+  long inputs = 0, matrices = 0, loops = 0, sums_over_rows = 0, raw = 0, compared = 0, skipped = 0, out_of_range = 0;
+  std::size_t rows = 0, most_rows = 0, past_a_batch = 0;  // of the sums over rows: rows summed, the
+                                                          // longest, sums of more rows than a batch
   ~counters() {
     if (inputs == 0) return;
     std::fprintf(stderr,
-                 "gradient_fuzz: %ld inputs (%ld of numbers, %ld of matrices, %ld loops over data; %ld raw), %ld "
+                 "gradient_fuzz: %ld inputs (%ld of numbers, %ld of matrices, %ld loops over data, %ld sums over rows; "
+                 "%ld raw; %zu rows summed, at most %zu at once, %zu sums past a SIMD batch), %ld "
                  "gradient components compared with finite differences, %ld skipped; %ld components apart from "
                  "var.backward()'s or the terms' out of the normal range\n",
-                 inputs, inputs - matrices - loops, matrices, loops, raw, compared, skipped, out_of_range);
+                 inputs, inputs - matrices - loops - sums_over_rows, matrices, loops, sums_over_rows, raw, rows,
+                 most_rows, past_a_batch, compared, skipped, out_of_range);
     if (compared + skipped >= 1000 && compared < skipped) {
       std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
       std::abort();
@@ -318,6 +331,63 @@ void matrices_case(const choices& c, const std::array<double, 7>& x, bool check_
   for (std::size_t i = 0; i < 7; ++i) compare_component(flat, c, x, i, ad[i]);
 }
 
+/// The sums over the points of the addends of the gradient in a and b, and of their magnitudes: each
+/// point's term (at_point(i, a uses, b uses)) differentiated on numbers alone, one argument per use of
+/// a and b, whose partials are the addends that the chain rule sums. Divided by the points for a mean.
+struct addends {
+  std::array<double, 2> sum{}, magnitude{};
+};
+template <class AtPoint>
+addends gradient_addends(std::size_t points, const AtPoint& at_point, double a, double b, bool mean) {
+  addends r;
+  for (std::size_t i = 0; i < points; ++i) {
+    const auto by_use = tl::grad(
+        [&at_point, i](const auto& a0, const auto& a1, const auto& a2, const auto& b0, const auto& b1, const auto& b2) {
+          return at_point(i, std::tie(a0, a1, a2), std::tie(b0, b1, b2));
+        })(a, a, a, b, b, b);
+    std::apply(
+        [&](auto... addend) {
+          const std::array<double, 2 * term_uses> g{addend...};
+          for (std::size_t j = 0; j < g.size(); ++j) {
+            r.sum[j / term_uses] += g[j];
+            r.magnitude[j / term_uses] += std::abs(g[j]);
+          }
+        },
+        by_use);
+  }
+  if (mean)
+    for (std::size_t i = 0; i < 2; ++i) r.sum[i] /= double(points), r.magnitude[i] /= double(points);
+  return r;
+}
+
+/// got and expected, two sums of `count` addends in some order whose magnitudes sum to `magnitude`,
+/// each addend with a few roundings of its own (the chain rule's products, a function's ulps): each
+/// sum within count - 1 roundings of the magnitude, and both within 2 (count + 8) of them.
+bool sums_agree(double got, double expected, double magnitude, std::size_t count) {
+  const double roundings = 2 * (static_cast<double>(count) + 8);
+  return same(got, expected) ||
+         std::abs(got - expected) <= roundings * std::numeric_limits<double>::epsilon() * magnitude +
+                                         8 * std::numeric_limits<double>::denorm_min();
+}
+
+/// The gradient ad of a sum over `points` points in a = x[0] and b = x[1] against the sum of the
+/// points' addends (gradient_addends), and for mapped inputs against finite differences of `plain`,
+/// the function of (a, b) on doubles.
+template <class Plain>
+void check_summed_gradient(const choices& c, const double* x, std::size_t inputs, const std::array<double, 2>& ad,
+                           const addends& reference, std::size_t points, const Plain& plain, bool check_fd) {
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (sums_agree(ad[i], reference.sum[i], reference.magnitude[i], term_uses * points)) continue;
+    // Summed in another order, a sum can overflow where the other does not: raw inputs only, counted.
+    if (check_fd || !left_normal_range())
+      fail("the sum's gradient differs from the sum of its terms'", c, x, inputs, ad[i], reference.sum[i]);
+    ++stats.out_of_range;
+  }
+  if (!check_fd || !std::isfinite(plain(x[0], x[1]))) return;
+  const auto flat = [&plain](const std::array<double, 2>& p) { return plain(p[0], p[1]); };
+  for (std::size_t i = 0; i < 2; ++i) compare_component(flat, c, std::array<double, 2>{x[0], x[1]}, i, ad[i]);
+}
+
 /// The loop over data, term K summed (or averaged, Mean) over the points: the gradient in a and b
 /// against the sum of each term's gradient on numbers.
 ///
@@ -328,9 +398,8 @@ void matrices_case(const choices& c, const std::array<double, 7>& x, bool check_
 /// (10 and -10) before it adds them. Its mean is 7e-17 from the exact one: 0.7 eps of the addends'
 /// magnitudes (0.5 a point), but 1e5 eps of the terms' (3e-6 a point) and 2e-11 of the result.
 /// Each term's gradient is therefore taken with one argument per use of a and b, whose partials are
-/// the addends. Both sides sum the same m = term_uses n addends (n the points) in some order, each
-/// within m - 1 roundings of the sum of their magnitudes, and each addend carries a few roundings of
-/// its own (the chain rule's products, a function's ulps): within 2 (m + 8) of them.
+/// the addends. Both sides sum the same m = term_uses n addends (n the points) in some order
+/// (sums_agree).
 template <int K, bool Mean>
 void loop_case(const choices& c, const std::array<double, 2 + loop_points>& x, bool check_fd) {
   loop_data d;
@@ -343,58 +412,86 @@ void loop_case(const choices& c, const std::array<double, 2 + loop_points>& x, b
   };
   std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
   const auto [ga, gb] = tl::grad(f)(x[0], x[1]);
-  std::array<double, 2> reference{}, magnitude{};
-  for (std::size_t i = 0; i < loop_points; ++i) {
-    const auto by_use = tl::grad(
-        [p = d[i]](const auto& a0, const auto& a1, const auto& a2, const auto& b0, const auto& b1, const auto& b2) {
-          return term<K>(p, std::tie(a0, a1, a2), std::tie(b0, b1, b2));
-        })(x[0], x[0], x[0], x[1], x[1], x[1]);
-    std::apply(
-        [&](auto... addend) {
-          const std::array<double, 2 * term_uses> g{addend...};
-          for (std::size_t j = 0; j < g.size(); ++j) {
-            reference[j / term_uses] += g[j];
-            magnitude[j / term_uses] += std::abs(g[j]);
-          }
-        },
-        by_use);
-  }
-  if constexpr (Mean)
-    for (std::size_t i = 0; i < 2; ++i) reference[i] /= double(loop_points), magnitude[i] /= double(loop_points);
-  const auto close = [](double got, double expected, double magnitude) {
-    constexpr double roundings = 2 * (term_uses * loop_points + 8);
-    return same(got, expected) ||
-           std::abs(got - expected) <= roundings * std::numeric_limits<double>::epsilon() * magnitude +
-                                           8 * std::numeric_limits<double>::denorm_min();
+  const auto at_point = [&d](std::size_t i, const auto& a, const auto& b) { return term<K>(d[i], a, b); };
+  const addends reference = gradient_addends(loop_points, at_point, x[0], x[1], Mean);
+  check_summed_gradient(c, x.data(), x.size(), {ga, gb}, reference, loop_points, f, check_fd);
+}
+
+/// The term of the sum over rows: the loop's term K of the first column, plus the second times a (a
+/// use of a that no term K has).
+template <int K>
+constexpr auto row_term =
+    [](const auto& t, const auto& y, const auto& a, const auto& b) { return term<K>(t, a, b) + y * std::get<2>(a); };
+
+/// The sum over rows, term K summed (or averaged, Mean) over the n rows of (t, y): its value against the
+/// same sum on doubles in a plain loop (plain doubles in, and value_and_grad's), its gradient in a and b
+/// as the loop's.
+template <int K, bool Mean>
+void rows_case(const choices& c, const std::vector<double>& x, const std::vector<double>& t,
+               const std::vector<double>& y, bool check_fd) {
+  const std::size_t n = t.size();
+  const auto f = [&t, &y](const auto& a, const auto& b) {
+    const auto body = [](const auto& ti, const auto& yi, const auto& a, const auto& b) {
+      return row_term<K>(ti, yi, std::tie(a, a, a), std::tie(b, b, b));
+    };
+    if constexpr (Mean)
+      return tl::mean_over(tl::rows(t, y), body, a, b);
+    else
+      return tl::sum_over(tl::rows(t, y), body, a, b);
   };
-  const std::array<double, 2> ad{ga, gb};
-  for (std::size_t i = 0; i < 2; ++i) {
-    if (close(ad[i], reference[i], magnitude[i])) continue;
-    // Summed in another order, a sum can overflow where the other does not: raw inputs only, counted.
+  const auto at_point = [&t, &y](std::size_t i, const auto& a, const auto& b) { return row_term<K>(t[i], y[i], a, b); };
+  // The sum on doubles, and the sum of its terms' magnitudes.
+  const auto plain_sum = [&](double a, double b) {
+    std::array<double, 2> s{};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e = at_point(i, std::tie(a, a, a), std::tie(b, b, b));
+      s[0] += e;
+      s[1] += std::abs(e);
+    }
+    if constexpr (Mean) s[0] /= double(n), s[1] /= double(n);
+    return s;
+  };
+  const auto plain = [&plain_sum](double a, double b) { return plain_sum(a, b)[0]; };
+  std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
+  const auto [value, g] = tl::value_and_grad(f)(x[0], x[1]);
+  const double on_doubles = f(x[0], x[1]);
+  const auto [expected, magnitude] = plain_sum(x[0], x[1]);
+  for (const double got : {value, on_doubles}) {
+    if (sums_agree(got, expected, magnitude, n)) continue;
     if (check_fd || !left_normal_range())
-      fail("the loop's gradient differs from the sum of its terms'", c, x.data(), x.size(), ad[i], reference[i]);
+      fail("the sum over rows differs from the plain loop", c, x.data(), x.size(), got, expected);
     ++stats.out_of_range;
   }
-  if (!check_fd || !std::isfinite(f(x[0], x[1]))) return;
-  const auto flat = [&f](const std::array<double, 2>& p) { return f(p[0], p[1]); };
-  for (std::size_t i = 0; i < 2; ++i) compare_component(flat, c, std::array<double, 2>{x[0], x[1]}, i, ad[i]);
+  const auto [ga, gb] = g;
+  const addends reference = gradient_addends(n, at_point, x[0], x[1], Mean);
+  check_summed_gradient(c, x.data(), x.size(), {ga, gb}, reference, n, plain, check_fd);
 }
 
-/// Term c.b0 (of term_kinds), summed, or averaged where c.b1 is odd.
-template <int K = 0>
-void loop_case_for(const choices& c, const std::array<double, 2 + loop_points>& x, bool check_fd) {
+/// run.template operator()<K, Mean>() for term K = c.b0 (of term_kinds), summed, or averaged where
+/// c.b1 is odd.
+template <int K = 0, class Run>
+void for_term(const choices& c, const Run& run) {
   if constexpr (K < term_kinds) {
-    if (c.b0 % term_kinds != K) return loop_case_for<K + 1>(c, x, check_fd);
+    if (c.b0 % term_kinds != K) return for_term<K + 1>(c, run);
     if (c.b1 % 2 != 0)
-      loop_case<K, true>(c, x, check_fd);
+      run.template operator()<K, true>();
     else
-      loop_case<K, false>(c, x, check_fd);
+      run.template operator()<K, false>();
   }
 }
 
-/// Byte 0's bits: the loop over data where both loop bits are set; else matrices where the matrices
-/// bit is, numbers where it is not. Raw doubles where the raw bit is set, else mapped ones.
-constexpr std::uint8_t loop_bits = 0x30, matrices_bit = 0x01, raw_bit = 0x02;
+/// Byte 0's bits: the loop over data where both loop bits are set, the sum over rows where the rows bit
+/// is too; else matrices where the matrices bit is, numbers where it is not. Raw doubles where the raw
+/// bit is set, else mapped ones.
+constexpr std::uint8_t loop_bits = 0x30, rows_bit = 0x40, matrices_bit = 0x01, raw_bit = 0x02;
+/// The most rows of the sum over rows: many SIMD batches and a remainder, from two bytes.
+constexpr unsigned max_rows = 300;
+/// The rows of one SIMD batch, for the count of sums past one.
+#if TAPELESS_SIMD
+constexpr std::size_t batch_rows = tl::detail::simd::width<double>;
+#else
+constexpr std::size_t batch_rows = 1;
+#endif
 
 /// The bits of byte 0 that choose the family the mutator keeps to (TAPELESS_FUZZ_FAMILY and _MODE):
 /// cleared, then set.
@@ -430,7 +527,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   constexpr std::uint8_t not_loop = loop_bits & 0x10;  // one loop bit cleared
   const bool known = keep_family_of("TAPELESS_FUZZ_FAMILY", {{"numbers", {not_loop | matrices_bit, 0}},
                                                              {"matrices", {not_loop, matrices_bit}},
-                                                             {"loop", {0, loop_bits}}}) &&
+                                                             {"loop", {rows_bit, loop_bits}},
+                                                             {"rows", {0, loop_bits | rows_bit}}}) &&
                      keep_family_of("TAPELESS_FUZZ_MODE", {{"raw", {0, raw_bit}}, {"mapped", {raw_bit, 0}}});
   if (!known) std::exit(2);
   return 0;
@@ -450,17 +548,30 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader in{data, size};
   const std::uint8_t head = in.byte();
-  const bool of_loop = (head & loop_bits) == loop_bits, of_matrices = (head & matrices_bit) != 0,
-             raw = (head & raw_bit) != 0;
+  const bool of_loop = (head & loop_bits) == loop_bits, of_rows = of_loop && (head & rows_bit) != 0,
+             of_matrices = (head & matrices_bit) != 0, raw = (head & raw_bit) != 0;
   const choices c{in.byte() % 16, in.byte() % 16, in.byte() % 16, in.byte() % 9, in.byte() % 9};
   const auto next = [&] { return raw ? in.raw() : in.mapped(); };
   ++stats.inputs;
   stats.raw += raw ? 1 : 0;
-  if (of_loop) {
+  if (of_rows) {
+    ++stats.sums_over_rows;
+    const std::size_t n = (static_cast<unsigned>(in.byte()) << 8 | in.byte()) % (max_rows + 1);
+    // a, b, then the columns: all printed where a check fails. The columns are vectors of n elements
+    // exactly, so that a read past either end is AddressSanitizer's to see.
+    stats.rows += n;
+    stats.most_rows = std::max(stats.most_rows, n);
+    stats.past_a_batch += n > batch_rows ? 1 : 0;
+    std::vector<double> x(2 + 2 * n);
+    for (auto& e : x) e = next();
+    const std::vector<double> t(x.begin() + 2, x.begin() + 2 + static_cast<std::ptrdiff_t>(n)),
+        y(x.begin() + 2 + static_cast<std::ptrdiff_t>(n), x.end());
+    for_term(c, [&]<int K, bool Mean>() { rows_case<K, Mean>(c, x, t, y, !raw); });
+  } else if (of_loop) {
     ++stats.loops;
     std::array<double, 2 + loop_points> x{};
     for (auto& e : x) e = next();
-    loop_case_for(c, x, !raw);
+    for_term(c, [&]<int K, bool Mean>() { loop_case<K, Mean>(c, x, !raw); });
   } else if (of_matrices) {
     ++stats.matrices;
     std::array<double, 7> x{};

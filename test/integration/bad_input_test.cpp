@@ -4,16 +4,20 @@
 // IEEE value of the rule in the README's table), and the functions built to stay finite far out
 // (softplus, sigmoid, log_sum_exp, softmax, log1p, expm1) at ±700 and ±1e-300. NaN, domain errors,
 // overflow in exp, singular matrices and var.grad() before backward() are tested beside their operations.
+// NaN and infinities in the data of a sum over rows run through it like any other value: no throw, and
+// each component of the value and gradient is what the sum by hand gives (NaN, ±inf or finite).
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <row_sum_check.hpp>
 
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace tl = tapeless;
 
@@ -253,5 +257,37 @@ TEST_CASE("bad input: t * t has one gradient, through grad and through var.backw
     tl::var<double> w{u};
     h(w).backward();
     CHECK(tl::grad(h)(u) == w.grad());
+  }
+}
+
+TEST_CASE("bad input: NaN and infinities in the rows of a sum propagate, in any batch and block") {
+  using namespace row_sums;
+  for (const std::size_t n : {lanes + 1, 2 * lanes + 1, block + 1}) {
+    for (const std::size_t row : {std::size_t{1}, n / 2, n - 1}) {
+      for (const double bad : {qnan, inf, -inf}) {
+        for (const bool in_t : {false, true}) {
+          CAPTURE(n);
+          CAPTURE(row);
+          CAPTURE(bad);
+          CAPTURE(in_t);
+          auto d = decay_data(n);
+          (in_t ? d.t : d.y)[row] = bad;
+          const auto sum = decay_sum(d.t, d.y);
+          std::vector<double> got;
+          CHECK_NOTHROW(got = value_and_gradient(sum, decay_a, decay_b, decay_c));
+          const auto e = decay_expected(d, decay_a, decay_b, decay_c);
+          REQUIRE(got.size() == 4);
+          for (std::size_t k = 0; k < 4; ++k) {
+            CAPTURE(k);
+            const double want = double(e.sum[k]);
+            if (std::isfinite(want))
+              CHECK(std::abs(got[k] - want) <= sum_tolerance * double(e.magnitude[k]));
+            else
+              CHECK(same(got[k], want));
+          }
+          CHECK(same(sum(decay_a, decay_b, decay_c), got[0]));
+        }
+      }
+    }
   }
 }

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: BSL-1.0
 // Functions written the way users write them (intermediates in locals, helpers returning expressions,
 // arguments by value and by reference) give correct gradients, and AddressSanitizer finds nothing
-// when the suite runs in its sanitizer build: nodes hold their operands by value.
+// when the suite runs in its sanitizer build: nodes hold their operands by value. A sum over rows
+// holds its view, its body (with what the body captures by value) and its parameters by value, and
+// reads the columns, which are the caller's, in place. (A body that captures f's own expressions does
+// not compile: compile_fail/sum_over_captured_expression.cpp.)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <cmath>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace tl = tapeless;
 
@@ -138,4 +142,56 @@ TEST_CASE("matrix data inside f: captured, copied into a local, built in f, in a
   CHECK(tl::grad(in_a_helper)(0.5) == doctest::Approx(expected).epsilon(1e-14));
   CHECK(tl::grad(used_twice)(0.5) == doctest::Approx(2 * expected).epsilon(1e-14));
   CHECK(std::get<0>(tl::value_and_grad(local_copy)(0.5)) == doctest::Approx(tl::sum(tl::square(data - 0.5))));
+}
+
+namespace {
+
+// A sum over rows built in a helper from its locals: a view, a body capturing a local by value, and a
+// parameter expression; all of them gone when the helper returns, the columns not.
+template <class A>
+auto weighted_sum_in_a_helper(const std::vector<double>& t, const std::vector<double>& y, const A& a) {
+  const tl::vector<double, 2> weights{0.5, 3.0};
+  const auto view = tl::rows(t, y);
+  auto twice = a * 2.0;
+  return tl::sum_over(
+             view,
+             [weights](const auto& ti, const auto& yi, const auto& p) { return weights[0] * tl::square(p * ti - yi); },
+             twice) *
+         weights[1];
+}
+
+}  // namespace
+
+TEST_CASE("a sum over rows returned from a helper whose view, captures and parameter expression are gone") {
+  std::vector<double> t(37), y(37);  // not a whole number of batches
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    t[i] = 0.125 * static_cast<double>(i);
+    y[i] = 1.0 - 0.0625 * static_cast<double>(i);
+  }
+  // f = 1.5 sum (2 a t - y)^2, df/da = 1.5 sum 2 (2 a t - y) 2 t
+  const auto f = [&](const auto& a) { return weighted_sum_in_a_helper(t, y, a); };
+  long double value = 0, slope = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const long double r = 2 * 0.75 * t[i] - y[i];
+    value += 1.5L * r * r;
+    slope += 1.5L * 4 * r * t[i];
+  }
+  const auto [v, g] = tl::value_and_grad(f)(0.75);
+  CHECK(v == doctest::Approx(double(value)).epsilon(1e-14));
+  CHECK(g == doctest::Approx(double(slope)).epsilon(1e-14));
+  CHECK(f(0.75) == doctest::Approx(double(value)).epsilon(1e-14));
+  // The expression itself kept past the helper, and swept later.
+  tl::var<double> a{0.75};
+  auto kept = weighted_sum_in_a_helper(t, y, a);
+  kept.backward();
+  CHECK(a.grad() == doctest::Approx(double(slope)).epsilon(1e-14));
+}
+
+TEST_CASE("a body capturing f's arguments by reference where they are plain numbers: outside grad") {
+  const std::vector<double> t{1.0, 2.0, 3.0}, y{1.0, 2.0, 2.0};
+  // On plain numbers, f's argument is plain data, which a body may capture; sum (1.5 t - y)^2 = 7.5.
+  const auto f = [&](const auto& a) {
+    return tl::sum_over(tl::rows(t, y), [&](const auto& ti, const auto& yi) { return tl::square(a * ti - yi); });
+  };
+  CHECK(f(1.5) == 7.5);
 }

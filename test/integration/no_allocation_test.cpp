@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: BSL-1.0
 // Fixed-shape gradients touch no heap: global operator new is replaced and counted around each call.
 // The scalar operations, let, and every matrix operation (elementwise with broadcasting, linear
-// algebra, reductions, shape operations, masks, tl::cref), through grad, value_and_grad and backward().
+// algebra, reductions, shape operations, masks, tl::cref), through grad, value_and_grad and backward();
+// sums over rows of data (tl::rows, tl::sum_over, tl::mean_over) for any row count.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <allocation_counter.hpp>
+#include <row_sum_check.hpp>
 
 #include <cmath>
 #include <cstddef>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace tl = tapeless;
 
@@ -262,4 +265,52 @@ TEST_CASE("the higher-order transforms allocate nothing: hessian, jacobian, jvp,
   CHECK(allocations_during(
             [&] { d3 = tl::grad(tl::grad(tl::grad([](auto t) { return tl::exp(t) * tl::sin(t); })))(0.7); }) == 0);
   CHECK(finite_nonzero(d3));
+}
+
+TEST_CASE("sum_over and mean_over over rows allocate nothing, for any row count") {
+  using namespace row_sums;
+  for (const std::size_t n : {std::size_t{10}, std::size_t{1000}, std::size_t{100000}}) {
+    CAPTURE(n);
+    const auto d = decay_data(n);  // the data is the caller's: made before counting
+    const auto l = logistic_data(n);
+    const auto m = matrix_data(n);
+    const auto decay_total = decay_sum(d.t, d.y);
+    const auto decay_average = decay_mean(d.t, d.y);
+    const auto logistic_mean = [&](const auto& beta) {
+      return tl::mean_over(tl::rows(l.x, l.y), logistic_term, beta) + 0.01 * tl::squared_norm(beta);
+    };
+    const auto matrix_sum = [&](const auto& M) { return tl::sum_over(tl::rows(m.A, m.y), matrix_term, M); };
+    std::tuple<double, double, double> g{}, gm{};
+    double value = 0, plain = 0;
+    row8 gl{};
+    m23 gM{};
+    CHECK(allocations_during([&] { g = tl::grad(decay_total)(decay_a, decay_b, decay_c); }) == 0);
+    CHECK(allocations_during([&] { gm = tl::grad(decay_average)(decay_a, decay_b, decay_c); }) == 0);
+    CHECK(allocations_during([&] {
+            std::tie(value, std::ignore) = tl::value_and_grad(decay_average)(decay_a, decay_b, decay_c);
+          }) == 0);
+    CHECK(allocations_during([&] { plain = decay_total(decay_a, decay_b, decay_c); }) == 0);
+    CHECK(allocations_during([&] { gl = tl::grad(logistic_mean)(logistic_beta); }) == 0);
+    CHECK(allocations_during([&] { gM = tl::grad(matrix_sum)(matrix_M); }) == 0);
+    // And the results are the sums by hand: the counted calls did the work.
+    const auto e = decay_expected(d, decay_a, decay_b, decay_c);
+    check_close(e, flatten(plain, g));
+    check_close(e, flatten(value, gm), static_cast<long double>(n));
+    CHECK(finite_nonzero(gl));
+    check_close(matrix_expected(m, matrix_M), flatten(matrix_sum(matrix_M), gM));
+  }
+}
+
+TEST_CASE("second order through a sum over rows allocates nothing") {
+  using namespace row_sums;
+  const auto d = decay_data(1000);
+  const auto decay_total = decay_sum(d.t, d.y);
+  using H = decltype(tl::hessian(decay_total)(decay_a, decay_b, decay_c));
+  H h{};
+  CHECK(allocations_during([&] { h = tl::hessian(decay_total)(decay_a, decay_b, decay_c); }) == 0);
+  CHECK(finite_nonzero(std::get<0>(std::get<0>(h))));
+  double d2 = 0;
+  const auto of_a = [&](const auto& a) { return tl::sum_over(tl::rows(d.t, d.y), decay_term, a, decay_b, decay_c); };
+  CHECK(allocations_during([&] { d2 = tl::grad(tl::grad(of_a))(decay_a); }) == 0);
+  CHECK(d2 == doctest::Approx(std::get<0>(std::get<0>(h))).epsilon(1e-12));
 }

@@ -55,7 +55,7 @@ class rows_view {
  public:
   static constexpr std::size_t columns = sizeof...(E);
 
-  constexpr rows_view(std::size_t count, const E*... data) noexcept : count_(count), data_(data...) {}
+  constexpr explicit rows_view(std::size_t count, const E*... data) noexcept : count_(count), data_(data...) {}
 
   /// The number of rows.
   [[nodiscard]] constexpr std::size_t size() const noexcept { return count_; }

@@ -39,8 +39,38 @@ struct expression : detail::expression_tag {
   constexpr auto operator()(std::size_t i, std::size_t j) const { return detail::element_of(self(), i, j); }
   constexpr auto operator[](std::size_t i) const { return detail::element_of(self(), i); }
 
+  /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
+  /// take the value of one of another type. The copy or move assignment of s reaches another node only
+  /// through this conversion, which no valid program makes; both stop at one sentence that names the fix.
+  template <Expression Other>
+    requires(!std::is_same_v<Other, Derived>)
+  constexpr operator Other() const {  // NOLINT: implicit, for the assignment of s to find
+    refuse_new_value<Other>();
+    const Other* none = nullptr;
+    return *none;  // only so that nothing else fails after the message
+  }
+  template <class Term>
+  constexpr Derived& operator+=(const Term& /*term*/) {
+    refuse_new_value<Term>();
+    return static_cast<Derived&>(*this);
+  }
+  template <class Term>
+  constexpr Derived& operator-=(const Term& /*term*/) {
+    refuse_new_value<Term>();
+    return static_cast<Derived&>(*this);
+  }
+
  private:
   [[nodiscard]] constexpr const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+
+ protected:
+  template <class Other>
+  static constexpr void refuse_new_value() {
+    static_assert(sizeof(Other) == 0,
+                  "tl: an expression cannot be assigned, or converted to, an expression of another type, nor be "
+                  "added to with += or -= (its type is the whole computation: declare it with auto); to sum terms "
+                  "over data of run-time length use tl::sum_over(tl::rows(...), body, params...)");
+  }
 };
 
 /// The number type of an operand: the node's value type, or the plain number itself.

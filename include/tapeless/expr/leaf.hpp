@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -162,6 +163,19 @@ constexpr auto cref(const T&& data) noexcept {
                 "tl::cref(x): x must be a named object that outlives the gradient call, not a temporary; "
                 "pass a temporary by value instead");
   return constant<T>(data);  // only so that nothing else fails after the message
+}
+/// A std::vector, std::span or any other contiguous range is data of run-time length, which no node
+/// can hold: a sum over it is tl::sum_over(tl::rows(data), ...).
+template <class T>
+  requires(!Matrix<T> && !Real<T> && requires(const T& data) {
+    std::data(data);
+    std::size(data);
+  })
+constexpr detail::shape_error cref(const T& /*data*/) noexcept {
+  static_assert(sizeof(T) == 0,
+                "tl::cref(x): x is data of run-time length; pass it to tl::rows(...) and sum over it with "
+                "tl::sum_over");
+  return {};  // passed on quietly by every operation, so that nothing else fails after the message
 }
 
 /// The name `let` gives to a shared intermediate inside its body. `Tag` is unique to that let

@@ -84,6 +84,16 @@ struct let_node : expression<let_node<Tag, Bound, Body>>, detail::let_parts<Tag,
   using detail::let_parts<Tag, Bound, Body>::let_parts;
 
   [[nodiscard]] constexpr value_type value() const { return this->body.value(); }
+
+  /// A node of another type assigned to a let: the sentence of expression<>. Reached through that
+  /// base's conversion, the assignment of a let over a matrix, which is deleted (see let_parts), would
+  /// stop at "deleted" instead.
+  template <Expression Other>
+    requires(!std::is_same_v<Other, let_node>)
+  constexpr let_node& operator=(const Other& /*other*/) {
+    this->template refuse_new_value<Other>();
+    return *this;
+  }
 };
 
 namespace detail {

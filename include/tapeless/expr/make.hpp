@@ -9,6 +9,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/shape.hpp>
+#include <tapeless/simd/batch.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -16,10 +17,23 @@
 
 namespace tapeless::detail {
 
+/// The number a lane of T holds: T itself, or the element type of a SIMD batch.
+template <class T>
+struct lane_number {
+  using type = T;
+};
+template <class T>
+  requires simd::is_batch<T>
+struct lane_number<T> {
+  using type = typename T::value_type;
+};
+
 /// Whether data of number type U may stand in an expression of number type T by conversion: the
-/// forward-mode transforms run f in dual numbers, where its captured double data meets dual values.
+/// forward-mode transforms run f in dual numbers, where its captured double data meets dual values,
+/// and a sum over rows runs its term on SIMD batches of rows, where the data its body captures meets
+/// batches (every lane the same number).
 template <class T, class U>
-inline constexpr bool lifts_to = !std::is_same_v<T, U> && std::is_same_v<real_of_t<T>, U>;
+inline constexpr bool lifts_to = !std::is_same_v<T, U> && std::is_same_v<real_of_t<typename lane_number<T>::type>, U>;
 
 /// A number or matrix of U as one of T.
 template <class T, class V>

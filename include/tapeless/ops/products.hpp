@@ -8,8 +8,10 @@
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/matrix_op.hpp>
+#include <tapeless/simd/batch.hpp>
 #include <tapeless/simd/product.hpp>
 
+#include <array>
 #include <cstddef>
 #include <string_view>
 #include <utility>
@@ -89,9 +91,21 @@ struct dot : ::tapeless::detail::matrix_operation {
                                            .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
   template <class M>
   static constexpr auto value(const M& a, const M& b) {
-    typename M::value_type s(0);
-    for (std::size_t i = 0; i < M::size(); ++i) s += a[i] * b[i];
-    return s;
+    using T = typename M::value_type;
+    if constexpr (::tapeless::detail::simd::is_batch<T> && M::size() >= 4) {
+      // Vectors of batches (a batch of rows of a sum over rows, sweep/rows.hpp): four sums, not one
+      // chain of dependent additions, which would be the critical path of the rows' terms.
+      std::array<T, 4> s{T(0), T(0), T(0), T(0)};
+      std::size_t i = 0;
+      for (; i + 4 <= M::size(); i += 4)
+        for (std::size_t k = 0; k < 4; ++k) s[k] += a[i + k] * b[i + k];
+      for (; i < M::size(); ++i) s[0] += a[i] * b[i];
+      return (s[0] + s[1]) + (s[2] + s[3]);
+    } else {
+      T s(0);
+      for (std::size_t i = 0; i < M::size(); ++i) s += a[i] * b[i];
+      return s;
+    }
   }
   // g may be of a wider type than the vectors (a float dot inside a double expression).
   template <class G, class M, class T>

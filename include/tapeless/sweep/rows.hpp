@@ -13,11 +13,14 @@
 // run one after another or on threads (transforms/sum_over.hpp).
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
+#include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/in_place.hpp>
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/let.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/traits.hpp>
@@ -25,9 +28,11 @@
 #include <tapeless/ops/products.hpp>
 #include <tapeless/ops/reduction.hpp>
 #include <tapeless/simd/batch.hpp>
+#include <tapeless/simd/transpose.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -81,7 +86,7 @@ constexpr in_lanes_t<L, V> broadcast(const V& v) {
 /// numbers of the data and never read past its end): a number of L, a matrix of L, or, for one lane of
 /// the column's own type, a pointer to the row itself.
 template <class L, class E>
-constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
+constexpr auto row_lanes(const E* c, std::size_t i, [[maybe_unused]] std::size_t count) {
   if constexpr (!simd::is_batch<L>) {
     if constexpr (Matrix<E>) {
       if constexpr (std::is_same_v<typename E::value_type, L>)
@@ -91,7 +96,9 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
     } else {
       return L(c[i]);
     }
-  } else {
+  }
+#if TAPELESS_SIMD
+  else {
     using T = typename L::value_type;
     const auto lanes = [&](const auto& element) {
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -101,7 +108,15 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
     };
     if constexpr (Matrix<E>) {
       in_lanes_t<L, E> m(uninitialized);
-      for (std::size_t e = 0; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
+      std::size_t e = 0;
+      if constexpr (std::is_same_v<typename E::value_type, T> && simd::transposes<T>) {
+        const auto row = [&]<std::size_t... K>(std::index_sequence<K...>) {
+          return std::array<const T*, L::size>{c[i + (K < count ? K : 0)].data()...};
+        }
+        (std::make_index_sequence<L::size>{});
+        for (; e + L::size <= E::size(); e += L::size) simd::transpose(row.data(), e, m.data() + e);
+      }
+      for (; e < E::size(); ++e) m[e] = lanes([e](const E& row) { return row[e]; });
       return m;
     } else if constexpr (std::is_same_v<E, T>) {
       if (count == L::size) return L::load_unaligned(c + i);
@@ -110,6 +125,7 @@ constexpr auto row_lanes(const E* c, std::size_t i, std::size_t count) {
       return lanes([](E x) { return x; });
     }
   }
+#endif
 }
 
 /// The leaf of a row's value in a term: a constant, held by value or pointing at the value.
@@ -152,19 +168,48 @@ constexpr bool reads_parameters_only() {
     return []<class... L>(leaf_list<L...>) { return (is_parameter_leaf<L> && ...); }(typename free_leaves<N>::type{});
 }
 
-/// The adjoints of the parameters in a term's sweep, one sum each.
-template <class... P>
-struct parameter_adjoints : argument_store<parameter_adjoints<P...>> {
-  plain_tuple<adjoint_sum<P>...> sums;
-
-  template <std::size_t S>
-  constexpr auto& sum_of() {
-    return plain_get<S - parameter_slot>(sums);
+/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
+/// selected away, not multiplied by 0, which would be NaN for an infinity.
+template <class V, class... Real>
+constexpr void add_lanes(V& to, const V& from, [[maybe_unused]] const Real&... real) {
+  const auto pick = [&](const auto& x) {
+    if constexpr (sizeof...(Real) == 0) {
+      return x;
+    } else {
+#if TAPELESS_SIMD  // a mask is made only where there are batches
+      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
+#endif
+    }
+  };
+  if constexpr (Matrix<V>) {
+    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
+  } else {
+    to += pick(from);
   }
-  /// The adjoint of parameter J, once the sweep is done: +0 where none arrived.
-  template <std::size_t J>
-  constexpr const auto& total() {
-    return plain_get<J>(sums).total(0.0);
+}
+
+/// The sums over rows of the parameters' adjoints: each term's sweep adds into them as it goes, not
+/// into sums of its own that are added afterwards (for a matrix parameter of batches, a copy of
+/// hundreds of bytes per batch). In a partial batch, `real` marks the lanes to add.
+template <class Partials, class... Real>
+struct parameter_sums {
+  Partials& partials;
+  plain_tuple<Real...> real;
+
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    auto& sum = plain_get<Leaf::slot - parameter_slot>(partials);
+    if constexpr (sizeof...(Real) == 0) {
+      add_adjoint(sum, g);
+    } else {
+      const auto& dense = [&]() -> decltype(auto) {
+        if constexpr (is_structured<G>)
+          return g.dense();
+        else
+          return g;
+      }();
+      apply_plain([&](const auto&... r) { add_lanes(sum, dense, r...); }, real);
+    }
   }
 };
 
@@ -202,8 +247,8 @@ constexpr bool batches_rows(std::type_identity<elementwise_binary<Op>>) {
   return batches_rows(std::type_identity<Op>{});
 }
 
-/// Whether a term of type N may run a batch of rows at once: every node an operation that does, on
-/// leaves. Anything else (a let, a select, a cut) runs a row at a time.
+/// Whether a term of type N may run a batch of rows at once: every node an operation that does, or a
+/// let of such, on leaves. Anything else (an if_else, a cut) runs a row at a time.
 template <class N>
 constexpr bool term_batches(std::type_identity<N>) {
   return is_leaf<N> || !Expression<N>;
@@ -218,31 +263,22 @@ constexpr bool term_batches(std::type_identity<binary_node<Op, A, B>>) {
          term_batches(std::type_identity<B>{});
 }
 
-/// to += from, in the lanes `real...` says are real (all where it says nothing). A padding lane is
-/// selected away, not multiplied by 0, which would be NaN for an infinity.
-template <class V, class... Real>
-constexpr void add_lanes(V& to, const V& from, const Real&... real) {
-  const auto pick = [&](const auto& x) {
-    if constexpr (sizeof...(Real) == 0)
-      return x;
-    else
-      return xsimd::select(real..., x, std::remove_cvref_t<decltype(x)>(0));
-  };
-  if constexpr (Matrix<V>) {
-    for (std::size_t e = 0; e < V::size(); ++e) to[e] += pick(from[e]);
-  } else {
-    to += pick(from);
-  }
+template <class Tag, class Bound, class Body>
+constexpr bool term_batches(std::type_identity<let_node<Tag, Bound, Body>>) {
+  return term_batches(std::type_identity<Bound>{}) && term_batches(std::type_identity<Body>{});
 }
 
 /// The sum of v's lanes, as a V of T (a number or a matrix).
 template <class V, class W>
 constexpr V lanes_total(const W& w) {
   const auto one = [](const auto& x) {
-    if constexpr (simd::is_batch<std::remove_cvref_t<decltype(x)>>)
-      return xsimd::hadd(x);
-    else
+    if constexpr (!simd::is_batch<std::remove_cvref_t<decltype(x)>>) {
       return x;
+    } else {
+#if TAPELESS_SIMD
+      return xsimd::hadd(x);
+#endif
+    }
   };
   if constexpr (Matrix<V>) {
     V v(uninitialized);
@@ -255,46 +291,83 @@ constexpr V lanes_total(const W& w) {
 
 /// The sum over rows [0, rows.size()) of body(row, params...), a block's worth at most, with lanes L:
 /// its value where Value, its partials in the parameters where Partials.
-template <class L, bool Value, bool Partials, class T, class View, class Body, class... P, std::size_t... K,
+template <class L, bool Value, bool Partials, class T, class View, class Body, class I, class... P, std::size_t... K,
           std::size_t... J>
-constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body, const plain_tuple<P...>& params,
-                                               std::index_sequence<K...>, std::index_sequence<J...>) {
+constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body,
+                                               const plain_tuple_of<I, P...>& params, std::index_sequence<K...>,
+                                               std::index_sequence<J...>) {
   constexpr std::size_t w = lanes_of<L>();
   const plain_tuple<in_lanes_t<L, P>...> wide{{broadcast<L>(plain_get<J>(params))}...};
   L value = L(-0.0);
   plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
-  // The term of the `count` rows from i; real... marks the real lanes of a partial batch.
-  const auto add_term = [&](std::size_t i, std::size_t count, const auto&... real) {
-    const plain_tuple<decltype(row_lanes<L>(rows.template column<K>(), i, count))...> row{
-        {row_lanes<L>(rows.template column<K>(), i, count)}...};
-    const auto term = body(row_leaf(plain_get<K>(row))..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
-    using Term = std::remove_cvref_t<decltype(term)>;
-    if constexpr (!Expression<Term>) {
-      if constexpr (Value) add_lanes(value, L(term), real...);
+  // The term of a row group, from the group's row values.
+  const auto term_at = [&](const auto&... row) {
+    return body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
+  };
+  // Evaluates the terms, then adds their values and sweeps them, each phase for every term before the
+  // next, so that the terms' chains of dependent operations (an exp, then a division) overlap in the
+  // processor. `real` holds the mask of the real lanes of a partial batch, or nothing.
+  const auto add_terms = [&](const auto& real, const auto&... term) {
+    using Term = std::remove_cvref_t<decltype((term, ...))>;
+    constexpr std::size_t count = sizeof...(term);
+    apply_plain(
+        [&](const auto&... r) {
+          if constexpr (!Expression<Term>) {
+            if constexpr (Value) (add_lanes(value, L(term), r...), ...);
+          } else {
+            const std::array<const Term*, count> terms{&term...};
+            const std::array<evaluated<Term, Value>, count> values{evaluated<Term, Value>(term)...};
+            if constexpr (Value)
+              for (std::size_t u = 0; u < count; ++u) add_lanes(value, L(value_at(*terms[u], values[u])), r...);
+            if constexpr (Partials && Term::is_active) {
+              parameter_sums<decltype(partials), std::remove_cvref_t<decltype(r)>...> store{partials, {{r}...}};
+              for (std::size_t u = 0; u < count; ++u) backward_sweep(*terms[u], values[u], L(1), store);
+            }
+          }
+        },
+        real);
+  };
+  // Calls then(term...) with the terms of `groups` row groups of `count` rows from i (one partial group,
+  // or whole batches), each built on its rows' values: the arguments of a lambda, made in place (held in
+  // a tuple, a matrix of batches would be copied into it), which live as long as the call.
+  const auto with_terms = [&](const auto& self, auto groups, std::size_t i, std::size_t count, const auto& then,
+                              const auto&... term) -> void {
+    if constexpr (decltype(groups)::value == 0) {
+      then(term...);
     } else {
-      const evaluated<Term, Value> values(term);
-      if constexpr (Value) add_lanes(value, L(value_at(term, values)), real...);
-      if constexpr (Partials && Term::is_active) {
-        parameter_adjoints<in_lanes_t<L, P>...> store;
-        backward_sweep(term, values, L(1), store);
-        (add_lanes(plain_get<J>(partials), store.template total<J>(), real...), ...);
-      }
+      const auto at_row = [&](const auto&... row) {
+        self(self, std::integral_constant<std::size_t, decltype(groups)::value - 1>{}, i + w, count, then, term...,
+             term_at(row...));
+      };
+      at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
     }
+  };
+  const auto add_groups = [&](auto groups, std::size_t i, std::size_t count, const auto&... real) {
+    with_terms(with_terms, groups, i, count, [&](const auto&... term) {
+      add_terms(plain_tuple<std::remove_cvref_t<decltype(real)>...>{{real}...}, term...);
+    });
   };
   const std::size_t n = rows.size();
   std::size_t i = 0;
-  for (; i + w <= n; i += w) add_term(i, w);
+  // Terms of batches run two at a time: their chains of dependent operations (an exp, then a division)
+  // overlap in the processor, where one term's would wait for each other.
+  constexpr std::size_t together = w > 1 ? 2 : 1;
+  for (; i + together * w <= n; i += together * w) add_groups(std::integral_constant<std::size_t, together>{}, i, w);
+  for (; i + w <= n; i += w) add_groups(std::integral_constant<std::size_t, 1>{}, i, w);
+#if TAPELESS_SIMD
   if constexpr (w > 1) {
-    if (i < n) add_term(i, n - i, simd::lanes_below<typename L::value_type>(n - i));
+    if (i < n)
+      add_groups(std::integral_constant<std::size_t, 1>{}, i, n - i, simd::lanes_below<typename L::value_type>(n - i));
   }
+#endif
   return {lanes_total<T>(value), {{lanes_total<P>(plain_get<J>(partials))}...}};
 }
 
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
 /// allow, else a row at a time. The term's data leaves may read matrices that body holds by value in
 /// place: body outlives every term.
-template <bool Value, bool Partials, class T, class View, class Body, class... P>
-constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   constexpr auto columns = std::make_index_sequence<View::columns>{};
   constexpr auto parameters = std::index_sequence_for<P...>{};
 #if TAPELESS_SIMD
@@ -346,8 +419,8 @@ constexpr View block_rows(const View& rows, std::size_t b) {
 }
 
 /// The sum over all rows, block after block; +0 where it is empty.
-template <bool Value, bool Partials, class T, class View, class Body, class... P>
-constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple<P...>& params) {
+template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   auto total = empty_sum<T, P...>();
   for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
     add_block(total, sum_block<Value, Partials, T>(block_rows(rows, b), body, params));

@@ -75,8 +75,8 @@ constexpr auto parameters_from(const X& x) {
 }
 
 /// The partials in P... laid out as x is: x's type, each in its parameter's place.
-template <class X, class... P>
-constexpr X laid_out_as(const plain_tuple<P...>& partials) {
+template <class X, class I, class... P>
+constexpr X laid_out_as(const plain_tuple_of<I, P...>& partials) {
   if constexpr (sizeof...(P) == 1) {
     return plain_get<0>(partials);
   } else {
@@ -139,8 +139,8 @@ struct sum_over_rows : matrix_operation {
 
 /// The blocks of a sum run one after another.
 struct in_sequence {
-  template <bool Value, bool Partials, class T, class View, class Body, class... P>
-  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple<P...>& params) const {
+  template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
     return sum_rows<Value, Partials, T>(rows, body, params);
   }
 };
@@ -184,8 +184,11 @@ constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Par
   if constexpr (!number || !own_leaves) {
     return T(0);
   } else if constexpr (!(Differentiable<Params> || ...)) {
-    const plain_tuple<with_numbers_t<value_type_of_t<Params>, T>...> values{{params}...};
-    return run.template operator()<true, false, T>(rows, body, values).value;
+    // The term's own number type where body brings a wider one: dual numbers it captures, as f run by
+    // tl::jvp holds them.
+    using U = std::common_type_t<T, scalar_of_t<value_type_of_t<Term>>>;
+    const plain_tuple<with_numbers_t<value_type_of_t<Params>, U>...> values{{params}...};
+    return run.template operator()<true, false, U>(rows, body, values).value;
   } else {
     using Op = sum_over_rows<View, Body, Runner, with_numbers_t<value_type_of_t<Params>, double>...>;
     Op op{{}, rows, std::move(body), run};

@@ -25,8 +25,8 @@ namespace detail {
 
 /// The blocks of a sum run over threads.
 struct over_threads {
-  template <bool Value, bool Partials, class T, class View, class Body, class... P>
-  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple<P...>& params) const {
+  template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+  constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
     using Sum = rows_sum<T, P...>;
     if (std::is_constant_evaluated() || blocks_of(rows.size()) <= 1)
       return sum_rows<Value, Partials, T>(rows, body, params);
