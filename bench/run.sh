@@ -57,7 +57,7 @@ if ((callgrind && report)); then echo "run.sh: --callgrind or --report, not both
 # --- dependencies -------------------------------------------------------------------------------
 # The peers: ADOL-C, Sacado (whose headers need Kokkos's and Teuchos's), Eigen; and xsimd.
 needed=(libboost-dev doctest-dev libbenchmark-dev cmake ninja-build g++ clang libadolc-dev libtrilinos-sacado-dev
-        libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev)
+        libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev libtbb-dev)
 if ((callgrind)); then needed+=(valgrind); fi
 if ((report)); then needed+=(python3 gnuplot-nox); fi
 bash "$root/cmake/ensure_packages.sh" "${needed[@]}"
