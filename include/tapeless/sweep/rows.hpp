@@ -19,6 +19,7 @@
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/in_place.hpp>
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -84,9 +85,11 @@ constexpr in_lanes_t<L, V> broadcast(const V& v) {
 
 /// The lanes of column `c` from row i, `count` of them real (the others repeat row i, so that they hold
 /// numbers of the data and never read past its end): a number of L, a matrix of L, or, for one lane of
-/// the column's own type, a pointer to the row itself.
+/// the column's own type, a pointer to the row itself. Inlined with either compiler (each macro names
+/// one): out of line, g++ returns a matrix of batches through memory, a copy per batch.
 template <class L, class E>
-constexpr auto row_lanes(const E* c, std::size_t i, [[maybe_unused]] std::size_t count) {
+TAPELESS_SWEEP_INLINE TAPELESS_BUILD_INLINE constexpr auto row_lanes(const E* c, std::size_t i,
+                                                                     [[maybe_unused]] std::size_t count) {
   if constexpr (!simd::is_batch<L>) {
     if constexpr (Matrix<E>) {
       if constexpr (std::is_same_v<typename E::value_type, L>)
