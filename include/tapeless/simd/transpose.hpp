@@ -26,10 +26,10 @@ inline constexpr bool transposes = std::is_same_v<T, double> &&
 #endif
 
 /// out[j] = the elements `at + j` of the rows row[0], ..., row[w - 1], for j < w: lane k of out[j]
-/// is row[k][at + j].
+/// is row[k][at + j]. A dozen instructions, always inlined: out of line, its batches go through memory.
 template <class T>
   requires transposes<T>
-void transpose(const T* const* row, std::size_t at, batch<T>* out) {
+[[gnu::always_inline]] inline void transpose(const T* const* row, std::size_t at, batch<T>* out) {
 #if defined(__AVX__)
   if constexpr (sizeof(batch<T>) == 32) {
     const __m256d r0 = _mm256_loadu_pd(row[0] + at), r1 = _mm256_loadu_pd(row[1] + at);
