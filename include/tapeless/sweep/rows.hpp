@@ -320,12 +320,14 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
           } else {
             const std::array<const Term*, count> terms{&term...};
             const std::array<evaluated<Term, Value>, count> values{evaluated<Term, Value>(term)...};
-            if constexpr (Value)
-              for (std::size_t u = 0; u < count; ++u) add_lanes(value, L(value_at(*terms[u], values[u])), r...);
-            if constexpr (Partials && Term::is_active) {
-              parameter_sums<decltype(partials), std::remove_cvref_t<decltype(r)>...> store{partials, {{r}...}};
-              for (std::size_t u = 0; u < count; ++u) backward_sweep(*terms[u], values[u], L(1), store);
+            [&]<std::size_t... U>(std::index_sequence<U...>) {
+              if constexpr (Value) (add_lanes(value, L(value_at(*terms[U], values[U])), r...), ...);
+              if constexpr (Partials && Term::is_active) {
+                parameter_sums<decltype(partials), std::remove_cvref_t<decltype(r)>...> store{partials, {{r}...}};
+                (backward_sweep(*terms[U], values[U], L(1), store), ...);
+              }
             }
+            (std::make_index_sequence<count>{});
           }
         },
         real);
