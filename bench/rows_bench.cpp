@@ -206,9 +206,8 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_tapeless(const s11_in& in) {
         tl::rows(x, y),
         [](const auto& x_i, const auto& y_i, const auto& beta) {
           // p is used twice: tl::let shares it, as in S6.
-          return tl::let(tl::sigmoid(tl::dot(x_i, beta)), [&y_i](const auto& p) {
-            return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p));
-          });
+          return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
+                         [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
         },
         beta);
   })(in.beta);
