@@ -373,27 +373,26 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
 /// place: body outlives every term.
 template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
 constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
-  constexpr auto columns = std::make_index_sequence<View::columns>{};
-  constexpr auto parameters = std::index_sequence_for<P...>{};
+  // The lanes L: the term's data leaves may read matrices that body holds by value in place, body
+  // outliving every term (nothing to name in a constant expression).
+  const auto in_lanes_of = [&]<class L>(std::type_identity<L>) {
+    constexpr auto columns = std::make_index_sequence<View::columns>{};
+    constexpr auto parameters = std::index_sequence_for<P...>{};
+    if (std::is_constant_evaluated())
+      return sum_block_in_lanes<L, Value, Partials, T>(rows, body, params, columns, parameters);
+    const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
+    const auto sum = sum_block_in_lanes<L, Value, Partials, T>(rows, body, params, columns, parameters);
+    close_data_scope(outer);
+    return sum;
+  };
 #if TAPELESS_SIMD
   if constexpr (simd::available<T>) {
-    using B = simd::batch<T>;
     if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Partials, View, P...>::type>{})) {
-      if (!std::is_constant_evaluated()) {
-        const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-        const auto sum = sum_block_in_lanes<B, Value, Partials, T>(rows, body, params, columns, parameters);
-        close_data_scope(outer);
-        return sum;
-      }
+      if (!std::is_constant_evaluated()) return in_lanes_of(std::type_identity<simd::batch<T>>{});
     }
   }
 #endif
-  if (std::is_constant_evaluated())
-    return sum_block_in_lanes<T, Value, Partials, T>(rows, body, params, columns, parameters);
-  const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-  const auto sum = sum_block_in_lanes<T, Value, Partials, T>(rows, body, params, columns, parameters);
-  close_data_scope(outer);
-  return sum;
+  return in_lanes_of(std::type_identity<T>{});
 }
 
 /// to += from, for the sums of two blocks.
@@ -410,6 +409,13 @@ constexpr void add_block(rows_sum<T, P...>& to, const rows_sum<T, P...>& from) {
 template <class T, class... P>
 constexpr rows_sum<T, P...> empty_sum() {
   return {T(-0.0), {{filled<P>(-0.0)}...}};
+}
+
+/// The sum finished: +0 where it is -0 (no row added anything), x + 0 = x elsewhere.
+template <class T, class... P>
+constexpr rows_sum<T, P...> with_positive_zeros(rows_sum<T, P...> sum) {
+  add_block(sum, rows_sum<T, P...>{T(0), {{filled<P>(0.0)}...}});
+  return sum;
 }
 
 /// The number of blocks of n rows.
@@ -429,8 +435,7 @@ constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const p
   auto total = empty_sum<T, P...>();
   for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
     add_block(total, sum_block<Value, Partials, T>(block_rows(rows, b), body, params));
-  add_block(total, rows_sum<T, P...>{T(0), {{filled<P>(0.0)}...}});
-  return total;
+  return with_positive_zeros(total);
 }
 
 }  // namespace tapeless::detail

@@ -33,28 +33,15 @@ inline constexpr bool is_rows_view = false;
 template <class... E>
 inline constexpr bool is_rows_view<rows_view<E...>> = true;
 
-/// V with its numbers of type S: S, or a matrix of S of V's shape.
-template <class V, class S>
-using with_numbers_t = in_lanes_t<S, V>;
-
-/// The number of numbers in V.
-template <class V>
-constexpr std::size_t numbers_in() {
-  if constexpr (Matrix<V>)
-    return V::size();
-  else
-    return 1;
-}
-
 /// The parameters P... read out of x: x itself for one parameter, else each from its place in the vector
 /// of them all, in order.
 template <class... P, class X>
 constexpr auto parameters_from(const X& x) {
   using S = scalar_of_t<X>;
   if constexpr (sizeof...(P) == 1) {
-    return plain_tuple<with_numbers_t<P, S>...>{{x}};
+    return plain_tuple<in_lanes_t<S, P>...>{{x}};
   } else {
-    plain_tuple<with_numbers_t<P, S>...> p{{filled<with_numbers_t<P, S>>(0.0)}...};
+    plain_tuple<in_lanes_t<S, P>...> p{{filled<in_lanes_t<S, P>>(0.0)}...};
     std::size_t at = 0;
     apply_plain(
         [&](auto&... each) {
@@ -170,14 +157,14 @@ constexpr decltype(auto) flattened(X&& x) {
 template <class Runner, class View, class Body, class... Params>
 constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Params&&... params) {
   using T = typename sum_number<View, Params...>::type;
-  using Term = typename term_of<Body, T, false, View, with_numbers_t<value_type_of_t<Params>, T>...>::type;
+  using Term = typename term_of<Body, T, false, View, in_lanes_t<T, value_type_of_t<Params>>...>::type;
   constexpr bool number = !Matrix<value_type_of_t<Term>>;
   static_assert(number,
                 "tl::sum_over(rows, body, params...): body must return a number; sum a matrix's elements inside "
                 "body with tl::sum");
   constexpr bool own_leaves =
-      !number || reads_parameters_only<
-                     typename term_of<Body, T, true, View, with_numbers_t<value_type_of_t<Params>, T>...>::type>();
+      !number ||
+      reads_parameters_only<typename term_of<Body, T, true, View, in_lanes_t<T, value_type_of_t<Params>>...>::type>();
   static_assert(own_leaves,
                 "tl::sum_over(rows, body, params...): body reads an expression of f that it captures; pass that "
                 "expression to body as one of params instead");
@@ -187,10 +174,10 @@ constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Par
     // The term's own number type where body brings a wider one: dual numbers it captures, as f run by
     // tl::jvp holds them.
     using U = std::common_type_t<T, scalar_of_t<value_type_of_t<Term>>>;
-    const plain_tuple<with_numbers_t<value_type_of_t<Params>, U>...> values{{params}...};
+    const plain_tuple<in_lanes_t<U, value_type_of_t<Params>>...> values{{params}...};
     return run.template operator()<true, false, U>(rows, body, values).value;
   } else {
-    using Op = sum_over_rows<View, Body, Runner, with_numbers_t<value_type_of_t<Params>, double>...>;
+    using Op = sum_over_rows<View, Body, Runner, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{}, rows, std::move(body), run};
     if constexpr (sizeof...(Params) == 1)
       return make_unary(std::move(op), std::forward<Params>(params)...);

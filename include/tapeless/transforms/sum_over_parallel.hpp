@@ -44,8 +44,7 @@ struct over_threads {
           [&](std::size_t k) { sums[k] = sum_block<Value, Partials, T>(block_rows(rows, first + k), body, params); });
       for (std::size_t k = 0; k < count; ++k) add_block(total, sums[k]);
     }
-    add_block(total, Sum{T(0), {{filled<P>(0.0)}...}});
-    return total;
+    return with_positive_zeros(total);
   }
 };
 
