@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// bench/adjoints.hpp: the suite's cases S1 to S9: their inputs, drawn as benchmarks.md says, and their
+// bench/adjoints.hpp: the suite's fixed-shape cases S1 to S9: their inputs, drawn as the suite says, and their
 // hand-written adjoints, the classic ones derived by hand (scalar loops; the bench files add the
 // xsimd-vectorised ones).
 //

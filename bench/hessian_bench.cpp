@@ -26,7 +26,7 @@ struct h_in {
   vec x;
 };
 
-/// The inputs of S3 (x = 2u - 1) or S4 (x = 4u - 2): a fresh stream per case, as benchmarks.md says.
+/// The inputs of S3 (x = 2u - 1) or S4 (x = 4u - 2): a fresh stream per case, as the suite says.
 template <int Half>
 h_in inputs() {
   tapeless_bench::input_stream u;

@@ -100,7 +100,7 @@ struct let_chain_case : tapeless_bench::kernels<let_chain_inputs, let_chain_hand
 // ---------------------------------------------------------------------------------------------
 // The checks, once, before timing.
 
-/// The hand-written references themselves, against the gradient stated in benchmarks.md (S1), the
+/// The hand-written references themselves, against the gradient the suite states (S1), the
 /// closed form (S2) and central differences (let chain).
 bool check_references() {
   bool ok = true;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-// bench/suite.hpp: the inputs and the agreement check of the benchmark suite (doc: /work/shared/benchmarks.md).
+// bench/suite.hpp: the inputs and the agreement check of the benchmark suite (the suite's own specification).
 //
-// Every case draws its inputs from a fresh input_stream, in the order benchmarks.md lists them,
+// Every case draws its inputs from a fresh input_stream, in the order the suite lists them,
 // row-major for matrices. Before timing, the harness checks every library's gradient against the
 // hand-written one (check_gradient): to 1e-12 relative, or, for central differences, to 1e-6 of the
 // largest component, which also checks the hand-written gradient itself.
@@ -26,7 +26,7 @@
 
 namespace tapeless_bench {
 
-/// The deterministic stream u(0), u(1), ... of benchmarks.md:
+/// The deterministic stream u(0), u(1), ... that the suite specifies:
 ///   s(0) = 42; s(k+1) = 6364136223846793005 s(k) + 1442695040888963407 mod 2^64;
 ///   u(k) = (s(k+1) >> 11) * 2^-53, uniform in [0, 1).
 /// One stream per case: construct a new one for each case.
@@ -37,7 +37,7 @@ class input_stream {
     state_ = 6364136223846793005ULL * state_ + 1442695040888963407ULL;  // mod 2^64 by unsigned wrap-around
     return static_cast<double>(state_ >> 11) * 0x1.0p-53;
   }
-  /// The next number scaled to [lo, hi): lo + (hi - lo) u, the `a u + b` of benchmarks.md.
+  /// The next number scaled to [lo, hi): lo + (hi - lo) u, the `a u + b` of the suite.
   constexpr double uniform(double lo, double hi) noexcept { return lo + (hi - lo) * next(); }
 
  private:

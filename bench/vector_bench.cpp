@@ -87,7 +87,7 @@ template <std::size_t N>
 struct s4 : tapeless_bench::kernels<s4_inputs<N>, s4_handwritten<N>, s4_tapeless<N>, s4_handwritten_simd<N>> {
   static std::string name() { return "S4_log_sum_exp_" + std::to_string(N); }
   static std::array<double, N> numbers(const s4_in<N>& in) { return tapeless_bench::numbers(in.x); }
-  // The plain definition log(sum exp), as benchmarks.md states f (no shift by the largest element).
+  // The plain definition log(sum exp), as the suite states f (no shift by the largest element).
   template <class T>
   static T f(const std::array<T, N>& x, const s4_in<N>&) {
     using std::exp, std::log;

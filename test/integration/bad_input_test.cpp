@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-// Bad input, the rules of the README's section of that name that the tests of each operation leave
+// Bad input, the rules of the guide's section of that name (doc/guide.md) that the tests of each operation leave
 // out: ±infinity through every unary operation (the value is the std:: function's, the derivative the
-// IEEE value of the rule in the README's table), and the functions built to stay finite far out
+// IEEE value of the rule in the guide's table), and the functions built to stay finite far out
 // (softplus, sigmoid, log_sum_exp, softmax, log1p, expm1) at ±700 and ±1e-300. NaN, domain errors,
 // overflow in exp, singular matrices and var.grad() before backward() are tested beside their operations.
 // NaN and infinities in the data of a sum over rows run through it like any other value: no throw, and
@@ -173,7 +173,7 @@ TEST_CASE("bad input: expm1' = e^x keeps its relative accuracy far below 0") {
 }
 
 // Where a rule's formula meets inf / inf or inf * 0 at an infinite input but its limit is a number, the
-// derivative is that limit, not NaN (the README's table states each): a NaN there would poison every
+// derivative is that limit, not NaN (the guide's table states each): a NaN there would poison every
 // gradient it reaches although nothing about the point is undefined. atan2's rule (x, -y) / (x² + y²)
 // tends to 0 as either coordinate grows (also where both are infinite); hypot's x / z tends to the sign
 // of an infinite x and to 0 for a finite one; pow(x, p)'s p x^(p-1) is inf at x = inf for p > 1; det's

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// The README's contract, checked by the compiler: this file passes by compiling.
+// The README's quick start and transforms, checked by the compiler: this file passes by compiling.
 //
 // The quick start's gradients are computed in constant expressions (cos and sin included, so this
 // needs tapeless::math::cx evaluable at compile time), and the result types of the transforms and

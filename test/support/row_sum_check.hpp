@@ -104,7 +104,8 @@ template <class T>
 struct decay_columns {
   std::vector<T> t, y;
 };
-/// S10's points (benchmarks.md), in T: t[i] = 5 i / n, y[i] = 2 exp(-0.7 t[i]) + 0.3 + 0.01 (2 u - 1).
+/// S10's points, as the benchmark suite draws them, in T: t[i] = 5 i / n, y[i] = 2 exp(-0.7 t[i]) + 0.3 + 0.01 (2 u -
+/// 1).
 template <class T = double>
 decay_columns<T> decay_data(std::size_t n, std::uint64_t seed = 34) {
   uniform r{seed};
