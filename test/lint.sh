@@ -28,8 +28,8 @@ fi
 echo "=== lint: $clang_tidy over every public header"
 # Two translation units that include every header, run side by side: the default build, and the one
 # with AVX2 and FMA, whose preprocessor branches differ. A finding in a header is the
-# same whichever file includes it, and one parse serves all 60 headers: 15 s each, where one run per
-# header took 4 minutes. That each header compiles alone is the g++ build's header tests' job.
+# same whichever file includes it, and one parse serves every header: 15 s each, where a run per
+# header would take minutes. That each header compiles alone is the g++ build's header tests' job.
 all_headers=$(find include/tapeless -name '*.hpp' | sort | sed 's|^include/\(.*\)$|#include <\1>|')
 echo "$all_headers" >"$work/all_headers.cpp"
 tidy_one() {  # name, extra compiler flags...: leaves $work/name.log, and $work/name.failed on findings
