@@ -163,7 +163,6 @@ def declared_name(head):
         return ("class", m.group(1))
     if re.match(r"(?:struct|class|union|enum)\b", body):
         return None  # a specialisation (name<...>) or an enumeration
-    body = re.sub(r"\b(decltype|alignas|noexcept)\s*\(", lambda m: m.group(1) + "(", body)
     i, angle = 0, 0
     while i < len(body):
         c = body[i]
@@ -190,7 +189,7 @@ def main():
     base = root / "include" / "tapeless"
     headers = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.hpp"))
     findings = []
-    declared, defined = [], {}  # (name, kind, header); (name, kind) -> headers that define it
+    declared, defined = [], {}  # ((kind, name), header); (kind, name) -> the headers that define it
     for rel in headers:
         here = layer_of(rel)
         if here is None:
@@ -198,10 +197,9 @@ def main():
                             f"and doc/design.md's Layers table")
             continue
         raw = (base / rel).read_text(encoding="utf-8")
-        for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:tapeless/)?([^>"]+)[>"]', raw, re.M):
-            target = m.group(1)
-            if not raw[m.start():m.end()].count("tapeless/"):  # a quoted include, relative to the header
-                target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
+        for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*(?:<tapeless/([^>]+)>|"([^"]+)")', raw, re.M):
+            # <tapeless/...>, or "..." relative to the header
+            target = m.group(1) or posixpath.normpath(posixpath.join(posixpath.dirname(rel), m.group(2)))
             there = layer_of(target) if (base / target).is_file() else None
             if there is not None and there[0] > here[0]:
                 findings.append(f"include/tapeless/{rel} ({here[1]}) includes include/tapeless/{target} "
