@@ -13,7 +13,7 @@
 #include "simd.hpp"
 #include "suite.hpp"
 
-#include <tapeless/tapeless.hpp>
+#include <tapeless/parallel.hpp>
 
 #include <algorithm>
 #include <array>

@@ -4,9 +4,11 @@
 #   1. clang-format --dry-run -Werror over every .hpp and .cpp of include/, test/, bench/ and examples/
 #      (style: .clang-format; fix with clang-format-14 -i on the files it names);
 #   2. clang-tidy over every public header (checks: .clang-tidy; only findings in include/tapeless/
-#      count), from one .cpp that includes them all, twice: default, and with AVX2 and fused regions.
-# Both are the clang 14 tools of Debian 12 (packages clang-format and clang-tidy, which test/run.sh
-# installs); CLANG_FORMAT and CLANG_TIDY name others. Usage: bash test/lint.sh
+#      count), from one .cpp that includes them all, twice: default, and with AVX2 and fused regions;
+#   3. test/check_layers.py: no header of include/tapeless reaches a higher layer (doc/design.md).
+# The first two are the clang 14 tools of Debian 12 (packages clang-format and clang-tidy, which
+# test/run.sh installs, with python3 for the third); CLANG_FORMAT and CLANG_TIDY name others.
+# Usage: bash test/lint.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -25,11 +27,18 @@ if ((format_status)); then
   echo "lint: formatting differs from .clang-format (fix: $clang_format -i FILE...)" >&2
 fi
 
+echo "=== lint: the layers of include/tapeless"
+layers_status=0
+python3 test/check_layers.py || layers_status=$?
+if ((layers_status)); then
+  echo "lint: a header reaches a higher layer (doc/design.md, Layers): include or define it lower" >&2
+fi
+
 echo "=== lint: $clang_tidy over every public header"
 # Two translation units that include every header, run side by side: the default build, and the one
 # with AVX2 and FMA, whose preprocessor branches differ. A finding in a header is the
-# same whichever file includes it, and one parse serves all 60 headers: 15 s each, where one run per
-# header took 4 minutes. That each header compiles alone is the g++ build's header tests' job.
+# same whichever file includes it, and one parse serves every header: 15 s each, where a run per
+# header would take minutes. That each header compiles alone is the g++ build's header tests' job.
 all_headers=$(find include/tapeless -name '*.hpp' | sort | sed 's|^include/\(.*\)$|#include <\1>|')
 echo "$all_headers" >"$work/all_headers.cpp"
 tidy_one() {  # name, extra compiler flags...: leaves $work/name.log, and $work/name.failed on findings
@@ -50,4 +59,4 @@ for name in default avx2; do
 done
 ((tidy_status)) || echo "lint: clang-tidy: every header clean"
 
-((format_status == 0 && tidy_status == 0))
+((format_status == 0 && tidy_status == 0 && layers_status == 0))

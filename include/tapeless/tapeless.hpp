@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/tapeless.hpp: the whole library. `#include <tapeless/tapeless.hpp>` and `namespace tl = tapeless;`.
+// The sums over rows on threads (std::execution::par) come with <tapeless/parallel.hpp>.
 #pragma once
 
 // g++ 12 warns falsely inside the AVX-512 intrinsics wherever they are inlined (-Wuninitialized and
@@ -66,7 +67,6 @@
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>
 #include <tapeless/transforms/sum_over.hpp>
-#include <tapeless/transforms/sum_over_parallel.hpp>
 #include <tapeless/transforms/vjp.hpp>
 
 #include <tapeless/var.hpp>

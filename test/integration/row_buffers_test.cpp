@@ -6,7 +6,7 @@
 // float, of tl::vector rows and of tl::matrix rows; sequential and over threads. Each sum is checked
 // against the sum by hand, so that reading less than n rows fails too.
 #include <doctest/doctest.h>
-#include <tapeless/tapeless.hpp>
+#include <tapeless/parallel.hpp>
 
 #include <row_sum_check.hpp>
 

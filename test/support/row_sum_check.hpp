@@ -16,7 +16,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
-#include <tapeless/tapeless.hpp>
+#include <tapeless/parallel.hpp>
 
 #include <sanitizers.hpp>
 

@@ -33,6 +33,16 @@ inline constexpr bool is_rows_view = false;
 template <class... E>
 inline constexpr bool is_rows_view<rows_view<E...>> = true;
 
+/// The concepts of a call with a policy first, tl::sum_over(policy, rows, body, params...), named so that
+/// the overloads of <tapeless/parallel.hpp>, which add that the policy is an execution policy, are more
+/// constrained than the ones below that stop the call without it.
+template <class View>
+concept rows_of_data = is_rows_view<View>;
+template <class Policy>
+concept before_rows = !is_rows_view<std::remove_cvref_t<Policy>>;
+template <class Policy>
+inline constexpr bool without_parallel_header = false;
+
 /// The parameters P... read out of x: x itself for one parameter, else each from its place in the vector
 /// of them all, in order.
 template <class... P, class X>
@@ -219,6 +229,27 @@ template <class View, class Body, class... Params>
   requires detail::is_rows_view<View>
 constexpr auto mean_over(const View& rows, Body body, Params&&... params) {
   return detail::per_row(rows, sum_over(rows, std::move(body), std::forward<Params>(params)...));
+}
+
+/// tl::sum_over(policy, rows, body, params...) without <tapeless/parallel.hpp>: stopped with the header
+/// to include, so that the umbrella header stays free of <execution> and its threads.
+template <class Policy, class View, class Body, class... Params>
+  requires detail::before_rows<Policy> && detail::rows_of_data<View>
+constexpr auto sum_over(Policy&&, const View& rows, Body body, Params&&... params) {
+  static_assert(detail::without_parallel_header<Policy>,
+                "tl::sum_over(policy, rows, body, params...) with an execution policy needs #include "
+                "<tapeless/parallel.hpp>");
+  return sum_over(rows, std::move(body), std::forward<Params>(params)...);
+}
+
+/// tl::mean_over(policy, rows, body, params...) without <tapeless/parallel.hpp>: stopped likewise.
+template <class Policy, class View, class Body, class... Params>
+  requires detail::before_rows<Policy> && detail::rows_of_data<View>
+constexpr auto mean_over(Policy&&, const View& rows, Body body, Params&&... params) {
+  static_assert(detail::without_parallel_header<Policy>,
+                "tl::mean_over(policy, rows, body, params...) with an execution policy needs #include "
+                "<tapeless/parallel.hpp>");
+  return mean_over(rows, std::move(body), std::forward<Params>(params)...);
 }
 
 }  // namespace tapeless

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/transforms/sum_over_parallel.hpp: tl::sum_over and tl::mean_over under std::execution::par.
+// Included by <tapeless/parallel.hpp>, not by the umbrella header, since <execution> brings threads.
 //
 // The blocks of the rows (sweep/rows.hpp) run over threads through the standard parallel algorithms,
 // on the runtime behind them (TBB with libstdc++; the tapeless::tapeless target links it where found),
@@ -53,6 +54,10 @@ template <class Policy>
 inline constexpr bool on_threads = std::is_same_v<Policy, std::execution::parallel_policy> ||
                                    std::is_same_v<Policy, std::execution::parallel_unsequenced_policy>;
 
+/// An execution policy of the standard library: seq, par, par_unseq or unseq.
+template <class Policy>
+concept execution_policy = std::is_execution_policy_v<std::remove_cvref_t<Policy>>;
+
 template <class Policy>
 using runner_for = std::conditional_t<on_threads<std::remove_cvref_t<Policy>>, over_threads, in_sequence>;
 
@@ -61,14 +66,14 @@ using runner_for = std::conditional_t<on_threads<std::remove_cvref_t<Policy>>, o
 /// tl::sum_over(rows, body, params...) run over threads where policy is std::execution::par (or
 /// par_unseq): the same result, bit for bit, whatever the number of threads.
 template <class Policy, class View, class Body, class... Params>
-  requires std::is_execution_policy_v<std::remove_cvref_t<Policy>> && detail::is_rows_view<View>
+  requires detail::before_rows<Policy> && detail::rows_of_data<View> && detail::execution_policy<Policy>
 constexpr auto sum_over(Policy&&, const View& rows, Body body, Params&&... params) {
   return detail::sum_over_with(detail::runner_for<Policy>{}, rows, std::move(body), std::forward<Params>(params)...);
 }
 
 /// tl::mean_over(rows, body, params...) run over threads where policy is std::execution::par.
 template <class Policy, class View, class Body, class... Params>
-  requires std::is_execution_policy_v<std::remove_cvref_t<Policy>> && detail::is_rows_view<View>
+  requires detail::before_rows<Policy> && detail::rows_of_data<View> && detail::execution_policy<Policy>
 constexpr auto mean_over(Policy&& policy, const View& rows, Body body, Params&&... params) {
   return detail::per_row(
       rows, sum_over(std::forward<Policy>(policy), rows, std::move(body), std::forward<Params>(params)...));

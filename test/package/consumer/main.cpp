@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // The consumer's program: exits 0 when the gradient of the walkthrough is right, and so is that of a sum
-// over rows on threads, which links only if the target brings what std::execution::par needs.
-#include <tapeless/tapeless.hpp>
+// over rows on threads (<tapeless/parallel.hpp>), which links only if the target brings what
+// std::execution::par needs.
+#include <tapeless/parallel.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -5,7 +5,7 @@
 // rounding. At 10^5 rows and at 10^6 + 3 (a last block part full), for number, vector and matrix parameters, and
 // through hessian.
 #include <doctest/doctest.h>
-#include <tapeless/tapeless.hpp>
+#include <tapeless/parallel.hpp>
 
 #include <row_sum_check.hpp>
 
