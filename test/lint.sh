@@ -5,7 +5,8 @@
 #      (style: .clang-format; fix with clang-format-14 -i on the files it names);
 #   2. clang-tidy over every public header (checks: .clang-tidy; only findings in include/tapeless/
 #      count), from one .cpp that includes them all, twice: default, and with AVX2 and fused regions.
-# Both are the clang 14 tools of Debian 12 (packages clang-format and clang-tidy, which test/run.sh
+#   3. every public header's tests where its path says, or its `// Tests:` line (test/check_test_paths.sh).
+# The two tools are the clang 14 ones of Debian 12 (packages clang-format and clang-tidy, which test/run.sh
 # installs); CLANG_FORMAT and CLANG_TIDY name others. Usage: bash test/lint.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +25,10 @@ find include test bench examples \( -name '*.hpp' -o -name '*.cpp' \) -print0 | 
 if ((format_status)); then
   echo "lint: formatting differs from .clang-format (fix: $clang_format -i FILE...)" >&2
 fi
+
+echo "=== lint: every header has its tests (test/check_test_paths.sh)"
+test_paths_status=0
+bash test/check_test_paths.sh || test_paths_status=$?
 
 echo "=== lint: $clang_tidy over every public header"
 # Two translation units that include every header, run side by side: the default build, and the one
@@ -50,4 +55,4 @@ for name in default avx2; do
 done
 ((tidy_status)) || echo "lint: clang-tidy: every header clean"
 
-((format_status == 0 && tidy_status == 0))
+((format_status == 0 && tidy_status == 0 && test_paths_status == 0))
