@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/linalg/cholesky.hpp: the Cholesky factor of a symmetric matrix and the inverse read off it,
 // and the symmetric part of a square matrix, which log_det factorises.
-// Tests: test/unit/ops/factorisations/
 #pragma once
 
 #include <tapeless/linalg/nan_matrix.hpp>

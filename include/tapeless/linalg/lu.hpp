@@ -4,7 +4,6 @@
 //
 // Degenerate inputs never crash and never divide by zero, so the factors serve constant expressions too:
 // a zero pivot column is skipped and recorded (`singular`), and the solves then return NaN.
-// Tests: test/unit/ops/factorisations/
 #pragma once
 
 #include <tapeless/linalg/nan_matrix.hpp>
