@@ -67,7 +67,9 @@ void check_size(fd::rng& r) {
     tl::matrix<double, N, 2> b;
     for (auto& e : b) e = r.uniform(-1, 1);
     // Backward stable: each residual within rounding of |A| |X|, which the largest elements bound.
-    const auto x = f.solve(b), xt = f.solve_transposed(b), inv = f.inverse();
+    const auto x = f.solve(b);
+    const auto xt = f.solve_transposed(b);
+    const auto inv = f.inverse();
     CHECK(max_abs_difference(tl::matmul(a, x), b) < tol * largest(x));
     CHECK(max_abs_difference(tl::matmul(tl::transpose(a), xt), b) < tol * largest(xt));
     CHECK(max_abs_difference(tl::matmul(a, inv), identity<N>()) < tol * largest(inv));
