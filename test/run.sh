@@ -44,7 +44,7 @@ for part in "${parts[@]}"; do
       echo "=== clang++ with AddressSanitizer + UndefinedBehaviorSanitizer: build and test in $dir"
       # The clang++ build is the sanitized one: one build instead of two. Sanitized at -O0, clang
       # compiles about as fast as it does plain at -O1, where -O1 sanitized costs 2.5 times that and g++
-      # up to 9 times (higher_order_test, clang: 27 s sanitized -O0, 70 s sanitized -O1, 28 s plain -O1;
+      # up to 9 times (second derivatives' tests, clang: 27 s sanitized -O0, 70 s sanitized -O1, 28 s plain -O1;
       # ops/elementwise/binary_test, g++: 30 s plain, 435 s sanitized). The randomized tests too, and they
       # and the SIMD accuracy sweep run a tenth of their points (test/support/sanitizers.hpp): at -O1
       # they took 310 s of the build's 1170. No debug information: AddressSanitizer's reports name the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/tapeless.hpp: the whole library. `#include <tapeless/tapeless.hpp>` and `namespace tl = tapeless;`.
 // The sums over rows on threads (std::execution::par) come with <tapeless/parallel.hpp>.
+// Tests: test/unit/ test/integration/
 #pragma once
 
 // g++ 12 warns falsely inside the AVX-512 intrinsics wherever they are inlined (-Wuninitialized and

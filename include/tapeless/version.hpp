@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/version.hpp: the library version, read by CMake for the package version.
+// Tests: test/package/
 #pragma once
 
 #define TAPELESS_VERSION_MAJOR 0

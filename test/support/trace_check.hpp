@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // test/support/trace_check.hpp: the checks of the tl::trace and tl::to_dot tests (test/unit/inspect/):
 // a trace's gradient against tl::grad's, a line of the text whatever its columns' widths, and DOT
-// that a renderer reads.
+// that a renderer reads; and the two functions both tests draw, the walkthrough's and a logistic loss.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -15,6 +15,19 @@
 namespace trace_check {
 
 namespace tl = tapeless;
+
+/// The walkthrough's function, (x1 - x2)^2 + cos(x1 + x2).
+inline const auto walkthrough = [](auto x1, auto x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); };
+
+/// Logistic regression over four samples: p shared with let, the data by reference.
+inline const tl::matrix<double, 4, 3> logistic_data{
+    {0.5, -1.0, 1.0}, {1.5, 0.5, 1.0}, {-0.5, 2.0, 1.0}, {-1.5, -0.5, 1.0}};
+inline const tl::vector<double, 4> logistic_labels{1.0, 1.0, 0.0, 0.0};
+inline const auto logistic_loss = [](const auto& beta) {
+  return tl::let(tl::sigmoid(tl::matmul(tl::cref(logistic_data), beta)), [](auto p) {
+    return -tl::mean(tl::cref(logistic_labels) * tl::log(p) + (1.0 - tl::cref(logistic_labels)) * tl::log(1.0 - p));
+  });
+};
 
 /// The trace's gradient is tl::grad's, exactly.
 template <class F, class... Args>

@@ -21,6 +21,7 @@
 // Neither applies at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing only costs
 // compile time. Either defined before this header, empty, leaves those functions to the compiler's
 // inliner. The header lies below every other folder: math/ and sweep/ both use it.
+// Tests: test/unit/sweep/fused/regions_test.cpp
 #pragma once
 
 #ifndef TAPELESS_SWEEP_INLINE

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/binary.hpp: the node of an operation with two operands (+ - * /, pow, atan2, matmul ...).
+// Tests: test/unit/ops/arithmetic_test.cpp test/unit/concepts/operation_test.cpp
 #pragma once
 
 #include <tapeless/expr/expression.hpp>

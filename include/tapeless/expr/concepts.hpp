@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/concepts.hpp: what a node of the expression graph is, and what may stand beside one.
+// Tests: test/static/contract_static.cpp
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>

@@ -18,6 +18,7 @@
 //
 // Not cut: matrix-valued trees (their partials would be Jacobians), and trees holding a tl::var,
 // whose gradient is added where the var is, not in a store.
+// Tests: test/unit/sweep/cut_test.cpp test/unit/sweep/cut/
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>

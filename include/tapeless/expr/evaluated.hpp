@@ -14,6 +14,7 @@
 //
 // Each evaluation is built with the work its sweep shares among nodes (sweep/shared.hpp: the LU
 // factors of an argument that det, inverse and solve all take), or with no_sharing.
+// Tests: test/unit/expr/same_value_test.cpp test/unit/ops/reduction/log_sum_exp_test.cpp
 #pragma once
 
 #include <tapeless/expr/binary.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/expression.hpp: the base every node derives from, giving it backward() and element access.
+// Tests: test/unit/var_test.cpp test/unit/ops/shape/element_access_test.cpp
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>

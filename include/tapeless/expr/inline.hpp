@@ -19,6 +19,7 @@
 // Neither applies at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing it only costs
 // compile time. Either defined before this header, empty, leaves the choice to the compiler's inliner.
 // Both are spelled as GNU attributes, which g++ and clang++ take on functions and on lambdas alike.
+// Tests: test/unit/sweep/cut_test.cpp
 #pragma once
 
 #ifndef TAPELESS_BUILD_INLINE

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/leaf.hpp: the leaves of an expression graph: arguments, constants, let-bound names, var references.
+// Tests: test/unit/transforms/grad_test.cpp test/unit/expr/in_place_test.cpp
 #pragma once
 
 #include <tapeless/expr/expression.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/let.hpp: the node of let(e, body): a shared intermediate evaluated and swept once.
+// Tests: test/unit/transforms/let_test.cpp
 #pragma once
 
 #include <tapeless/expr/cut.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/make.hpp: turning operands into nodes, and building unary and binary nodes from any operands.
+// Tests: test/unit/concepts/operation_test.cpp test/unit/ops/arithmetic_test.cpp
 #pragma once
 
 #include <tapeless/concepts/operation.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/select.hpp: the node of if_else: both branches are built, only the taken one is swept.
+// Tests: test/unit/ops/piecewise_test.cpp
 #pragma once
 
 #include <tapeless/expr/expression.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/expr/unary.hpp: the node of an operation with one operand (exp, sin, unary minus, sum, det ...).
+// Tests: test/unit/concepts/operation_test.cpp test/unit/ops/exponential_test.cpp
 #pragma once
 
 #include <tapeless/expr/expression.hpp>

@@ -9,6 +9,7 @@
 // gradient recorded may differ from grad's in the last bits. What a step shows beside it, the local derivative of a
 // number operation, comes from unary_derivative and binary_partials (operation/protocol.hpp). An adjoint that stands
 // for a matrix (adjoint/structured.hpp: repeated, placed, scaled) is shown as the matrix.
+// Tests: test/unit/inspect/trace_test.cpp
 #pragma once
 
 #include <tapeless/expr/binary.hpp>

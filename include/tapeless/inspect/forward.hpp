@@ -4,6 +4,7 @@
 //
 // x1, x2 ... the arguments, t1, t2 ... the operations, y the result, c1 ... constant matrices, v1 ...
 // tl::var leaves; a constant number is written where it is used.
+// Tests: test/unit/inspect/trace_test.cpp
 #pragma once
 
 #include <tapeless/expr/binary.hpp>

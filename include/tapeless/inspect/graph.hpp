@@ -4,6 +4,7 @@
 //
 // inspect/record.hpp records it; inspect/trace.hpp and inspect/dot.hpp print it. Values are kept as
 // long double, whatever the type they were computed in, so that one graph type serves every function.
+// Tests: test/unit/inspect/trace_test.cpp test/unit/inspect/dot_test.cpp
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>

@@ -12,6 +12,7 @@
 // Code that never calls tl::trace or tl::to_dot instantiates none of it. For that, the functions of
 // inspect/ that depend on no type are templates all the same (`template <class = void>`): a
 // translation unit that includes tapeless.hpp and traces nothing does not compile their bodies.
+// Tests: test/unit/inspect/trace_test.cpp test/unit/inspect/dot_test.cpp
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>

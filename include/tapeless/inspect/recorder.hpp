@@ -6,6 +6,7 @@
 // Both walks of inspect/record.hpp go through it: the forward walk adds a node per value
 // (inspect/forward.hpp), the engine's reverse sweep a step per contribution, through the observer of
 // inspect/backward.hpp.
+// Tests: test/unit/inspect/trace_test.cpp test/unit/inspect/repeats_test.cpp
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>

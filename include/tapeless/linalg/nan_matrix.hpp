@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/linalg/nan_matrix.hpp: the matrix every factorisation returns where it does not exist.
+// Tests: test/unit/ops/factorisations/singular_test.cpp
 #pragma once
 
 #include <tapeless/matrix/matrix.hpp>

@@ -9,6 +9,7 @@
 // clamp or guard it, for the value); within 1 ulp of std::exp over [-708.39, 709.43] (43 million seeded
 // points, with and without FMA; test/unit/math/batch_functions_test.cpp sweeps it). A fused loop of
 // exps (log-sum-exp's gradient) spends most of its instructions in it (doc/design.md).
+// Tests: test/unit/math/batch_functions_test.cpp
 #pragma once
 
 #include <tapeless/detail/inline.hpp>

@@ -9,6 +9,7 @@
 // They rely on IEEE double arithmetic with round-to-nearest and no contraction of a*b + c into an
 // FMA, which is what constant evaluation does on every compiler. Called at run time under
 // -ffast-math or -ffp-contract=fast with FMA hardware, the double-double steps lose accuracy.
+// Tests: test/unit/math/cx/
 #pragma once
 
 #include <tapeless/math/cx/common.hpp>

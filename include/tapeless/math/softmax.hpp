@@ -5,6 +5,7 @@
 // At run time, where T has SIMD batches, the passes run a batch of elements at a time (simd/map.hpp,
 // simd/reduce.hpp), and the exponentials are first tried unscaled, one pass where that is accurate;
 // in a constant expression, and for a T without batches, they are shifted by the largest element.
+// Tests: test/unit/ops/reduction/log_sum_exp_test.cpp
 #pragma once
 
 #include <tapeless/math/functions.hpp>

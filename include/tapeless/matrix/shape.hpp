@@ -3,6 +3,7 @@
 //
 // Each check is a class template instantiated with the shapes: when one fails, the compiler names the
 // operation and both shapes in the line that leads to the message (`matmul_shapes<{2, 3}, {2, 3}>`).
+// Tests: test/compile_fail/ test/unit/matrix/matrix_test.cpp
 #pragma once
 
 #include <tapeless/matrix/matrix.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/meta/selected.hpp: the argument positions a transform differentiates, as a type.
+// Tests: test/unit/transforms/grad_test.cpp
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 // header derives every form the nodes and sweeps call: the value with or without a cache, the vjp of
 // a number or of a matrix, of either side of a binary operation, and the local derivatives a trace
 // shows.
+// Tests: test/unit/concepts/operation_test.cpp
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>

@@ -9,6 +9,7 @@
 // option silently left at its default. Every option may be left out; an operation without `traits`
 // has them all at their defaults. The engine reads them through the accessors below, never by name.
 // (The members an operation must have, its value and its rule, are in concepts/operation.hpp.)
+// Tests: test/unit/concepts/operation_test.cpp
 #pragma once
 
 #include <tapeless/simd/batch.hpp>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/ops/matrix_op.hpp: detail::matrix_op, the node maker of every matrix operation (products and
 // factorisations): it checks that the operands are matrices and that their shapes fit, then makes the node.
+// Tests: test/unit/ops/products_test.cpp test/unit/ops/factorisations/
 #pragma once
 
 #include <tapeless/expr/make.hpp>

@@ -9,6 +9,7 @@
 // In a constant expression, and for a T without batches (long double), the loops stay scalar. xsimd
 // (Debian's libxsimd-dev) is found by __has_include: without it, or with TAPELESS_NO_SIMD defined,
 // TAPELESS_SIMD is 0 and every loop is scalar.
+// Tests: test/unit/simd/map_test.cpp
 #pragma once
 
 #if !defined(TAPELESS_NO_SIMD) && __has_include(<xsimd/xsimd.hpp>)

@@ -8,6 +8,7 @@
 // compiler, left to itself inside a whole sweep, vectorises A^T g across rows, shuffling two rows at a
 // time in 128-bit registers, several times the instructions of these loops.
 // Shapes whose rows do not split into whole batches keep the scalar loops (multiply and the others, below).
+// Tests: test/unit/simd/map_test.cpp test/unit/ops/products_test.cpp
 #pragma once
 
 #include <tapeless/simd/batch.hpp>

@@ -5,6 +5,7 @@
 // per lane and the lanes at the end (an order that differs from one number at a time by a few
 // roundings); in a constant expression, and for a T without batches, one element at a time from 0.
 // A loop's operands are pointers to the elements, or one number used for every element.
+// Tests: test/unit/simd/map_test.cpp
 #pragma once
 
 #include <tapeless/simd/batch.hpp>

@@ -4,6 +4,7 @@
 // linalg/lu.hpp runs its factorisation and substitutions on rows of K numbers; at run time, where K
 // splits into batches, a row is a batch_row here, so that a small system's rows stay in registers from
 // the first load to the last store (through memory, each step waits for the store of the one before).
+// Tests: test/unit/simd/map_test.cpp test/unit/ops/factorisations/
 #pragma once
 
 #include <tapeless/simd/batch.hpp>

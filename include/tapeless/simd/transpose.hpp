@@ -4,6 +4,7 @@
 // A sum over rows of matrices runs a batch of w rows at once as a matrix of batches, lane k holding
 // row k (sweep/rows.hpp). Gathered element by element, each batch costs w loads and w - 1 inserts;
 // loaded a batch per row and transposed in registers, w loads and about w shuffles make w batches.
+// Tests: test/unit/transforms/sum_over/
 #pragma once
 
 #include <tapeless/simd/batch.hpp>

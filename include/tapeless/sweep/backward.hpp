@@ -10,6 +10,7 @@
 //
 // Each step is also handed to the store's observer, where it has one (sweep/observer.hpp): tl::trace
 // records the sweep so. grad's stores have none, and the hooks cost nothing.
+// Tests: test/unit/transforms/grad_test.cpp
 #pragma once
 
 #include <tapeless/detail/inline.hpp>

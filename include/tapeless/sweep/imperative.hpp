@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/sweep/imperative.hpp: expression.backward(), the reverse sweep into tl::var leaves.
+// Tests: test/unit/var_test.cpp
 #pragma once
 
 #include <tapeless/expr/expression.hpp>

@@ -15,6 +15,7 @@
 //   o.accumulated(leaf, store)        the store added an adjoint to leaf's sum;
 //   o.completed(let, sum)             a let's name has its whole adjoint, which is swept on once;
 //   o.add_to_var(leaf, g)             in place of *leaf.grad_ += g: the observer keeps its own sum.
+// Tests: test/unit/inspect/trace_test.cpp
 #pragma once
 
 namespace tapeless::detail {

@@ -6,6 +6,7 @@
 // elementwise) and its scalar operations. From them follow, at compile time, each input's slot (one
 // per value: x used five times is one input), whether the loop runs in SIMD batches, and whether the
 // tree is a region at all (fused_region).
+// Tests: test/unit/sweep/fused/
 #pragma once
 
 #ifndef TAPELESS_FUSE

@@ -7,6 +7,7 @@
 // mean, with number inputs only, the loop sums each input's lines per batch and multiplies each sum by
 // its scale once, after the loop; where a sum or a scale is not comfortably normal, it runs again with
 // plain adjoints.
+// Tests: test/unit/sweep/fused/
 #pragma once
 
 #include <tapeless/detail/inline.hpp>

@@ -5,6 +5,7 @@
 // The region computes nothing forward: its evaluation holds only its inputs' evaluations, each
 // computing its value only where the region's sweep reads it, and once per slot. A slice of a leaf
 // computes nothing: the loop reads the leaf's elements in place.
+// Tests: test/unit/sweep/fused/
 #pragma once
 
 #include <tapeless/expr/evaluated.hpp>

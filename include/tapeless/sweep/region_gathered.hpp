@@ -7,6 +7,7 @@
 // adjoint is the same for every element. Where every input with an adjoint is a number, and the
 // region's own adjoint is the same for every element (under sum or mean), the loop sweeps with scaled
 // adjoints (sweep/adjoint_parts.hpp).
+// Tests: test/unit/sweep/fused/
 #pragma once
 
 #include <tapeless/expr/evaluated.hpp>

@@ -6,6 +6,7 @@
 // a constant. The scalar engine evaluates and sweeps that tree, and its adjoints land in one slot per
 // input. Which inputs' values that sweep reads is known from the tree's type (region_read_mask): the
 // forward pass computes no other.
+// Tests: test/unit/sweep/fused/
 #pragma once
 
 #include <tapeless/expr/binary.hpp>

@@ -11,6 +11,7 @@
 // Rows go in blocks of rows_block. Each block starts its sums afresh and the blocks' sums are added in
 // order, so the grouping of the sum depends on the row count alone: the same bits whether the blocks
 // run one after another or on threads (transforms/sum_over.hpp).
+// Tests: test/unit/transforms/sum_over/
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>

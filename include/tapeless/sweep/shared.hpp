@@ -11,6 +11,7 @@
 // forward(operands...), returning the same type (operation/protocol.hpp, forward_sharing). Only arguments are
 // keys: a let name may be bound anew by a let in its body, and two constants of one type may hold
 // different values. Where nothing shares, nothing is stored: a sweep of numbers never looks.
+// Tests: test/unit/ops/factorisations/shared_factors_test.cpp
 #pragma once
 
 #include <tapeless/expr/binary.hpp>

@@ -5,6 +5,7 @@
 // The derivative of a value of type Y with respect to an argument of type X is one block: a number
 // when both are numbers, else a matrix with one row per element of Y and one column per element of X
 // (elements counted row-major). With several arguments, a transform returns a tuple of blocks.
+// Tests: test/unit/transforms/jacobian_test.cpp test/unit/transforms/hessian_test.cpp
 #pragma once
 
 #include <tapeless/expr/expression.hpp>

@@ -4,6 +4,7 @@
 // The forward-mode transforms (jvp, jacobian, hessian, grad of grad) run a function with dual
 // arguments: each argument's value with a tangent, the direction of the derivative. These helpers make
 // such arguments from plain ones and read the two parts of a dual result, for numbers and matrices alike.
+// Tests: test/unit/transforms/jvp_test.cpp test/unit/transforms/jacobian_test.cpp
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>

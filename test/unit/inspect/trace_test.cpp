@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// tl::trace and tl::to_dot: the rows of the walkthrough, let sharing, constants, matrices, valid DOT,
-// and a gradient equal to tl::grad's, bit for bit.
+// tl::trace: the rows of the walkthrough, let sharing, constants, matrices, and a gradient equal to
+// tl::grad's, bit for bit. (The same graph in DOT: dot_test.cpp.)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -17,28 +17,19 @@
 
 namespace tl = tapeless;
 namespace in = tapeless::inspect;
-using trace_check::check_dot;
 using trace_check::check_exact;
 using trace_check::has_line;
+using trace_check::logistic_loss;
+using trace_check::walkthrough;
 
 namespace {
 
-const auto walkthrough = [](auto x1, auto x2) { return tl::pow(x1 - x2, 2) + tl::cos(x1 + x2); };
 const auto shared = [](auto x1, auto x2) {
   return tl::let(x1 - x2, [](auto t) { return t * t + tl::sin(t); }) + tl::cos(x1 + x2);
 };
 const auto copied = [](auto x1, auto x2) {
   const auto t = x1 - x2;
   return t * t + tl::sin(t) + tl::cos(x1 + x2);
-};
-
-// Logistic regression over four samples: p shared with let, the data by reference.
-const tl::matrix<double, 4, 3> X{{0.5, -1.0, 1.0}, {1.5, 0.5, 1.0}, {-0.5, 2.0, 1.0}, {-1.5, -0.5, 1.0}};
-const tl::vector<double, 4> labels{1.0, 1.0, 0.0, 0.0};
-const auto loss = [](const auto& beta) {
-  return tl::let(tl::sigmoid(tl::matmul(tl::cref(X), beta)), [](auto p) {
-    return -tl::mean(tl::cref(labels) * tl::log(p) + (1.0 - tl::cref(labels)) * tl::log(1.0 - p));
-  });
 };
 
 std::vector<std::string> sweep_targets(const in::graph& g) {
@@ -182,7 +173,7 @@ TEST_CASE("trace: constants are written as constants and have no adjoint") {
 
 TEST_CASE("trace: matrices show their shape, and their edges the operation's rule") {
   const tl::vector<double, 3> beta{0.5, -0.25, 0.1};
-  const auto t = tl::trace(loss, beta);
+  const auto t = tl::trace(logistic_loss, beta);
   const in::graph& g = t.graph();
   CHECK(g.named("x1").value.is_matrix);
   CHECK(g.named("x1").value.rows == 3);
@@ -198,10 +189,10 @@ TEST_CASE("trace: matrices show their shape, and their edges the operation's rul
   }
   CHECK(g.named("t2").uses == 2);
   CHECK(g.named("t9").adjoint->is_uniform);
-  check_exact(loss, beta);
+  check_exact(logistic_loss, beta);
   fd::rng r{802};
   for (int i = 0; i < 10; ++i)
-    check_exact(loss, tl::vector<double, 3>{r.uniform(-2, 2), r.uniform(-2, 2), r.uniform(-2, 2)});
+    check_exact(logistic_loss, tl::vector<double, 3>{r.uniform(-2, 2), r.uniform(-2, 2), r.uniform(-2, 2)});
 
   SUBCASE("a matrix with more than 4 elements is its shape; a gradient shows up to 64") {
     const auto f = [](const auto& A) { return tl::sum(tl::matmul(A, A)); };
@@ -225,8 +216,6 @@ TEST_CASE("trace: if_else, tl::var, results that are leaves or numbers, float, a
     CHECK_FALSE(g.named("t1").adjoint);
     check_exact(f, 1.0, 4.0);
     check_exact(f, 4.0, 1.0);
-    check_dot(tl::to_dot(f, 1.0, 4.0));
-    CHECK(tl::to_dot(f, 1.0, 4.0).find("style=dotted") != std::string::npos);
   }
   SUBCASE("a var: its adjoint is shown, its gradient untouched") {
     tl::var<double> v{3.0};
@@ -255,20 +244,4 @@ TEST_CASE("trace: if_else, tl::var, results that are leaves or numbers, float, a
     CHECK(tl::trace(A) == 5.0);
     CHECK(tl::grad([](const auto& M) { return tl::trace(M); })(A) == tl::matrix<double, 2, 2>{{1, 0}, {0, 1}});
   }
-}
-
-TEST_CASE("to_dot: valid DOT, labelled with values, adjoints and local derivatives") {
-  const std::string dot = tl::to_dot(walkthrough, 1.0, 2.0);
-  check_dot(dot);
-  for (const char* part :
-       {"n0 [label=\"x1 = 1\\ng = -2.14112\", shape=ellipse];", "n5 [label=\"t4 = cos(t3)\\n= -0.989992\\ng = 1\"];",
-        "n1 -> n2 [label=\" -1 \"];", "n4 -> n5 [label=\" -0.14112 \"];", "peripheries=2"}) {
-    INFO(part);
-    CHECK(dot.find(part) != std::string::npos);
-  }
-  const std::string matrices = tl::to_dot(loss, tl::vector<double, 3>{0.5, -0.25, 0.1});
-  check_dot(matrices);
-  CHECK(matrices.find("t1 = matmul(c1, x1)\\n= matrix 4x1\\ng = matrix 4x1") != std::string::npos);
-  CHECK(matrices.find("shared by let, 2 uses") != std::string::npos);
-  CHECK(matrices.find("style=dashed") != std::string::npos);  // the edges from constants
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
-// abs, relu, min, max, if_else and comparisons: gradients away from the kinks against finite
-// differences and the closed forms, the conventions at the kinks (abs'(0) = relu'(0) = 0, ties go to
-// the first argument), if_else sending adjoint only to the taken branch, NaN, and plain numbers.
+// abs, relu, min, max and if_else: gradients away from the kinks against finite differences and the
+// closed forms, the conventions at the kinks (abs'(0) = relu'(0) = 0, ties go to the first argument),
+// if_else sending adjoint only to the taken branch, NaN, and plain numbers. (The comparisons if_else
+// takes: compare_test.cpp.)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -229,35 +230,6 @@ TEST_CASE("piecewise: NaN operands give NaN values and NaN derivatives, not a si
     CHECK(std::isnan(g2.first));
     CHECK(std::get<0>(g2.second) == 0.0);
   }
-}
-
-TEST_CASE("comparisons compare values and give plain bools") {
-  const auto check = [](auto x, auto y) {
-    static_assert(std::is_same_v<decltype(x < y), bool>);
-    static_assert(std::is_same_v<decltype(x == y), bool>);
-    CHECK((x < y) == (x.value() < y.value()));
-    CHECK((x > y) == (x.value() > y.value()));
-    CHECK((x <= y) == (x.value() <= y.value()));
-    CHECK((x >= y) == (x.value() >= y.value()));
-    CHECK((x == y) == (x.value() == y.value()));
-    CHECK((x != y) == (x.value() != y.value()));
-    CHECK((x < 1.0) == (x.value() < 1.0));
-    CHECK((1.0 < x) == (1.0 < x.value()));
-    CHECK((x > 1) == (x.value() > 1));
-    CHECK((x * y > 2.0) == (x.value() * y.value() > 2.0));
-    return 0.0;
-  };
-  for (const double a : {-1.0, 1.0, 2.0})
-    for (const double b : {-1.0, 1.0, 2.0}) {
-      CAPTURE(a);
-      CAPTURE(b);
-      // the comparisons happen inside f, on the argument leaves; f returns a constant
-      CHECK(tl::grad([&](auto x, auto y) { return check(x * 1.0, y * 1.0); })(a, b) == std::tuple{0.0, 0.0});
-    }
-  tl::var<double> v{3.0};
-  CHECK(v > 2.0);
-  CHECK(v == 3.0);
-  CHECK(!(v < 3.0));
 }
 
 TEST_CASE("if_else") {

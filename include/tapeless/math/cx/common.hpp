@@ -5,6 +5,7 @@
 // any arithmetic that yields a NaN (even from a NaN operand), and both a division by zero. So the
 // functions in tapeless::math::cx return their special values (NaN, infinities, zeros) without
 // arithmetic, and scale with ldexp below, which never overflows by computation.
+// Tests: test/unit/math/cx/
 #pragma once
 
 #include <bit>

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSL-1.0
+// tl::jacobian (transforms/jacobian.hpp): the contract's example and result types, forward and reverse
+// Jacobians against each other and against central differences at seeded random points, selected
+// arguments, the products vjp and jvp with the same Jacobian, constant evaluation.
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <finite_difference.hpp>
+#include <higher_order_check.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace tl = tapeless;
+
+TEST_CASE("the contract: the Jacobian of M v + sin(v0)") {
+  const tl::matrix<double, 3, 4> J = tl::jacobian(ho::contract_f)(ho::contract_x);
+  CHECK(ho::max_rel_error(J, ho::contract_jacobian(ho::contract_x)) < ho::exact_tol);
+}
+
+TEST_CASE("jacobian: result types, a number or a matrix of one row per output element") {
+  const auto s = [](auto a) { return a * tl::exp(a); };
+  const auto m = [](const auto& A) { return tl::sum(tl::exp(A)) * tl::sum(A * A); };
+  const auto mixed = [](const auto& A, auto b, const auto& c) { return tl::sum(A) * b * tl::sum(c); };
+  const auto vec = [](const auto& x) { return tl::exp(x) * 2.0; };
+  using M23 = tl::matrix<double, 2, 3>;
+  static_assert(std::is_same_v<decltype(tl::jacobian(vec)(tl::vector<double, 3>{})), tl::matrix<double, 3, 3>>);
+  static_assert(std::is_same_v<decltype(tl::jacobian(s)(1.0)), double>);
+  static_assert(std::is_same_v<decltype(tl::jacobian(m)(M23{})), tl::matrix<double, 1, 6>>);
+  static_assert(std::is_same_v<decltype(tl::jacobian<1>(mixed)(M23{}, 1.0, tl::vector<double, 2>{})), double>);
+}
+
+TEST_CASE("jacobian: forward and reverse against differences, selected arguments") {
+  fd::rng r{7005};
+  const tl::matrix<double, 3, 4> M{{1, -2, 0.5, 1}, {0.25, 1, -1, 2}, {3, 0, 1, -0.5}};
+  const auto wide = [&](const auto& x) { return tl::tanh(tl::matmul(M, x)) * x[1]; };                // 4 -> 3: reverse
+  const auto tall = [&](const auto& z) { return tl::exp(tl::matmul(tl::transpose(M), z)) + z[0]; };  // 3 -> 4: forward
+  const auto pair = [](const auto& x, auto s) { return tl::sin(x) * s + s * s; };                    // (2, 1) -> 2
+  for (int i = 0; i < 20; ++i) {
+    const auto x = ho::random_vector<4>(r, -1, 1);
+    const auto z = ho::random_vector<3>(r, -1, 1);
+    CHECK(ho::max_rel_error(tl::jacobian(wide)(x), ho::fd_jacobian<3, 4>(wide, x)) < ho::second_fd_tol);
+    CHECK(ho::max_rel_error(tl::jacobian(tall)(z), ho::fd_jacobian<4, 3>(tall, z)) < ho::second_fd_tol);
+    const auto v = ho::random_vector<2>(r, -1, 1);
+    const double s = r.uniform(-1, 1);
+    const auto [Jx, Js] = tl::jacobian(pair)(v, s);
+    const auto fd_x = ho::fd_jacobian<2, 2>([&](const auto& t) { return pair(t, s); }, v);
+    const auto fd_s = ho::fd_slope([&](double t) { return pair(v, t); }, s);
+    CHECK(ho::max_rel_error(Jx, fd_x) < ho::second_fd_tol);
+    CHECK(ho::max_rel_error(Js, fd_s) < ho::second_fd_tol);
+    // Forward mode (two inputs, dual numbers) against reverse mode, whose matrix loops run SIMD batches.
+    CHECK(ho::max_ulps(tl::jacobian<0>(pair)(v, s), Jx) <= 4);
+    CHECK(ho::max_rel_error(tl::jacobian<1>(pair)(v, s), fd_s) < ho::second_fd_tol);
+    // vjp and jvp are the two products with the same Jacobian.
+    const auto u = ho::random_vector<3>(r, -1, 1);
+    const auto w = ho::random_vector<4>(r, -1, 1);
+    const auto J = tl::jacobian(wide)(x);
+    CHECK(ho::max_rel_error(tl::vjp(wide, x).second(u), tl::matmul(tl::transpose(J), u)) < 1e-13);
+    CHECK(ho::max_rel_error(tl::jvp(wide, std::tuple{x}, std::tuple{w}).second, tl::matmul(J, w)) < 1e-13);
+    const auto [gx, gs] = tl::vjp(pair, v, s).second(tl::vector<double, 2>{1.0, 1.0});
+    CHECK(ho::max_rel_error(gx, tl::grad<0>([&](const auto& t, auto q) { return tl::sum(pair(t, q)); })(v, s)) < 1e-14);
+    CHECK(fd::rel_error(gs, Js[0] + Js[1]) < 1e-14);
+  }
+}
+
+TEST_CASE("jacobian in a constant expression") {
+  constexpr auto F = [](const auto& x) { return x * x; };
+  constexpr tl::vector<double, 2> x{1.0, 3.0};
+  constexpr auto J = tl::jacobian(F)(x);
+  static_assert(J(0, 0) == 2.0 && J(1, 1) == 6.0 && J(0, 1) == 0.0);
+}
