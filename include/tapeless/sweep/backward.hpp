@@ -14,6 +14,7 @@
 
 #include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
@@ -29,6 +30,15 @@
 #include <type_traits>
 
 namespace tapeless::detail {
+
+/// A kind of node that no rule below sweeps: one sentence, where the overloads would list themselves.
+/// Every other overload is more specialised than this one, so it is chosen only when none fits.
+template <class N, bool Need, class G, class Store>
+constexpr void backward_sweep(const N&, const evaluated<N, Need>&, const G&, Store&) {
+  static_assert(sizeof(N) == 0,
+                "tl: a node kind (N above) is not known to the walk backward_sweep: declare its children in "
+                "expr/children.hpp and its rule in sweep/backward.hpp");
+}
 
 // The sweeps are left to the compiler's inliner, but for the leaves' and those of operations on small
 // matrices, which clang is made to inline (detail/inline.hpp).
@@ -188,12 +198,6 @@ template <Matrix V>
 inline constexpr bool small_matrix<V> = V::size() < fuse_min_elements;
 
 template <class N>
-inline constexpr bool is_operation_node = false;
-template <class Op, class A>
-inline constexpr bool is_operation_node<unary_node<Op, A>> = true;
-template <class Op, class A, class B>
-inline constexpr bool is_operation_node<binary_node<Op, A, B>> = true;
-template <class N>
 concept operation_node = is_operation_node<N>;
 
 /// Whether the sweep of the operation node N is marked TAPELESS_SWEEP_INLINE: where its value or an
@@ -202,11 +206,10 @@ concept operation_node = is_operation_node<N>;
 /// bodies.
 template <class N>
 inline constexpr bool sweep_inline = false;
-template <template <class...> class Node, class Op, class... X>
-  requires operation_node<Node<Op, X...>>
-inline constexpr bool sweep_inline<Node<Op, X...>> = small_matrix<typename Node<Op, X...>::value_type> ||
-                                                     (small_matrix<typename X::value_type> || ...) ||
-                                                     (scaled_under_sum<X> || ...);
+template <operation_node N>
+inline constexpr bool sweep_inline<N> = small_matrix<typename N::value_type> || []<class... X>(type_list<X...>) {
+  return (small_matrix<typename X::value_type> || ...) || (scaled_under_sum<X> || ...);
+}(children_t<N>{});
 
 template <operation_node N, bool Need, class G, class Store>
 requires sweep_inline<N> TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const N& n, const evaluated<N, Need>& v,
