@@ -50,10 +50,16 @@ struct member_type<M C::*> {
 };
 
 /// The member K of a list of members.
-template <std::size_t K, auto First, auto... Rest>
-inline constexpr auto nth_member = nth_member<K - 1, Rest...>;
+template <std::size_t K, auto... Member>
+struct nth_member_of;
 template <auto First, auto... Rest>
-inline constexpr auto nth_member<0, First, Rest...> = First;
+struct nth_member_of<0, First, Rest...> {
+  static constexpr auto value = First;
+};
+template <std::size_t K, auto First, auto... Rest>
+struct nth_member_of<K, First, Rest...> : nth_member_of<K - 1, Rest...> {};
+template <std::size_t K, auto... Member>
+inline constexpr auto nth_member = nth_member_of<K, Member...>::value;
 
 /// The members of a node that hold its children, in order: children<&N::lhs, &N::rhs>.
 template <auto... Member>

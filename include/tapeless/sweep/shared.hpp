@@ -56,11 +56,11 @@ inline constexpr std::size_t lu_uses = lu_walk<A, N>::value;
 template <class A, known_node_kind N>
 struct lu_walk<A, N> {
   static constexpr std::size_t value = []<class... C>(type_list<C...>) {
-    std::size_t uses = 0;
-    if constexpr (sizeof...(C) > 0)
-      uses = std::is_same_v<A, child_t<0, N>> && takes_shared_lu<operation_of_t<N>, C...> ? 1 : 0;
-    std::size_t k = 0;
-    ((uses += k++ < node_traits<N>::evaluated_when_built ? 0 : lu_uses<A, C>), ...);
+    std::size_t uses = 0, k = 0;
+    ((uses += (k == 0 && std::is_same_v<A, C> && takes_shared_lu<operation_of_t<N>, C...> ? 1 : 0) +
+              (k < node_traits<N>::evaluated_when_built ? 0 : lu_uses<A, C>),
+      ++k),
+     ...);
     return uses;
   }(children_t<N>{});
 };
