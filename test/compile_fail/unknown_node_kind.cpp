@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
 // Must not compile: a kind of node that does not state its children (expr/children.hpp) is not walked
 // as if it were a leaf. The first walk that meets it (depth_of, when exp makes a node above it) stops
-// with one sentence naming the walk; the compiler names the kind in the line above it. Its twin states
+// with one sentence naming the walk; the compiler names the kind N beside it. Its twin states
 // the kind's children and compiles.
-// expect: tl: a node kind \(N above\) is not known to the walk depth_of: declare its children in expr/children.hpp
-// expect: depth_walk<dummy_node>
+// expect: tl: node kind N is not known to the walk depth_of: declare its children in expr/children.hpp
+// expect: depth_of<dummy_node>
 #include <tapeless/tapeless.hpp>
 
 namespace tl = tapeless;

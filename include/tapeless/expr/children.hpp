@@ -177,12 +177,9 @@ constexpr auto& child(N& n) noexcept {
 
 /// Leaves: nodes without children, which hold their value (or a pointer to it) themselves.
 template <class N>
-inline constexpr bool is_leaf = [] {
-  if constexpr (known_node_kind<N>)
-    return child_count<N> == 0;
-  else
-    return false;
-}();
+inline constexpr bool is_leaf = false;
+template <known_node_kind N>
+inline constexpr bool is_leaf<N> = node_traits<N>::children::size == 0;
 
 /// The operation the node N applies, or no_operation (also for what is not a node).
 template <class N>
@@ -196,10 +193,15 @@ inline constexpr bool is_operation_node = !std::is_same_v<operation_of_t<N>, no_
 template <class N>
 using binds_t = typename std::conditional_t<known_node_kind<N>, node_traits<N>, node_traits_defaults>::binds;
 
+/// Whether the type list List holds T.
+template <class List, class T>
+inline constexpr bool list_holds = false;
+template <class... S, class T>
+inline constexpr bool list_holds<type_list<S...>, T> = (std::is_same_v<S, T> || ...);
+
 /// Whether the node N stands for the leaf L: L itself, or a leaf of the subtree a cut replaced.
 template <class N, class L>
-inline constexpr bool stands_for_leaf =
-    []<class... S>(type_list<S...>) { return (std::is_same_v<S, L> || ...); }(typename node_traits<N>::stands_for{});
+inline constexpr bool stands_for_leaf = list_holds<typename node_traits<N>::stands_for, L>;
 
 /// Whether the node N binds a name its body reads (let_node).
 template <class N>

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <type_traits>
 
 namespace tapeless {
@@ -82,24 +83,19 @@ inline constexpr std::size_t cut_depth = 16;
 /// Levels of operations above the leaves: 0 for a leaf (a cut is one), else 1 + its deepest child's.
 /// Each node's is computed once, when its type is made.
 template <class N>
-struct depth_walk {
-  static_assert(
-      known_node_kind<N>,
-      "tl: a node kind (N above) is not known to the walk depth_of: declare its children in expr/children.hpp");
-  static constexpr std::size_t value = 0;
-};
-template <class N>
-inline constexpr std::size_t depth_of = depth_walk<N>::value;
+inline constexpr std::size_t depth_of = [] {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk depth_of: declare its children in expr/children.hpp");
+  return std::size_t{0};
+}();
+template <class Children>
+inline constexpr std::size_t depth_below = 0;  // a leaf
 template <class... C>
-constexpr std::size_t depth_below(type_list<C...>) {
-  std::size_t deepest = 0;
-  ((deepest = std::max(deepest, depth_of<C>)), ...);
-  return sizeof...(C) == 0 ? 0 : 1 + deepest;
-}
+inline constexpr std::size_t depth_below<type_list<C...>> = 1 + std::max({depth_of<C>...});
+template <>
+inline constexpr std::size_t depth_below<type_list<>> = 0;
 template <known_node_kind N>
-struct depth_walk<N> {
-  static constexpr std::size_t value = depth_below(children_t<N>{});
-};
+inline constexpr std::size_t depth_of<N> = depth_below<children_t<N>>;
 
 template <class... Leaves>
 struct leaf_list {};
@@ -138,30 +134,44 @@ struct without_name<leaf_list<Ls...>, Tag>
     : concatenated<std::conditional_t<is_bound_to<Ls, Tag>, leaf_list<>, leaf_list<Ls>>...> {};
 
 /// The active leaves a tree reads and does not bind itself, each type once: those each node stands for
-/// (a leaf itself, a cut its leaves), then its children's, without the names the node binds.
+/// (a leaf itself, a cut its leaves), then its children's, without the name the node binds.
 template <class N>
 struct free_leaves {
   static_assert(known_node_kind<N>,
-                "tl: a node kind (N above) is not known to the walk free_leaves: declare its children in "
+                "tl: node kind N is not known to the walk free_leaves: declare its children in "
                 "expr/children.hpp");
   using type = leaf_list<>;
 };
+template <class List, class... More>
+struct all_joined {
+  using type = List;
+};
+template <class List, class Next, class... More>
+struct all_joined<List, Next, More...> : all_joined<typename joined<List, Next>::type, More...> {};
 template <class StandsFor, class Children>
 struct free_leaves_below;
+template <class... S>
+struct free_leaves_below<type_list<S...>, type_list<>> {  // a leaf
+  using type = leaf_list<S...>;
+};
+template <class A>
+struct free_leaves_below<type_list<>, type_list<A>> : free_leaves<A> {};
+template <class A, class B>
+struct free_leaves_below<type_list<>, type_list<A, B>>
+    : joined<typename free_leaves<A>::type, typename free_leaves<B>::type> {};
 template <class... S, class... C>
-struct free_leaves_below<type_list<S...>, type_list<C...>> {
-  template <class List, class... More>
-  struct all_joined {
-    using type = List;
-  };
-  template <class List, class Next, class... More>
-  struct all_joined<List, Next, More...> : all_joined<typename joined<List, Next>::type, More...> {};
-  using type = typename all_joined<leaf_list<S...>, typename free_leaves<C>::type...>::type;
+struct free_leaves_below<type_list<S...>, type_list<C...>>
+    : all_joined<leaf_list<S...>, typename free_leaves<C>::type...> {};
+/// The list without the name bound to Binds, where the node binds one.
+template <class List, class Binds>
+struct without_bound : without_name<List, Binds> {};
+template <class List>
+struct without_bound<List, binds_no_name> {
+  using type = List;
 };
 template <known_node_kind N>
-struct free_leaves<N> {
-  using below = typename free_leaves_below<typename node_traits<N>::stands_for, children_t<N>>::type;
-  using type = std::conditional_t<binds_a_name<N>, typename without_name<below, binds_t<N>>::type, below>;
+struct free_leaves<N>
+    : without_bound<typename free_leaves_below<typename node_traits<N>::stands_for, children_t<N>>::type, binds_t<N>> {
 };
 
 /// How many elements of the matrix leaf L the adjoints sent to it in the sweep of N can be nonzero at,
@@ -177,40 +187,42 @@ constexpr std::size_t add_reads(std::size_t a, std::size_t b) {
 template <class L, class N>
 struct elements_read {
   static_assert(known_node_kind<N>,
-                "tl: a node kind (N above) is not known to the walk elements_read: declare its children in "
+                "tl: node kind N is not known to the walk elements_read: declare its children in "
                 "expr/children.hpp");
   static constexpr std::size_t value = 0;
 };
-/// How many elements of L the node N reads through its child C: a part of it where C is L and N's
-/// operation reads a part (its adjoint_part_size), else all that C reads.
-template <class L, class N, class C>
-constexpr std::size_t elements_read_through() {
-  using Op = operation_of_t<N>;
-  if constexpr (!std::is_same_v<L, C>)
-    return elements_read<L, C>::value;
-  else if constexpr (requires { Op::template adjoint_part_size<typename C::value_type>; })
-    return Op::template adjoint_part_size<typename C::value_type>;
-  else
-    return reads_whole;
-}
-template <class L, class N, class... C>
-constexpr std::size_t elements_read_below(type_list<C...>) {
+/// The sum of what each way reads (add_reads of them all).
+constexpr std::size_t all_reads(std::initializer_list<std::size_t> reads) {
   std::size_t total = 0;
-  ((total = add_reads(total, elements_read_through<L, N, C>())), ...);
+  for (std::size_t r : reads) total = add_reads(total, r);
   return total;
 }
+/// How many elements of L the node N reads through its child C: all that C reads, and where C is L, a
+/// part of it if N's operation reads a part (its adjoint_part_size), else all of it.
+template <class L, class Op, class C>
+inline constexpr std::size_t elements_read_through = elements_read<L, C>::value;
+template <class L, class Op>
+inline constexpr std::size_t elements_read_through<L, Op, L> = [] {
+  if constexpr (requires { Op::template adjoint_part_size<typename L::value_type>; })
+    return Op::template adjoint_part_size<typename L::value_type>;
+  else
+    return reads_whole;
+}();
+template <class L, class N, class Children = children_t<N>>
+struct elements_read_below;
+template <class L, class N, class... C>
+struct elements_read_below<L, N, type_list<C...>> {
+  static constexpr std::size_t value = all_reads({std::size_t{0}, elements_read_through<L, operation_of_t<N>, C>...});
+};
 template <class L, class N>
-constexpr std::size_t elements_read_by_cut();
+struct elements_read_by_cut;
 template <class L, known_node_kind N>
-struct elements_read<L, N> {
-  static constexpr std::size_t value = [] {
-    if constexpr (std::is_same_v<L, N>)
-      return reads_whole;
-    else if constexpr (stands_for_leaf<N, L>)  // a cut: its list for L
-      return elements_read_by_cut<L, N>();
-    else
-      return elements_read_below<L, N>(children_t<N>{});
-  }();
+struct elements_read<L, N> : std::conditional_t<stands_for_leaf<N, L> && !std::is_same_v<L, N>,
+                                                elements_read_by_cut<L, N>, elements_read_below<L, N>> {};
+template <class L>
+  requires known_node_kind<L>
+struct elements_read<L, L> {
+  static constexpr std::size_t value = reads_whole;
 };
 
 /// The position of L among Ls, or sizeof...(Ls) if it is not there.
@@ -227,14 +239,17 @@ inline constexpr std::size_t elements_kept = reads_whole;
 template <class M, std::size_t K>
 inline constexpr std::size_t elements_kept<element_list<M, K>> = K;
 
+/// A cut reads of its leaf L the elements of its list for L (a matrix whole where it keeps no list).
 template <class L, class N>
-constexpr std::size_t elements_read_by_cut() {
-  using P = std::remove_cvref_t<decltype(std::declval<const N&>().partials)>;
-  return [&]<class... Leaves>(type_list<Leaves...>) {
-    return elements_kept<
-        std::remove_cvref_t<decltype(plain_get<position_in<L, Leaves...>()>(std::declval<const P&>()))>>;
-  }(typename node_traits<N>::stands_for{});
-}
+struct elements_read_by_cut {
+  static constexpr std::size_t value = [] {
+    using P = std::remove_cvref_t<decltype(std::declval<const N&>().partials)>;
+    return []<class... Leaves>(type_list<Leaves...>) {
+      return elements_kept<
+          std::remove_cvref_t<decltype(plain_get<position_in<L, Leaves...>()>(std::declval<const P&>()))>>;
+    }(typename node_traits<N>::stands_for{});
+  }();
+};
 
 /// The room a cut's list keeps for k elements: the power of two at or above k, so that a chain of cuts,
 /// each reading more elements than the one before, repeats a few list types (and the code made for

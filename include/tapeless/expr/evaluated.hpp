@@ -33,7 +33,7 @@ namespace tapeless::detail {
 template <class Node, bool Need = true>
 struct evaluated {
   static_assert(sizeof(Node) == 0,
-                "tl: a node kind (Node above) is not known to the walk evaluated: declare its children in "
+                "tl: node kind Node is not known to the walk evaluated: declare its children in "
                 "expr/children.hpp and its evaluation in expr/evaluated.hpp");
   template <class... Any>
   constexpr explicit evaluated(const Any&...) noexcept {}

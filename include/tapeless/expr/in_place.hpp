@@ -80,7 +80,7 @@ constexpr std::size_t data_bytes_of() {
     return data_bytes_of<typename N::first_type>() + data_bytes_of<typename N::second_type>();
   } else if constexpr (Expression<N>) {
     static_assert(known_node_kind<N>,
-                  "tl: a node kind (N above) is not known to the walk data_bytes_of: declare its children in "
+                  "tl: node kind N is not known to the walk data_bytes_of: declare its children in "
                   "expr/children.hpp");
     if constexpr (known_node_kind<N>)
       return []<class... C>(type_list<C...>) { return (std::size_t{0} + ... + data_bytes_of<C>()); }(children_t<N>{});

@@ -110,7 +110,7 @@ constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
 template <class Tag, class M, class N>
 constexpr void point_names(N& n, const M* value) noexcept {
   static_assert(known_node_kind<N>,
-                "tl: a node kind (N above) is not known to the walk point_names: declare its children in "
+                "tl: node kind N is not known to the walk point_names: declare its children in "
                 "expr/children.hpp");
   if constexpr (known_node_kind<N>) {
     if constexpr (std::is_same_v<N, bound<Tag, M>>) n.ref_ = value;
@@ -124,7 +124,7 @@ constexpr void point_names(N& n, const M* value) noexcept {
 template <class Tag, class N>
 struct let_search {
   static_assert(known_node_kind<N>,
-                "tl: a node kind (N above) is not known to the walk contains_let: declare its children in "
+                "tl: node kind N is not known to the walk contains_let: declare its children in "
                 "expr/children.hpp");
   static constexpr bool value = false;
 };

@@ -21,26 +21,22 @@ namespace tapeless::detail {
 /// an operation node is one value where its operation is empty and its children are one value each;
 /// if_else (its condition) and let (the values it keeps) hold data of their own. Anything that is not
 /// a node (a tl::var, a number) is not.
+template <class N, bool Node = Expression<N>>
+inline constexpr bool one_value_by_type = false;  // not a node
 template <class N>
-constexpr bool one_value_walk() {
-  if constexpr (!Expression<N>) {
-    return false;
-  } else {
-    static_assert(known_node_kind<N>,
-                  "tl: a node kind (N above) is not known to the walk one_value_by_type: declare its children in "
-                  "expr/children.hpp");
-    if constexpr (!known_node_kind<N>)
-      return false;
-    else if constexpr (is_leaf<N>)
-      return names_one_value<N>;
-    else if constexpr (is_operation_node<N>)
-      return std::is_empty_v<operation_of_t<N>> &&
-             []<class... C>(type_list<C...>) { return (one_value_walk<C>() && ...); }(children_t<N>{});
-    else
-      return false;
-  }
-}
-template <class N>
-inline constexpr bool one_value_by_type = one_value_walk<N>();
+inline constexpr bool one_value_by_type<N, true> = [] {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk one_value_by_type: declare its children in "
+                "expr/children.hpp");
+  return false;
+}();
+template <class Op, class Children>
+inline constexpr bool one_value_below = false;  // if_else, let
+template <class Op, class... C>
+  requires(!std::is_same_v<Op, no_operation>)
+inline constexpr bool one_value_below<Op, type_list<C...>> = std::is_empty_v<Op> && (one_value_by_type<C> && ...);
+template <known_node_kind N>
+inline constexpr bool one_value_by_type<N, true> =
+    is_leaf<N> ? names_one_value<N> : one_value_below<operation_of_t<N>, children_t<N>>;
 
 }  // namespace tapeless::detail

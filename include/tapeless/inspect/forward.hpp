@@ -164,7 +164,7 @@ std::string literal_of(const Leaf& leaf) {
 template <class N, bool Need>
 std::size_t forward(const N&, const ::tapeless::detail::evaluated<N, Need>&, recorder_state&, bool) {
   static_assert(sizeof(N) == 0,
-                "tl: a node kind (N above) is not known to the walk tl::trace: declare its children in "
+                "tl: node kind N is not known to the walk tl::trace: declare its children in "
                 "expr/children.hpp and its step in inspect/forward.hpp");
   return 0;
 }

@@ -59,7 +59,7 @@ struct scale_part {};
 template <class N, std::uint64_t Uniform>
 constexpr bool uniform_walk() {
   static_assert(known_node_kind<N>,
-                "tl: a node kind (N above) is not known to the walk uniform_value: declare its children in "
+                "tl: node kind N is not known to the walk uniform_value: declare its children in "
                 "expr/children.hpp");
   if constexpr (!known_node_kind<N>)
     return false;

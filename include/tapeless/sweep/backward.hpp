@@ -31,15 +31,6 @@
 
 namespace tapeless::detail {
 
-/// A kind of node that no rule below sweeps: one sentence, where the overloads would list themselves.
-/// Every other overload is more specialised than this one, so it is chosen only when none fits.
-template <class N, bool Need, class G, class Store>
-constexpr void backward_sweep(const N&, const evaluated<N, Need>&, const G&, Store&) {
-  static_assert(sizeof(N) == 0,
-                "tl: a node kind (N above) is not known to the walk backward_sweep: declare its children in "
-                "expr/children.hpp and its rule in sweep/backward.hpp");
-}
-
 // The sweeps are left to the compiler's inliner, but for the leaves' and those of operations on small
 // matrices, which clang is made to inline (detail/inline.hpp).
 
@@ -206,10 +197,13 @@ concept operation_node = is_operation_node<N>;
 /// bodies.
 template <class N>
 inline constexpr bool sweep_inline = false;
+template <class Operands>
+inline constexpr bool operands_inline = false;
+template <class... X>
+inline constexpr bool operands_inline<type_list<X...>> = (small_matrix<typename X::value_type> || ...) ||
+                                                         (scaled_under_sum<X> || ...);
 template <operation_node N>
-inline constexpr bool sweep_inline<N> = small_matrix<typename N::value_type> || []<class... X>(type_list<X...>) {
-  return (small_matrix<typename X::value_type> || ...) || (scaled_under_sum<X> || ...);
-}(children_t<N>{});
+inline constexpr bool sweep_inline<N> = small_matrix<typename N::value_type> || operands_inline<children_t<N>>;
 
 template <operation_node N, bool Need, class G, class Store>
 requires sweep_inline<N> TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const N& n, const evaluated<N, Need>& v,

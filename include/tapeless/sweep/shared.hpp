@@ -47,18 +47,21 @@ inline constexpr bool takes_shared_lu<Op, argument<S, matrix<T, N, N>>, B...> =
 template <class A, class N>
 struct lu_walk {
   static_assert(known_node_kind<N>,
-                "tl: a node kind (N above) is not known to the walk lu_uses: declare its children in "
+                "tl: node kind N is not known to the walk lu_uses: declare its children in "
                 "expr/children.hpp");
   static constexpr std::size_t value = 0;
 };
 template <class A, class N>
 inline constexpr std::size_t lu_uses = lu_walk<A, N>::value;
+/// Whether child k of a node that evaluates its first `built` children when it is built is evaluated
+/// by the sweep.
+constexpr bool evaluated_in_sweep(std::size_t k, std::size_t built) { return k >= built; }
 template <class A, known_node_kind N>
 struct lu_walk<A, N> {
   static constexpr std::size_t value = []<class... C>(type_list<C...>) {
     std::size_t uses = 0, k = 0;
     ((uses += (k == 0 && std::is_same_v<A, C> && takes_shared_lu<operation_of_t<N>, C...> ? 1 : 0) +
-              (k < node_traits<N>::evaluated_when_built ? 0 : lu_uses<A, C>),
+              (evaluated_in_sweep(k, node_traits<N>::evaluated_when_built) ? lu_uses<A, C> : 0),
       ++k),
      ...);
     return uses;
