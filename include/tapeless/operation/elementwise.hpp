@@ -53,8 +53,10 @@ constexpr auto simd_operand(const V& v) {
 
 template <class Op>
 struct elementwise_unary : matrix_operation {
-  // Named after the scalar operation; its rule reads what the scalar rule reads.
-  static constexpr operation_traits traits{.name = operation_name<Op>, .vjp_reads = vjp_reads<Op, 0>()};
+  // Named after the scalar operation; its rule reads what the scalar rule reads, and it runs on batches
+  // of rows where the scalar operation does.
+  static constexpr operation_traits traits{
+      .name = operation_name<Op>, .vjp_reads = vjp_reads<Op, 0>(), .batches_rows = runs_on_row_batches<Op>};
   [[no_unique_address]] Op op;
   constexpr explicit elementwise_unary(Op o) : op(o) {}
 
@@ -77,8 +79,10 @@ struct elementwise_unary : matrix_operation {
 
 template <class Op>
 struct elementwise_binary : matrix_operation {
-  static constexpr operation_traits traits{
-      .name = operation_name<Op>, .lhs_vjp_reads = vjp_reads<Op, 0>(), .rhs_vjp_reads = vjp_reads<Op, 1>()};
+  static constexpr operation_traits traits{.name = operation_name<Op>,
+                                           .lhs_vjp_reads = vjp_reads<Op, 0>(),
+                                           .rhs_vjp_reads = vjp_reads<Op, 1>(),
+                                           .batches_rows = runs_on_row_batches<Op>};
   [[no_unique_address]] Op op;
   constexpr explicit elementwise_binary(Op o) : op(o) {}
 

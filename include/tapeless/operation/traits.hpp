@@ -59,6 +59,11 @@ struct operation_traits {
   /// of the rhs's, adjoint reads. Unstated, `vjp_reads`.
   std::optional<reads> lhs_vjp_reads{};
   std::optional<reads> rhs_vjp_reads{};
+  /// Whether its value and rule take numbers that are SIMD batches of rows, and matrices of them: the
+  /// term of tl::sum_over then runs a batch of rows at once (sweep/sum_over_rows.hpp). A `batched` or
+  /// `plain_arithmetic` operation does without saying; others state it, such as the reductions and
+  /// products whose loops are plain sums of products.
+  bool batches_rows = false;
   /// The form of its local derivatives, where it is one that the engine's loops take apart (see
   /// partials_form); the rule, which the form must agree with, is what computes them.
   partials_form partials = partials_form::general;
@@ -85,6 +90,10 @@ constexpr operation_traits traits_of() {
 template <class Op>
 inline constexpr std::string_view operation_name = traits_of<Op>().name;
 
+/// Whether Op runs on SIMD batches of rows (option `batches_rows`, or `batched` or `plain_arithmetic`).
+template <class Op>
+inline constexpr bool runs_on_row_batches = traits_of<Op>().batched || traits_of<Op>().plain_arithmetic
+                                            || traits_of<Op>().batches_rows;
 /// The form of Op's local derivatives (option `partials`).
 template <class Op>
 inline constexpr partials_form partials_of = traits_of<Op>().partials;
