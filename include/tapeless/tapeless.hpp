@@ -59,8 +59,8 @@
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
-#include <tapeless/sweep/rows.hpp>
 #include <tapeless/sweep/shared.hpp>
+#include <tapeless/sweep/sum_over_rows.hpp>
 
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/hessian.hpp>

@@ -23,6 +23,7 @@
 
 #include <tapeless/adjoint/structured.hpp>
 #include <tapeless/concepts/scalar.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -31,18 +32,10 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <type_traits>
 
 namespace tapeless {
-
-template <class Op, class A>
-struct unary_node;
-template <class Op, class A, class B>
-struct binary_node;
-template <class A, class B>
-struct select_node;
-template <class Tag, class Bound, class Body>
-struct let_node;
 
 /// A number-valued subtree computed ahead of the sweep: its value, and for each leaf L it reads,
 /// d value / d L (a number, or a matrix for a matrix argument), with whether the sweep of the subtree
@@ -71,9 +64,6 @@ struct cut_node : expression<cut_node<T, Partials, Leaves...>> {
 
 namespace detail {
 
-template <class T, class P, class... Leaves>
-inline constexpr bool is_leaf<cut_node<T, P, Leaves...>> = true;
-
 /// A leaf of type Leaf where only its type is read: what a cut sends its partials to. Every leaf of a
 /// cut is an argument slot or a let's name (the leaf lists of free_leaves below), whose type says which
 /// within the scope of the let (the trace tells apart two lets of one tag: inspect/recorder.hpp). A number
@@ -91,17 +81,22 @@ inline constexpr Leaf leaf_stand_in = [] {
 /// deep subtrees into their parents cost the optimiser more than the cuts cost.
 inline constexpr std::size_t cut_depth = 16;
 
-/// Levels of operations above the leaves. Each node's is computed once, when its type is made.
+/// Levels of operations above the leaves: 0 for a leaf (a cut is one), else 1 + its deepest child's.
+/// Each node's is computed once, when its type is made.
 template <class N>
-inline constexpr std::size_t depth_of = 0;  // leaves, cut nodes
-template <class Op, class A>
-inline constexpr std::size_t depth_of<unary_node<Op, A>> = 1 + depth_of<A>;
-template <class Op, class A, class B>
-inline constexpr std::size_t depth_of<binary_node<Op, A, B>> = 1 + std::max(depth_of<A>, depth_of<B>);
-template <class A, class B>
-inline constexpr std::size_t depth_of<select_node<A, B>> = 1 + std::max(depth_of<A>, depth_of<B>);
-template <class Tag, class Bound, class Body>
-inline constexpr std::size_t depth_of<let_node<Tag, Bound, Body>> = 1 + std::max(depth_of<Bound>, depth_of<Body>);
+inline constexpr std::size_t depth_of = [] {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk depth_of: declare its children in expr/children.hpp");
+  return std::size_t{0};
+}();
+template <class Children>
+inline constexpr std::size_t depth_below = 0;  // a leaf
+template <class... C>
+inline constexpr std::size_t depth_below<type_list<C...>> = 1 + std::max({depth_of<C>...});
+template <>
+inline constexpr std::size_t depth_below<type_list<>> = 0;
+template <known_node_kind N>
+inline constexpr std::size_t depth_of<N> = depth_below<children_t<N>>;
 
 template <class... Leaves>
 struct leaf_list {};
@@ -139,37 +134,46 @@ template <class... Ls, class Tag>
 struct without_name<leaf_list<Ls...>, Tag>
     : concatenated<std::conditional_t<is_bound_to<Ls, Tag>, leaf_list<>, leaf_list<Ls>>...> {};
 
-/// The active leaves a tree reads and does not bind itself, each type once.
+/// The active leaves a tree reads and does not bind itself, each type once: those each node stands for
+/// (a leaf itself, a cut its leaves), then its children's, without the name the node binds.
 template <class N>
 struct free_leaves {
-  static_assert(!N::is_active, "tapeless: free_leaves has no rule for this kind of node");  // a new kind
-  using type = leaf_list<>;                                                                 // constants
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk free_leaves: declare its children in "
+                "expr/children.hpp");
+  using type = leaf_list<>;
 };
-template <std::size_t S, class T>
-struct free_leaves<argument<S, T>> {
-  using type = leaf_list<argument<S, T>>;
+template <class List, class... More>
+struct all_joined {
+  using type = List;
 };
-template <class Tag, class T>
-struct free_leaves<bound<Tag, T>> {
-  using type = leaf_list<bound<Tag, T>>;
+template <class List, class Next, class... More>
+struct all_joined<List, Next, More...> : all_joined<typename joined<List, Next>::type, More...> {};
+template <class StandsFor, class Children>
+struct free_leaves_below;
+template <class... S>
+struct free_leaves_below<type_list<S...>, type_list<>> {  // a leaf
+  using type = leaf_list<S...>;
 };
-template <class T>
-struct free_leaves<var_ref<T>> {
-  using type = leaf_list<var_ref<T>>;
-};
-template <class T, class P, class... Leaves>
-struct free_leaves<cut_node<T, P, Leaves...>> {
-  using type = leaf_list<Leaves...>;
-};
-template <class Op, class A>
-struct free_leaves<unary_node<Op, A>> : free_leaves<A> {};
-template <class Op, class A, class B>
-struct free_leaves<binary_node<Op, A, B>> : joined<typename free_leaves<A>::type, typename free_leaves<B>::type> {};
+template <class A>
+struct free_leaves_below<type_list<>, type_list<A>> : free_leaves<A> {};
 template <class A, class B>
-struct free_leaves<select_node<A, B>> : joined<typename free_leaves<A>::type, typename free_leaves<B>::type> {};
-template <class Tag, class Bound, class Body>
-struct free_leaves<let_node<Tag, Bound, Body>>
-    : joined<typename free_leaves<Bound>::type, typename without_name<typename free_leaves<Body>::type, Tag>::type> {};
+struct free_leaves_below<type_list<>, type_list<A, B>>
+    : joined<typename free_leaves<A>::type, typename free_leaves<B>::type> {};
+template <class... S, class... C>
+struct free_leaves_below<type_list<S...>, type_list<C...>>
+    : all_joined<leaf_list<S...>, typename free_leaves<C>::type...> {};
+/// The list without the name bound to Binds, where the node binds one.
+template <class List, class Binds>
+struct without_bound : without_name<List, Binds> {};
+template <class List>
+struct without_bound<List, binds_no_name> {
+  using type = List;
+};
+template <known_node_kind N>
+struct free_leaves<N>
+    : without_bound<typename free_leaves_below<typename node_traits<N>::stands_for, children_t<N>>::type, binds_t<N>> {
+};
 
 /// How many elements of the matrix leaf L the adjoints sent to it in the sweep of N can be nonzero at,
 /// over all the ways N reads L: an operation that reads a part of L (its adjoint_part_size: an
@@ -183,30 +187,43 @@ constexpr std::size_t add_reads(std::size_t a, std::size_t b) {
 
 template <class L, class N>
 struct elements_read {
-  static constexpr std::size_t value = std::is_same_v<L, N> ? reads_whole : 0;  // leaves
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk elements_read: declare its children in "
+                "expr/children.hpp");
+  static constexpr std::size_t value = 0;
 };
-template <class L, class Op, class A>
-struct elements_read<L, unary_node<Op, A>> {
-  static constexpr std::size_t value = [] {
-    if constexpr (!std::is_same_v<L, A>)
-      return elements_read<L, A>::value;
-    else if constexpr (requires { Op::template adjoint_part_size<typename A::value_type>; })
-      return Op::template adjoint_part_size<typename A::value_type>;
-    else
-      return reads_whole;
-  }();
+/// The sum of what each way reads (add_reads of them all).
+constexpr std::size_t all_reads(std::initializer_list<std::size_t> reads) {
+  std::size_t total = 0;
+  for (std::size_t r : reads) total = add_reads(total, r);
+  return total;
+}
+/// How many elements of L the node N reads through its child C: all that C reads, and where C is L, a
+/// part of it if N's operation reads a part (its adjoint_part_size), else all of it.
+template <class L, class Op, class C>
+inline constexpr std::size_t elements_read_through = elements_read<L, C>::value;
+template <class L, class Op>
+inline constexpr std::size_t elements_read_through<L, Op, L> = [] {
+  if constexpr (requires { Op::template adjoint_part_size<typename L::value_type>; })
+    return Op::template adjoint_part_size<typename L::value_type>;
+  else
+    return reads_whole;
+}();
+template <class L, class N, class Children = children_t<N>>
+struct elements_read_below;
+template <class L, class N, class... C>
+struct elements_read_below<L, N, type_list<C...>> {
+  static constexpr std::size_t value = all_reads({std::size_t{0}, elements_read_through<L, operation_of_t<N>, C>...});
 };
-template <class L, class Op, class A, class B>
-struct elements_read<L, binary_node<Op, A, B>> {
-  static constexpr std::size_t value = add_reads(elements_read<L, A>::value, elements_read<L, B>::value);
-};
-template <class L, class A, class B>
-struct elements_read<L, select_node<A, B>> {
-  static constexpr std::size_t value = add_reads(elements_read<L, A>::value, elements_read<L, B>::value);
-};
-template <class L, class Tag, class Bound, class Body>
-struct elements_read<L, let_node<Tag, Bound, Body>> {
-  static constexpr std::size_t value = add_reads(elements_read<L, Bound>::value, elements_read<L, Body>::value);
+template <class L, class N>
+struct elements_read_by_cut;
+template <class L, known_node_kind N>
+struct elements_read<L, N> : std::conditional_t<stands_for_leaf<N, L> && !std::is_same_v<L, N>,
+                                                elements_read_by_cut<L, N>, elements_read_below<L, N>> {};
+template <class L>
+  requires known_node_kind<L>
+struct elements_read<L, L> {
+  static constexpr std::size_t value = reads_whole;
 };
 
 /// The position of L among Ls, or sizeof...(Ls) if it is not there.
@@ -223,14 +240,15 @@ inline constexpr std::size_t elements_kept = reads_whole;
 template <class M, std::size_t K>
 inline constexpr std::size_t elements_kept<element_list<M, K>> = K;
 
-template <class L, class T, class P, class... Leaves>
-struct elements_read<L, cut_node<T, P, Leaves...>> {
+/// A cut reads of its leaf L the elements of its list for L (a matrix whole where it keeps no list).
+template <class L, class N>
+struct elements_read_by_cut {
   static constexpr std::size_t value = [] {
-    constexpr std::size_t k = position_in<L, Leaves...>();
-    if constexpr (k == sizeof...(Leaves))
-      return std::size_t{0};
-    else
-      return elements_kept<std::remove_cvref_t<decltype(plain_get<k>(std::declval<const P&>()))>>;
+    using P = std::remove_cvref_t<decltype(std::declval<const N&>().partials)>;
+    return []<class... Leaves>(type_list<Leaves...>) {
+      return elements_kept<
+          std::remove_cvref_t<decltype(plain_get<position_in<L, Leaves...>()>(std::declval<const P&>()))>>;
+    }(typename node_traits<N>::stands_for{});
   }();
 };
 
@@ -268,10 +286,6 @@ inline constexpr bool to_be_cut = false;
 template <class N>
 inline constexpr bool to_be_cut<N, true> =
     !Matrix<typename N::value_type> && N::is_active && !reads_a_var<typename free_leaves<N>::type>;
-
-/// The cut itself is in sweep/cut.hpp: it runs the sweep, which depends on every node type.
-template <class N>
-constexpr auto cut(const N& n);
 
 }  // namespace detail
 

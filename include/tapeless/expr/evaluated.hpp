@@ -18,6 +18,7 @@
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/select.hpp>
 #include <tapeless/expr/unary.hpp>
@@ -29,8 +30,15 @@
 
 namespace tapeless::detail {
 
+/// The evaluation of a kind of node that no rule below evaluates: one sentence, and nothing else fails.
 template <class Node, bool Need = true>
-struct evaluated;
+struct evaluated {
+  static_assert(sizeof(Node) == 0,
+                "tl: node kind Node is not known to the walk evaluated: declare its children in "
+                "expr/children.hpp and its evaluation in expr/evaluated.hpp");
+  template <class... Any>
+  constexpr explicit evaluated(const Any&...) noexcept {}
+};
 
 /// The shared work of a sweep that shares none.
 struct no_shared_work {
@@ -84,6 +92,7 @@ struct evaluated<unary_node<Op, A>, Need> {
 
   [[no_unique_address]] evaluated<A, computes || (A::is_active && rule.lhs)> arg;
   [[no_unique_address]] kept<computes, out_type> kept_;
+  using children = detail::children<&evaluated::arg>;  // the evaluations of the node's children, in order
 
   template <class Shared = const no_shared_work>
   constexpr explicit evaluated(const unary_node<Op, A>& n, Shared& shared = no_sharing)
@@ -104,6 +113,7 @@ struct evaluated<binary_node<Op, A, B>, Need> {
   [[no_unique_address]] evaluated<A, computes || (A::is_active && lhs_rule.lhs) || (B::is_active && rhs_rule.lhs)> lhs;
   [[no_unique_address]] evaluated<B, computes || (A::is_active && lhs_rule.rhs) || (B::is_active && rhs_rule.rhs)> rhs;
   [[no_unique_address]] kept<computes, out_type> kept_;
+  using children = detail::children<&evaluated::lhs, &evaluated::rhs>;
 
   template <class Shared = const no_shared_work>
   constexpr explicit evaluated(const binary_node<Op, A, B>& n, Shared& shared = no_sharing)
@@ -125,6 +135,7 @@ struct evaluated<select_node<A, B>, Need> {
   [[no_unique_address]] evaluated<A, Need> if_true;
   [[no_unique_address]] evaluated<B, Need> if_false;
   [[no_unique_address]] kept<Need, value_type> kept_;
+  using children = detail::children<&evaluated::if_true, &evaluated::if_false>;
 
   template <class Shared = const no_shared_work>
   constexpr explicit evaluated(const select_node<A, B>& n, Shared& shared = no_sharing)

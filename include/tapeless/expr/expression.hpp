@@ -16,14 +16,13 @@ namespace detail {
 /// each level copies its operands once, not twice.
 struct built_by {};
 
-// Defined in sweep/imperative.hpp: seeds the adjoint 1 at `root` and sweeps it into its tl::var leaves.
-template <class E>
-constexpr void backward_from_root(const E& root);
-// Defined in ops/shape.hpp: the node of one element of a matrix-valued node.
-template <class E>
-constexpr auto element_of(const E& e, std::size_t i, std::size_t j);
-template <class E>
-constexpr auto element_of(const E& e, std::size_t i);
+/// The tag of the calls a node makes into the layers above expr/, which it cannot include: the reverse
+/// sweep of backward() (sweep/imperative.hpp, backward_from_root), the element of a matrix node
+/// (ops/shape.hpp, element_of) and the cut of a deep tree (sweep/cut.hpp, cut). Each is an unqualified
+/// call that passes this tag last, so that argument-dependent lookup finds the function in this
+/// namespace where the call is instantiated, when the layer that defines it is included; nothing
+/// below that layer declares it. A call made without that layer stops at "no matching function".
+struct layer_above {};
 }  // namespace detail
 
 /// CRTP base of every node. A node is a recipe: it holds its operands (leaves hold their values, or a
@@ -34,11 +33,13 @@ template <class Derived>
 struct expression : detail::expression_tag {
   /// Seeds adjoint 1 here and accumulates the gradient into every tl::var this node depends on,
   /// as PyTorch's Tensor.backward() does: gradients add up across calls until zero_grad().
-  constexpr void backward() const { detail::backward_from_root(self()); }
+  constexpr void backward() const { backward_from_root(self(), detail::layer_above{}); }
 
   /// Element (i, j) of a matrix-valued node, and element i of a vector-valued one: scalar nodes.
-  constexpr auto operator()(std::size_t i, std::size_t j) const { return detail::element_of(self(), i, j); }
-  constexpr auto operator[](std::size_t i) const { return detail::element_of(self(), i); }
+  constexpr auto operator()(std::size_t i, std::size_t j) const {
+    return element_of(self(), i, j, detail::layer_above{});
+  }
+  constexpr auto operator[](std::size_t i) const { return element_of(self(), i, detail::layer_above{}); }
 
   /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
   /// take the value of one of another type. The copy or move assignment of s reaches another node only

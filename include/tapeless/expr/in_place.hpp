@@ -15,6 +15,9 @@
 // own copy (expr/leaf.hpp).
 #pragma once
 
+#include <tapeless/expr/children.hpp>
+#include <tapeless/expr/concepts.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -63,7 +66,7 @@ inline void close_data_scope(const data_in_use& outer) noexcept { data_of_f = ou
 
 /// The room that the copies of an expression of type E's data leaves (constant leaves that may read
 /// their matrix in place, marked by `reads_in_place`) take at most, in bytes: 0 without one. Nodes
-/// are searched by their operand members.
+/// are searched through their children (expr/children.hpp); a pair (f's loss and aux) through both.
 template <class E>
 constexpr std::size_t data_bytes_of() {
   using N = std::remove_cvref_t<E>;
@@ -75,23 +78,14 @@ constexpr std::size_t data_bytes_of() {
                          typename N::second_type;
                        }) {
     return data_bytes_of<typename N::first_type>() + data_bytes_of<typename N::second_type>();
-  } else if constexpr (requires(const N& n) { n.arg; }) {
-    return data_bytes_of<decltype(N::arg)>();
-  } else if constexpr (requires(const N& n) {
-                         n.lhs;
-                         n.rhs;
-                       }) {
-    return data_bytes_of<decltype(N::lhs)>() + data_bytes_of<decltype(N::rhs)>();
-  } else if constexpr (requires(const N& n) {
-                         n.if_true;
-                         n.if_false;
-                       }) {
-    return data_bytes_of<decltype(N::if_true)>() + data_bytes_of<decltype(N::if_false)>();
-  } else if constexpr (requires(const N& n) {
-                         n.bound_expr;
-                         n.body;
-                       }) {
-    return data_bytes_of<decltype(N::bound_expr)>() + data_bytes_of<decltype(N::body)>();
+  } else if constexpr (Expression<N>) {
+    static_assert(known_node_kind<N>,
+                  "tl: node kind N is not known to the walk data_bytes_of: declare its children in "
+                  "expr/children.hpp");
+    if constexpr (known_node_kind<N>)
+      return []<class... C>(type_list<C...>) { return (std::size_t{0} + ... + data_bytes_of<C>()); }(children_t<N>{});
+    else
+      return std::size_t{0};
   } else {
     return std::size_t{0};
   }

@@ -3,6 +3,7 @@
 // Tests: test/unit/transforms/grad_test.cpp test/unit/expr/in_place_test.cpp
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/in_place.hpp>
 
@@ -216,20 +217,6 @@ struct var_ref : expression<var_ref<T>> {
 };
 
 namespace detail {
-/// Leaves: nodes without operands, which hold their value (or a pointer to it) themselves.
-template <class N>
-inline constexpr bool is_leaf = false;
-template <std::size_t Slot, class T>
-inline constexpr bool is_leaf<argument<Slot, T>> = true;
-template <class T>
-inline constexpr bool is_leaf<constant<T>> = true;
-template <class T>
-inline constexpr bool is_leaf<constant_ref<T>> = true;
-template <class Tag, class T>
-inline constexpr bool is_leaf<bound<Tag, T>> = true;
-template <class T>
-inline constexpr bool is_leaf<var_ref<T>> = true;
-
 /// A name bound by the let of Tag.
 template <class Leaf, class Tag>
 inline constexpr bool is_bound_to = false;

@@ -3,10 +3,12 @@
 // Tests: test/unit/transforms/let_test.cpp
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/expression.hpp>
 
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -23,19 +25,10 @@ constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
                                   const evaluated<let_node<Tag, Bound, Body>, Need>& e) noexcept;
 
 /// Points every name of the let tagged Tag inside n at value: what a copied let does to its body,
-/// whose matrix names point into the let (expr/leaf.hpp). Each kind of node is listed, so that a new
-/// kind fails to compile here instead of keeping names that point into a let that is gone.
+/// whose matrix names point into the let (expr/leaf.hpp). A kind of node not stated in
+/// expr/children.hpp stops here instead of keeping names that point into a let that is gone.
 template <class Tag, class M, class N>
-  requires is_leaf<N>
-constexpr void point_names(N& leaf, const M* value) noexcept;
-template <class Tag, class M, class Op, class A>
-constexpr void point_names(unary_node<Op, A>& n, const M* value) noexcept;
-template <class Tag, class M, class Op, class A, class B>
-constexpr void point_names(binary_node<Op, A, B>& n, const M* value) noexcept;
-template <class Tag, class M, class A, class B>
-constexpr void point_names(select_node<A, B>& n, const M* value) noexcept;
-template <class Tag, class M, class Other, class Bound, class Body>
-constexpr void point_names(let_node<Other, Bound, Body>& n, const M* value) noexcept;
+constexpr void point_names(N& n, const M* value) noexcept;
 
 /// The parts of a let: the bound expression, its values, and the body. A let over a number copies as
 /// a plain value; a let over a matrix, whose names point at the value kept here (expr/leaf.hpp),
@@ -113,42 +106,37 @@ constexpr decltype(auto) value_at(const let_node<Tag, Bound, Body>& n,
   return value_at(n.body, e.body);
 }
 
+/// The children first; then a let inside, whose bound expression or body may use the name, points its
+/// own names at its value, which may be the name's (tl::let(p, ...) in the body of p's let).
 template <class Tag, class M, class N>
-  requires is_leaf<N>
-constexpr void point_names(N& leaf, const M* value) noexcept {  // a cut_node keeps no names (expr/cut.hpp)
-  if constexpr (std::is_same_v<N, bound<Tag, M>>) leaf.ref_ = value;
-}
-template <class Tag, class M, class Op, class A>
-constexpr void point_names(unary_node<Op, A>& n, const M* value) noexcept {
-  point_names<Tag>(n.arg, value);
-}
-template <class Tag, class M, class Op, class A, class B>
-constexpr void point_names(binary_node<Op, A, B>& n, const M* value) noexcept {
-  point_names<Tag>(n.lhs, value);
-  point_names<Tag>(n.rhs, value);
-}
-template <class Tag, class M, class A, class B>
-constexpr void point_names(select_node<A, B>& n, const M* value) noexcept {
-  point_names<Tag>(n.if_true, value);
-  point_names<Tag>(n.if_false, value);
-}
-/// A let inside: its bound expression may use the name, and its own names point at its value, which
-/// may be the name's (tl::let(p, ...) in the body of p's let): those are pointed anew after.
-template <class Tag, class M, class Other, class Bound, class Body>
-constexpr void point_names(let_node<Other, Bound, Body>& n, const M* value) noexcept {
-  point_names<Tag>(n.bound_expr, value);
-  point_names<Tag>(n.body, value);
-  n.point_own_names();
+constexpr void point_names(N& n, const M* value) noexcept {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk point_names: declare its children in "
+                "expr/children.hpp");
+  if constexpr (known_node_kind<N>) {
+    if constexpr (std::is_same_v<N, bound<Tag, M>>) n.ref_ = value;
+    [&]<std::size_t... K>(std::index_sequence<K...>) { (point_names<Tag>(child<K>(n), value), ...); }
+    (std::make_index_sequence<child_count<N>>{});
+    if constexpr (binds_a_name<N>) n.point_own_names();
+  }
 }
 
 /// Whether the node type N holds, anywhere inside, a let tagged Tag.
 template <class Tag, class N>
-inline constexpr bool contains_let = false;
-template <class Tag, template <class...> class Node, class... Children>
-inline constexpr bool contains_let<Tag, Node<Children...>> = (contains_let<Tag, Children> || ...);
-template <class Tag, class Other, class Bound, class Body>
-inline constexpr bool contains_let<Tag, let_node<Other, Bound, Body>> =
-    std::is_same_v<Tag, Other> || contains_let<Tag, Bound> || contains_let<Tag, Body>;
+struct let_search {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk contains_let: declare its children in "
+                "expr/children.hpp");
+  static constexpr bool value = false;
+};
+template <class Tag, class N>
+inline constexpr bool contains_let = let_search<Tag, N>::value;
+template <class Tag, known_node_kind N>
+struct let_search<Tag, N> {
+  static constexpr bool value = std::is_same_v<binds_t<N>, Tag> || []<class... C>(type_list<C...>) {
+    return (contains_let<Tag, C> || ...);
+  }(children_t<N>{});
+};
 }  // namespace detail
 
 }  // namespace tapeless

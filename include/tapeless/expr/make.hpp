@@ -10,6 +10,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/shape.hpp>
+#include <tapeless/operation/elementwise.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <cstddef>
@@ -96,17 +97,6 @@ struct binary_value {
                                   std::conditional_t<lifts_to<data_side, node_side>, data_side, node_side>>;
 };
 
-/// Operations on matrices as a whole (matmul, sum, det ...) derive from this; every other operation
-/// is a scalar one, applied element by element when an operand is a matrix (see ops/elementwise.hpp).
-struct matrix_operation {};
-template <class Op>
-inline constexpr bool is_matrix_operation = std::is_base_of_v<matrix_operation, Op>;
-
-template <class Op>
-struct elementwise_unary;
-template <class Op>
-struct elementwise_binary;
-
 /// The number type plain numbers compute in: their own if floating-point, else double.
 template <class... X>
 using plain_value_t = std::conditional_t<Real<std::common_type_t<std::remove_cvref_t<X>...>>,
@@ -165,7 +155,7 @@ TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
       return unary_node<Op, A>(op, built_by{}, [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); });
     };
     if constexpr (to_be_cut<unary_node<Op, A>>)
-      return cut(make());
+      return cut(make(), layer_above{});  // sweep/cut.hpp
     else
       return make();
   } else if constexpr (Matrix<X>) {
@@ -204,7 +194,7 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
           [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<Y>(y)); });
     };
     if constexpr (to_be_cut<binary_node<Op, A, B>>)
-      return cut(make());
+      return cut(make(), layer_above{});  // sweep/cut.hpp
     else
       return make();
   } else if constexpr (Matrix<X> || Matrix<Y>) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
+#include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 
@@ -14,12 +16,27 @@ namespace tapeless::detail {
 /// operation without data of its own (an empty op: exp, slice<0, 3>, matmul; not x[i], whose index is
 /// run-time data, nor a constant or a cut) on such nodes. Two such operands are one computation, which
 /// the library then does once: `e * e` is square(e), and an elementwise region reads e as one input.
+///
+/// Derived from what each kind states (expr/children.hpp): a leaf names one value by its type or not;
+/// an operation node is one value where its operation is empty and its children are one value each;
+/// if_else (its condition) and let (the values it keeps) hold data of their own. Anything that is not
+/// a node (a tl::var, a number) is not.
+template <class N, bool Node = Expression<N>>
+inline constexpr bool one_value_by_type = false;  // not a node
 template <class N>
-inline constexpr bool one_value_by_type = names_one_value<N>;
-template <class Op, class A>
-inline constexpr bool one_value_by_type<unary_node<Op, A>> = std::is_empty_v<Op>&& one_value_by_type<A>;
-template <class Op, class A, class B>
-inline constexpr bool one_value_by_type<binary_node<Op, A, B>> =
-    std::is_empty_v<Op>&& one_value_by_type<A>&& one_value_by_type<B>;
+inline constexpr bool one_value_by_type<N, true> = [] {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk one_value_by_type: declare its children in "
+                "expr/children.hpp");
+  return false;
+}();
+template <class Op, class Children>
+inline constexpr bool one_value_below = false;  // if_else, let
+template <class Op, class... C>
+  requires(!std::is_same_v<Op, no_operation>)
+inline constexpr bool one_value_below<Op, type_list<C...>> = std::is_empty_v<Op> && (one_value_by_type<C> && ...);
+template <known_node_kind N>
+inline constexpr bool one_value_by_type<N, true> =
+    is_leaf<N> ? names_one_value<N> : one_value_below<operation_of_t<N>, children_t<N>>;
 
 }  // namespace tapeless::detail

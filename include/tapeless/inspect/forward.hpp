@@ -160,6 +160,16 @@ std::string literal_of(const Leaf& leaf) {
     return {};
 }
 
+/// A kind of node no rule below records: one sentence, where the overloads would list themselves. Every
+/// other overload is more specialised than this one, so it is chosen only when none fits.
+template <class N, bool Need>
+std::size_t forward(const N&, const ::tapeless::detail::evaluated<N, Need>&, recorder_state&, bool) {
+  static_assert(sizeof(N) == 0,
+                "tl: node kind N is not known to the walk tl::trace: declare its children in "
+                "expr/children.hpp and its step in inspect/forward.hpp");
+  return 0;
+}
+
 template <std::size_t S, class T, bool Need>
 std::size_t forward(const argument<S, T>& leaf, const ::tapeless::detail::evaluated<argument<S, T>, Need>&,
                     recorder_state& rec, bool) {

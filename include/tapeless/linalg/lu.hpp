@@ -9,7 +9,7 @@
 #include <tapeless/linalg/nan_matrix.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
-#include <tapeless/simd/rows.hpp>
+#include <tapeless/simd/lu_rows.hpp>
 
 #include <array>
 #include <cstddef>

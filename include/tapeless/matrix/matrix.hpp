@@ -95,7 +95,7 @@ struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
 template <class T, std::size_t R, std::size_t C>
 class matrix : public detail::matrix_storage<T, R, C> {
   // A matrix of SIMD batches (a type with an `arch_type`, as xsimd's) is the library's own: a sum over
-  // rows runs a batch of rows' matrices at once (sweep/rows.hpp).
+  // rows runs a batch of rows' matrices at once (sweep/sum_over_rows.hpp).
   static_assert(
       Real<T> || requires { typename T::arch_type; },
       "tl::matrix<T, R, C>: T must be a floating-point type (float, double or long double)");

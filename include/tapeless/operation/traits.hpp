@@ -14,6 +14,7 @@
 
 #include <tapeless/simd/batch.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -32,6 +33,13 @@ struct reads {
 inline constexpr reads reads_nothing{false, false, false};
 inline constexpr reads reads_operands{true, true, false};
 inline constexpr reads reads_value{false, false, true};
+
+/// The form of an operation's local derivatives, where it is one of the few a fused loop sweeps with
+/// the factors common to every element kept apart (sweep/adjoint_parts.hpp) and where a number's
+/// adjoint stays the same for every element (sweep/region_gathered.hpp): -x (negation, -1), x^2
+/// (square, 2 x), x + y (sum, 1 and 1), x - y (difference, 1 and -1), x y (product, y and x), x / y
+/// (quotient, 1 / y and -z / y). Any other operation is `general`: its rule is called as it is.
+enum class partials_form { general, negation, square, sum, difference, product, quotient };
 
 /// The options of an operation.
 struct operation_traits {
@@ -52,6 +60,17 @@ struct operation_traits {
   /// of the rhs's, adjoint reads. Unstated, `vjp_reads`.
   std::optional<reads> lhs_vjp_reads{};
   std::optional<reads> rhs_vjp_reads{};
+  /// Whether its value and rule take numbers that are SIMD batches of rows, and matrices of them: the
+  /// term of tl::sum_over then runs a batch of rows at once (sweep/sum_over_rows.hpp). A `batched` or
+  /// `plain_arithmetic` operation does without saying; others state it, such as the reductions and
+  /// products whose loops are plain sums of products.
+  bool batches_rows = false;
+  /// The form of its local derivatives, where it is one that the engine's loops take apart (see
+  /// partials_form); the rule, which the form must agree with, is what computes them.
+  partials_form partials = partials_form::general;
+  /// For an operation whose value is its operand's elements in order from this one on (a slice): a
+  /// loop over its value may read them in place, from its operand's value.
+  std::optional<std::size_t> elements_from{};
 };
 
 namespace detail {
@@ -71,6 +90,18 @@ constexpr operation_traits traits_of() {
 /// The name the inspectors print for Op.
 template <class Op>
 inline constexpr std::string_view operation_name = traits_of<Op>().name;
+
+/// Whether Op runs on SIMD batches of rows (option `batches_rows`, or `batched` or `plain_arithmetic`).
+template <class Op>
+inline constexpr bool runs_on_row_batches = traits_of<Op>().batched || traits_of<Op>().plain_arithmetic
+                                            || traits_of<Op>().batches_rows;
+/// The form of Op's local derivatives (option `partials`).
+template <class Op>
+inline constexpr partials_form partials_of = traits_of<Op>().partials;
+
+/// Where Op's value starts among its operand's elements, read in place (option `elements_from`).
+template <class Op>
+inline constexpr std::optional<std::size_t> elements_from = traits_of<Op>().elements_from;
 
 namespace simd {
 

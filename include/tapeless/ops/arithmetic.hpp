@@ -17,8 +17,11 @@ namespace tapeless {
 namespace ops {
 
 struct negate {
-  static constexpr operation_traits traits{
-      .name = "neg", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "neg",
+                                           .batched = true,
+                                           .plain_arithmetic = true,
+                                           .vjp_reads = reads_nothing,
+                                           .partials = partials_form::negation};
   template <class T>
   static constexpr T value(T x) {
     return -x;
@@ -30,8 +33,11 @@ struct negate {
 };
 
 struct add {
-  static constexpr operation_traits traits{
-      .name = "+", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "+",
+                                           .batched = true,
+                                           .plain_arithmetic = true,
+                                           .vjp_reads = reads_nothing,
+                                           .partials = partials_form::sum};
   template <class T>
   static constexpr T value(T x, T y) {
     return x + y;
@@ -43,8 +49,11 @@ struct add {
 };
 
 struct subtract {
-  static constexpr operation_traits traits{
-      .name = "-", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "-",
+                                           .batched = true,
+                                           .plain_arithmetic = true,
+                                           .vjp_reads = reads_nothing,
+                                           .partials = partials_form::difference};
   template <class T>
   static constexpr T value(T x, T y) {
     return x - y;
@@ -59,8 +68,9 @@ struct multiply {
   static constexpr operation_traits traits{.name = "*",
                                            .batched = true,
                                            .plain_arithmetic = true,
-                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},   // g y
-                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};  // g x
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},  // g y
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false},  // g x
+                                           .partials = partials_form::product};
   template <class T>
   static constexpr T value(T x, T y) {
     return x * y;
@@ -71,13 +81,18 @@ struct multiply {
   }
 };
 
+struct divide_by_uniform;
+
 struct divide {
   static constexpr operation_traits traits{
       .name = "/",
       .batched = true,
       .plain_arithmetic = true,
       .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},  // g / y
-      .rhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = true}};  // -g z / y
+      .rhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = true},   // -g z / y
+      .partials = partials_form::quotient};
+  /// In a loop whose every element has the same y: x times 1 / y (sweep/region_tree.hpp).
+  using uniform_rhs_form = divide_by_uniform;
   template <class T>
   static constexpr T value(T x, T y) {
     return x / y;

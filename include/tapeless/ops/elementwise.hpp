@@ -1,128 +1,30 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/ops/elementwise.hpp: a scalar operation applied element by element to matrices.
+// tapeless/ops/elementwise.hpp: the nodes of a scalar operation applied element by element to matrices.
 //
-// exp(A), A + B, A * 2.0, x - mean(x): every scalar operation of ops/ works on matrices through these
-// two wrappers, with the scalar's own value and derivative rules per element. In a binary operation a
-// number (or scalar expression) beside a matrix is used for every element, and its adjoint is the sum
-// of the adjoints of all those uses.
-//
-// At run time, an operation written for SIMD batches too (its option `batched`, operation/traits.hpp)
-// runs these loops a batch of elements at a time (simd/map.hpp, simd/reduce.hpp); in a constant
-// expression, and for the others, one at a time.
+// The operations themselves, elementwise_unary and elementwise_binary, are in operation/elementwise.hpp;
+// make_unary and make_binary (expr/make.hpp) wrap a scalar operation in them when an operand is a matrix.
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/make.hpp>
-#include <tapeless/matrix/matrix.hpp>
-#include <tapeless/operation/protocol.hpp>
-#include <tapeless/simd/batch.hpp>
-#include <tapeless/simd/map.hpp>
-#include <tapeless/simd/reduce.hpp>
-
-#include <cstddef>
-#include <tuple>  // std::get
-#include <type_traits>
-#include <utility>
+#include <tapeless/operation/elementwise.hpp>
 
 namespace tapeless::detail {
 
-/// Element i of a matrix, or the number itself: a number beside a matrix is used for every element.
-/// (Not named `element`: tapeless::detail is an associated namespace of tl::matrix, through its base
-/// class, so an unqualified call element(m, i) in user code would find it.)
-template <class V>
-constexpr auto broadcast_element(const V& v, std::size_t i) {
-  if constexpr (Matrix<V>)
-    return v[i];
-  else
-    return v;
-}
-
-/// What a loop (simd/map.hpp) reads of an operand: a matrix's elements, or the number used for every element.
-template <class T, class V>
-constexpr auto simd_operand(const V& v) {
-  if constexpr (Matrix<V>)
-    return v.data();
-  else
-    return static_cast<T>(v);
-}
-
+/// Elementwise operations: a scalar operation applied to every element of a matrix operand.
 template <class Op>
-struct elementwise_unary : matrix_operation {
-  // Named after the scalar operation; its rule reads what the scalar rule reads.
-  static constexpr operation_traits traits{.name = operation_name<Op>, .vjp_reads = vjp_reads<Op, 0>()};
-  [[no_unique_address]] Op op;
-  constexpr explicit elementwise_unary(Op o) : op(o) {}
-
-  template <class M>
-  constexpr M value(const M& x) const {
-    M y(uninitialized);
-    simd::map<M::size(), simd::vectorised_map<Op, typename M::value_type>>(
-        y.data(), [this](const auto& xi) { return op.value(xi); }, x.data());
-    return y;
-  }
-  template <class M>
-  constexpr M vjp(const M& g, const M& x, const M& y) const {
-    M gx(uninitialized);
-    const auto rule = [this](const auto& gi, const auto& xi, const auto& yi) { return unary_vjp(op, gi, xi, yi); };
-    simd::map<M::size(), simd::vectorised_map<Op, typename M::value_type>>(gx.data(), rule, g.data(), x.data(),
-                                                                           y.data());
-    return gx;
-  }
-};
-
+inline constexpr bool is_elementwise_operation = false;
 template <class Op>
-struct elementwise_binary : matrix_operation {
-  static constexpr operation_traits traits{
-      .name = operation_name<Op>, .lhs_vjp_reads = vjp_reads<Op, 0>(), .rhs_vjp_reads = vjp_reads<Op, 1>()};
-  [[no_unique_address]] Op op;
-  constexpr explicit elementwise_binary(Op o) : op(o) {}
+inline constexpr bool is_elementwise_operation<elementwise_unary<Op>> = true;
+template <class Op>
+inline constexpr bool is_elementwise_operation<elementwise_binary<Op>> = true;
 
-  template <class A, class B>
-  constexpr auto value(const A& a, const B& b) const {
-    using M = std::conditional_t<Matrix<A>, A, B>;  // make_binary checks the shapes
-    using T = typename M::value_type;
-    M z(uninitialized);
-    const auto value = [this](const auto& ai, const auto& bi) { return op.value(ai, bi); };
-    simd::map<M::size(), simd::vectorised_map<Op, T>>(z.data(), value, simd_operand<T>(a), simd_operand<T>(b));
-    return z;
-  }
-  template <class M, class A, class B>
-  constexpr A vjp_lhs(const M& g, const A& a, const B& b, const M& z) const {
-    return side<0, A>(g, a, b, z);
-  }
-  template <class M, class A, class B>
-  constexpr B vjp_rhs(const M& g, const A& a, const B& b, const M& z) const {
-    return side<1, B>(g, a, b, z);
-  }
-
- private:
-  // The adjoint of one side: per element for a matrix, summed over the elements for a number.
-  template <int Side, class S, class M, class A, class B>
-  constexpr S side(const M& g, const A& a, const B& b, const M& z) const {
-    using T = typename M::value_type;
-    const auto partial = [this](const auto& gi, const auto& ai, const auto& bi, const auto& zi) {
-      return std::get<Side>(op.vjp(gi, ai, bi, zi));
-    };
-    const auto a_in = simd_operand<T>(a);
-    const auto b_in = simd_operand<T>(b);
-    if constexpr (Matrix<S>) {
-      // Declared here, not returned by a lambda: g++ folds that call into a constant whose
-      // uninitialized elements are zeros, and fills s with them first.
-      S s(uninitialized);  // every element is written below
-      simd::map<M::size(), simd::vectorised_map<Op, T>>(s.data(), partial, g.data(), a_in, b_in, z.data());
-      return s;
-    } else {
-      return simd::map_sum<M::size(), simd::vectorised<Op, T>, T, S>(partial, g.data(), a_in, b_in, z.data());
-    }
-  }
-};
-
+/// Elementwise nodes: the nodes of an elementwise operation (expr/children.hpp, the operation a node applies).
 template <class N>
-inline constexpr bool is_elementwise_unary_node = false;
-template <class Op, class A>
-inline constexpr bool is_elementwise_unary_node<unary_node<elementwise_unary<Op>, A>> = true;
+inline constexpr bool is_elementwise_node = is_elementwise_operation<operation_of_t<N>>;
+
+/// The scalar operation the elementwise node N applies to each element.
 template <class N>
-inline constexpr bool is_elementwise_binary_node = false;
-template <class Op, class A, class B>
-inline constexpr bool is_elementwise_binary_node<binary_node<elementwise_binary<Op>, A, B>> = true;
+using scalar_operation_t = decltype(operation_of_t<N>::op);
 
 }  // namespace tapeless::detail

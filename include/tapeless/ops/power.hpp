@@ -123,8 +123,11 @@ struct cbrt {
 /// bit (doubling is exact), so both give one gradient, also where 2 x would overflow and g is 0 (0, not
 /// 0 * inf = NaN). In forward mode value(x) = x * x of a dual carries its own product-rule tangent.
 struct square {
-  static constexpr operation_traits traits{
-      .name = "square", .batched = true, .plain_arithmetic = true, .vjp_reads = reads_operands};
+  static constexpr operation_traits traits{.name = "square",
+                                           .batched = true,
+                                           .plain_arithmetic = true,
+                                           .vjp_reads = reads_operands,
+                                           .partials = partials_form::square};
   template <class T>
   static constexpr T value(T x) {
     return x * x;

@@ -88,12 +88,13 @@ struct transpose : ::tapeless::detail::matrix_operation {
 struct dot : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "dot",
                                            .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
-                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false}};
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false},
+                                           .batches_rows = true};
   template <class M>
   static constexpr auto value(const M& a, const M& b) {
     using T = typename M::value_type;
     if constexpr (::tapeless::detail::simd::is_batch<T> && M::size() >= 4) {
-      // Vectors of batches (a batch of rows of a sum over rows, sweep/rows.hpp): four sums, not one
+      // Vectors of batches (a batch of rows of a sum over rows, sweep/sum_over_rows.hpp): four sums, not one
       // chain of dependent additions, which would be the critical path of the rows' terms.
       std::array<T, 4> s{T(0), T(0), T(0), T(0)};
       std::size_t i = 0;

@@ -35,7 +35,7 @@ namespace ops {
 
 /// y = sum of x's elements: every element's adjoint is g (a uniform adjoint, see adjoint/structured.hpp).
 struct sum : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "sum", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "sum", .vjp_reads = reads_nothing, .batches_rows = true};
   template <class M>
   static constexpr auto value(const M& x) {
     using T = typename M::value_type;
@@ -49,7 +49,7 @@ struct sum : ::tapeless::detail::matrix_operation {
 
 /// y = sum / size: every element's adjoint is g / size (uniform).
 struct mean : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "mean", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "mean", .vjp_reads = reads_nothing, .batches_rows = true};
   template <class M>
   static constexpr auto value(const M& x) {
     return sum::value(x) / static_cast<typename M::value_type>(M::size());

@@ -99,7 +99,7 @@ struct col : ::tapeless::detail::matrix_operation {
 /// y = elements Start .. Start + Length - 1 of a vector, a vector of the same orientation.
 template <std::size_t Start, std::size_t Length>
 struct slice : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "slice", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "slice", .vjp_reads = reads_nothing, .elements_from = Start};
   template <class M>
   static constexpr std::size_t adjoint_part_size = Length;
   template <class T, std::size_t R, std::size_t C>
@@ -237,10 +237,10 @@ constexpr auto operand_part_node(const X& x, const Part& part) {
 /// in its place, without the zeros around it (adjoint/structured.hpp).
 template <class E, class Part>
 constexpr auto part_node(const E& e, const Part& part) {
-  if constexpr (is_elementwise_unary_node<E>)
-    return make_unary(e.op.op, operand_part_node(e.arg, part));
-  else if constexpr (is_elementwise_binary_node<E>)
-    return make_binary(e.op.op, operand_part_node(e.lhs, part), operand_part_node(e.rhs, part));
+  if constexpr (is_elementwise_node<E> && child_count<E> == 1)
+    return make_unary(e.op.op, operand_part_node(child<0>(e), part));
+  else if constexpr (is_elementwise_node<E>)
+    return make_binary(e.op.op, operand_part_node(child<0>(e), part), operand_part_node(child<1>(e), part));
   else if constexpr (!E::is_active && Real<decltype(op_value(part, e.value()))>)
     return constant<decltype(op_value(part, e.value()))>(op_value(part, e.value()));
   else
@@ -261,14 +261,15 @@ constexpr auto part_of(const Part& part, A&& a) {
   }
 }
 
+/// A(i, j) and v[i] of a matrix node, reached from expr/expression.hpp through its tag layer_above.
 template <class E>
-constexpr auto element_of(const E& e, std::size_t i, std::size_t j) {
+constexpr auto element_of(const E& e, std::size_t i, std::size_t j, layer_above) {
   using M = typename E::value_type;
   static_assert(Matrix<M>, "A(i, j): A is a scalar expression; only a matrix expression has elements");
   if constexpr (Matrix<M>) return part_node(e, ops::element(i * M::cols() + j));
 }
 template <class E>
-constexpr auto element_of(const E& e, std::size_t i) {
+constexpr auto element_of(const E& e, std::size_t i, layer_above) {
   using M = typename E::value_type;
   static_assert(Matrix<M> && (M::cols() == 1 || M::rows() == 1),
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");

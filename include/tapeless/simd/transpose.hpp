@@ -2,7 +2,7 @@
 // tapeless/simd/transpose.hpp: w rows' elements as w batches, one per element: a w x w transposition.
 //
 // A sum over rows of matrices runs a batch of w rows at once as a matrix of batches, lane k holding
-// row k (sweep/rows.hpp). Gathered element by element, each batch costs w loads and w - 1 inserts;
+// row k (sweep/sum_over_rows.hpp). Gathered element by element, each batch costs w loads and w - 1 inserts;
 // loaded a batch per row and transposed in registers, w loads and about w shuffles make w batches.
 // Tests: test/unit/transforms/sum_over/
 #pragma once

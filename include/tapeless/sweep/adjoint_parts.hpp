@@ -26,12 +26,12 @@
 
 #include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/operation/protocol.hpp>
-#include <tapeless/ops/arithmetic.hpp>
-#include <tapeless/ops/power.hpp>
+#include <tapeless/operation/traits.hpp>
 
 #include <array>
 #include <cmath>
@@ -57,14 +57,21 @@ struct scale_part {};
 /// Whether the value of the scalar tree N is the same for every element: all its leaves are uniform
 /// arguments (a constant of the tree is a matrix's element).
 template <class N, std::uint64_t Uniform>
-inline constexpr bool uniform_value = false;
-template <std::size_t K, class T, std::uint64_t Uniform>
-inline constexpr bool uniform_value<argument<K, T>, Uniform> = ((Uniform >> K) & 1U) != 0;
-template <class Op, class A, std::uint64_t Uniform>
-inline constexpr bool uniform_value<unary_node<Op, A>, Uniform> = uniform_value<A, Uniform>;
-template <class Op, class A, class B, std::uint64_t Uniform>
-inline constexpr bool uniform_value<binary_node<Op, A, B>, Uniform> =
-    uniform_value<A, Uniform>&& uniform_value<B, Uniform>;
+constexpr bool uniform_walk() {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk uniform_value: declare its children in "
+                "expr/children.hpp");
+  if constexpr (!known_node_kind<N>)
+    return false;
+  else if constexpr (is_leaf<N> && requires { N::slot; })  // an argument: the loop's input N::slot
+    return ((Uniform >> N::slot) & 1U) != 0;
+  else if constexpr (is_leaf<N>)
+    return false;
+  else
+    return []<class... C>(type_list<C...>) { return (uniform_walk<C, Uniform>() && ...); }(children_t<N>{});
+}
+template <class N, std::uint64_t Uniform>
+inline constexpr bool uniform_value = uniform_walk<N, Uniform>();
 
 /// The part of g times a factor f: the lines' times f where f is per element, the scale's times f
 /// where f is uniform; the other part unchanged.
@@ -82,9 +89,9 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const unary_node<Op, A>& n,
                                                     const adjoint_part<T, U, Scale>& g, Store& store) {
   using P = adjoint_part<T, U, Scale>;
   if constexpr (A::is_active) {
-    if constexpr (std::is_same_v<Op, ops::negate>)
+    if constexpr (partials_of<Op> == partials_form::negation)
       backward_sweep(n.arg, v.arg, times<true>(g, -1), store);
-    else if constexpr (std::is_same_v<Op, ops::square>)  // 2 x g: x to the lines, 2 to the scale
+    else if constexpr (partials_of<Op> == partials_form::square)  // 2 x g: x to the lines, 2 to the scale
       backward_sweep(n.arg, v.arg, times<true>(times<false>(g, value_at(n.arg, v.arg)), 2), store);
     else if constexpr (Scale)
       backward_sweep(n.arg, v.arg, g, store);
@@ -99,14 +106,15 @@ TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const binary_node<Op, A, C>&
                                                     const adjoint_part<T, U, Scale>& g, Store& store) {
   using P = adjoint_part<T, U, Scale>;
   constexpr bool uniform_x = uniform_value<A, U>, uniform_y = uniform_value<C, U>;
-  if constexpr (std::is_same_v<Op, ops::add> || std::is_same_v<Op, ops::subtract>) {
+  constexpr partials_form form = partials_of<Op>;
+  if constexpr (form == partials_form::sum || form == partials_form::difference) {
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, g, store);
     if constexpr (C::is_active)
-      backward_sweep(n.rhs, v.rhs, std::is_same_v<Op, ops::add> ? g : times<true>(g, -1), store);
-  } else if constexpr (std::is_same_v<Op, ops::multiply>) {
+      backward_sweep(n.rhs, v.rhs, form == partials_form::sum ? g : times<true>(g, -1), store);
+  } else if constexpr (form == partials_form::product) {
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, times<uniform_y>(g, value_at(n.rhs, v.rhs)), store);
     if constexpr (C::is_active) backward_sweep(n.rhs, v.rhs, times<uniform_x>(g, value_at(n.lhs, v.lhs)), store);
-  } else if constexpr (std::is_base_of_v<ops::divide, Op> && uniform_y) {
+  } else if constexpr (form == partials_form::quotient && uniform_y) {
     // z = x / y: g / y to x, -g z / y to y: 1 / y to the scale, z to the lines.
     const auto inverse = [&] { return T(1) / T(value_at(n.rhs, v.rhs)); };
     if constexpr (A::is_active) backward_sweep(n.lhs, v.lhs, Scale ? P{g.value * inverse()} : g, store);

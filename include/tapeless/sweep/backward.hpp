@@ -15,6 +15,7 @@
 
 #include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
@@ -189,12 +190,6 @@ template <Matrix V>
 inline constexpr bool small_matrix<V> = V::size() < fuse_min_elements;
 
 template <class N>
-inline constexpr bool is_operation_node = false;
-template <class Op, class A>
-inline constexpr bool is_operation_node<unary_node<Op, A>> = true;
-template <class Op, class A, class B>
-inline constexpr bool is_operation_node<binary_node<Op, A, B>> = true;
-template <class N>
 concept operation_node = is_operation_node<N>;
 
 /// Whether the sweep of the operation node N is marked TAPELESS_SWEEP_INLINE: where its value or an
@@ -203,11 +198,13 @@ concept operation_node = is_operation_node<N>;
 /// bodies.
 template <class N>
 inline constexpr bool sweep_inline = false;
-template <template <class...> class Node, class Op, class... X>
-  requires operation_node<Node<Op, X...>>
-inline constexpr bool sweep_inline<Node<Op, X...>> = small_matrix<typename Node<Op, X...>::value_type> ||
-                                                     (small_matrix<typename X::value_type> || ...) ||
-                                                     (scaled_under_sum<X> || ...);
+template <class Operands>
+inline constexpr bool operands_inline = false;
+template <class... X>
+inline constexpr bool operands_inline<type_list<X...>> = (small_matrix<typename X::value_type> || ...) ||
+                                                         (scaled_under_sum<X> || ...);
+template <operation_node N>
+inline constexpr bool sweep_inline<N> = small_matrix<typename N::value_type> || operands_inline<children_t<N>>;
 
 template <operation_node N, bool Need, class G, class Store>
 requires sweep_inline<N> TAPELESS_SWEEP_INLINE constexpr void backward_sweep(const N& n, const evaluated<N, Need>& v,

@@ -62,9 +62,10 @@ struct leaf_partials {
   }
 };
 
-/// The cut_node of the subtree n: its value, and its sweep with seed 1.
+/// The cut_node of the subtree n: its value, and its sweep with seed 1. Called by make_unary and
+/// make_binary (expr/make.hpp) through the tag layer_above, since it runs the sweep.
 template <class N>
-TAPELESS_CUT_INLINE constexpr auto cut(const N& n) {
+TAPELESS_CUT_INLINE constexpr auto cut(const N& n, layer_above) {
   using T = typename N::value_type;
   return [&]<class... L>(leaf_list<L...>) TAPELESS_CUT_INLINE {
     using Partials = plain_tuple<typename partial_kept<N, L>::type...>;

@@ -9,8 +9,9 @@
 
 namespace tapeless::detail {
 
+/// expression<>::backward(), reached from expr/expression.hpp through its tag layer_above.
 template <class E>
-constexpr void backward_from_root(const E& root) {
+constexpr void backward_from_root(const E& root, layer_above) {
   static_assert(E::is_active, "backward(): this expression depends on no tl::var, so it has no gradient to compute");
   var_adjoints store;
   const evaluated<E, false> values(root);  // only what the sweep reads

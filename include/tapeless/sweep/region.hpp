@@ -14,6 +14,7 @@
 #endif
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/same_value.hpp>
 #include <tapeless/expr/unary.hpp>
@@ -31,14 +32,6 @@
 
 namespace tapeless::detail {
 
-/// Elementwise nodes: a scalar operation applied to every element of a matrix operand.
-template <class N>
-inline constexpr bool is_elementwise_node = false;
-template <class Op, class A>
-inline constexpr bool is_elementwise_node<unary_node<elementwise_unary<Op>, A>> = true;
-template <class Op, class A, class B>
-inline constexpr bool is_elementwise_node<binary_node<elementwise_binary<Op>, A, B>> = true;
-
 /// What a walk of the region rooted at N collects, as types: its inputs, left to right (its operands
 /// that are not elementwise), and its scalar operations. A class per node type, so that a subtree is
 /// walked once whichever region it is part of.
@@ -47,16 +40,15 @@ struct region_of {
   using inputs = type_list<N>;
   using operations = type_list<>;
 };
-template <class Op, class A>
-struct region_of<unary_node<elementwise_unary<Op>, A>, true> {
-  using inputs = typename region_of<A>::inputs;
-  using operations = join_t<type_list<Op>, typename region_of<A>::operations>;
+template <class Op, class Children>
+struct region_below;
+template <class Op, class... C>
+struct region_below<Op, type_list<C...>> {
+  using inputs = join_t<typename region_of<C>::inputs...>;
+  using operations = join_t<type_list<Op>, typename region_of<C>::operations...>;
 };
-template <class Op, class A, class B>
-struct region_of<binary_node<elementwise_binary<Op>, A, B>, true> {
-  using inputs = join_t<typename region_of<A>::inputs, typename region_of<B>::inputs>;
-  using operations = join_t<type_list<Op>, typename region_of<A>::operations, typename region_of<B>::operations>;
-};
+template <class N>
+struct region_of<N, true> : region_below<scalar_operation_t<N>, children_t<N>> {};
 
 template <class N>
 using region_inputs_t = typename region_of<N>::inputs;
@@ -72,16 +64,23 @@ struct input_pointers<type_list<In...>> {
   using type = plain_tuple<const In*...>;
 };
 
+/// The number of inputs of the region rooted at N that come before its child J's.
+template <class N, std::size_t J>
+inline constexpr std::size_t inputs_before = []<std::size_t... I>(std::index_sequence<I...>) {
+  return (std::size_t{0} + ... + region_size<child_t<I, N>>);
+}
+(std::make_index_sequence<J>{});
+
 /// Writes a pointer to each input of the region rooted at n into its slot of p, from slot K on.
 template <std::size_t K, class N, class P>
 constexpr void point_to_inputs(const N& n, P& p) noexcept {
   if constexpr (!is_elementwise_node<N>) {
     plain_get<K>(p) = &n;
-  } else if constexpr (requires { n.arg; }) {
-    point_to_inputs<K>(n.arg, p);
   } else {
-    point_to_inputs<K>(n.lhs, p);
-    point_to_inputs<K + region_size<std::remove_cvref_t<decltype(n.lhs)>>>(n.rhs, p);
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (point_to_inputs<K + inputs_before<N, J>>(child<J>(n), p), ...);
+    }
+    (std::make_index_sequence<child_count<N>>{});
   }
 }
 

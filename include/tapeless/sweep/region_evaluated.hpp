@@ -8,6 +8,7 @@
 // Tests: test/unit/sweep/fused/
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -31,10 +32,10 @@ template <class N>
 struct slice_of_leaf : std::false_type {
   static constexpr std::size_t start = 0;  // a leaf itself is its own part
 };
-template <std::size_t Start, std::size_t L, class A>
-  requires is_leaf<A>
-struct slice_of_leaf<unary_node<ops::slice<Start, L>, A>> : std::true_type {
-  static constexpr std::size_t start = Start;
+template <class N>
+  requires(elements_from<operation_of_t<N>>.has_value() && is_leaf<child_t<0, N>>)
+struct slice_of_leaf<N> : std::true_type {
+  static constexpr std::size_t start = *elements_from<operation_of_t<N>>;
 };
 template <class N>
 inline constexpr bool slices_a_leaf = slice_of_leaf<N>::value;
@@ -58,7 +59,7 @@ constexpr T element_at(const elements_in_place<M>& v, std::size_t i) {
 template <class In, class E>
 constexpr decltype(auto) region_value(const In& input, const E& evaluation) {
   if constexpr (slices_a_leaf<In>)
-    return elements_in_place<typename In::value_type>{input.arg.value().data() + slice_of_leaf<In>::start};
+    return elements_in_place<typename In::value_type>{child<0>(input).value().data() + slice_of_leaf<In>::start};
   else
     return value_at(input, evaluation);
 }

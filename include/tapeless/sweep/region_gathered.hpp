@@ -10,11 +10,12 @@
 // Tests: test/unit/sweep/fused/
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/operation/protocol.hpp>
-#include <tapeless/ops/arithmetic.hpp>
+#include <tapeless/operation/traits.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/region.hpp>
@@ -53,7 +54,7 @@ struct gathered_matrix_adjoint {
         if constexpr (is_leaf<In>)
           return input;
         else
-          return input.arg;
+          return child<0>(input);  // the leaf a slice reads
       }
       ();
       using L = typename std::remove_cvref_t<decltype(leaf)>::value_type;
@@ -135,11 +136,12 @@ using gathered_adjoint = std::conditional_t<
 /// (Every other operation's adjoint reads a matrix operand: a node of the region has one.)
 template <class Op, std::size_t Side, bool NumberA, bool NumberB>
 constexpr bool passes_uniform_adjoint() {
-  if constexpr (std::is_same_v<Op, ops::add> || std::is_same_v<Op, ops::subtract> || std::is_same_v<Op, ops::negate>)
+  constexpr partials_form form = partials_of<Op>;
+  if constexpr (form == partials_form::sum || form == partials_form::difference || form == partials_form::negation)
     return true;
-  else if constexpr (Side == 0 && (std::is_same_v<Op, ops::multiply> || std::is_same_v<Op, ops::divide>))
+  else if constexpr (Side == 0 && (form == partials_form::product || form == partials_form::quotient))
     return NumberB;
-  else if constexpr (Side == 1 && std::is_same_v<Op, ops::multiply>)
+  else if constexpr (Side == 1 && form == partials_form::product)
     return NumberA;
   else
     return false;
@@ -151,17 +153,17 @@ template <class N>
 constexpr void mark_uniform_adjoints(bool same, bool* uniform) {
   if constexpr (!is_elementwise_node<N>) {
     *uniform = same;
-  } else if constexpr (requires(const N& n) { n.arg; }) {
-    using A = std::remove_cvref_t<decltype(std::declval<const N&>().arg)>;
-    using Op = decltype(std::declval<const N&>().op.op);
-    mark_uniform_adjoints<A>(same && passes_uniform_adjoint<Op, 0, false, false>(), uniform);
   } else {
-    using A = std::remove_cvref_t<decltype(std::declval<const N&>().lhs)>;
-    using B = std::remove_cvref_t<decltype(std::declval<const N&>().rhs)>;
-    using Op = decltype(std::declval<const N&>().op.op);
-    constexpr bool number_a = !Matrix<typename A::value_type>, number_b = !Matrix<typename B::value_type>;
-    mark_uniform_adjoints<A>(same && passes_uniform_adjoint<Op, 0, number_a, number_b>(), uniform);
-    mark_uniform_adjoints<B>(same && passes_uniform_adjoint<Op, 1, number_a, number_b>(), uniform + region_size<A>);
+    using Op = scalar_operation_t<N>;
+    constexpr bool binary = child_count<N> == 2;
+    constexpr bool number_a = binary && !Matrix<typename child_t<0, N>::value_type>;
+    constexpr bool number_b = binary && !Matrix<typename child_t<child_count<N> - 1, N>::value_type>;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (mark_uniform_adjoints<child_t<K, N>>(same && passes_uniform_adjoint<Op, K, number_a, number_b>(),
+                                            uniform + inputs_before<N, K>),
+       ...);
+    }
+    (std::make_index_sequence<child_count<N>>{});
   }
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/make.hpp>
@@ -28,12 +29,21 @@
 namespace tapeless::detail {
 
 /// The operation of a binary node of the region's scalar tree for elements of type T, whose rhs is Rhs:
-/// its own, but in a loop over SIMD batches a division by a number (the same for every element: the
-/// loop broadcasts it) multiplies by its reciprocal, computed once (ops::divide_by_uniform).
+/// its own, but in a loop over SIMD batches where the rhs is a number (the same for every element: the
+/// loop broadcasts it), the form the operation states for that (`uniform_rhs_form`: a division
+/// multiplies by the reciprocal, computed once).
 template <class Op, class Rhs, class T>
-using element_operation = std::conditional_t<std::is_same_v<Op, ops::divide> && simd::is_batch<T> &&
-                                                 !is_elementwise_node<Rhs> && !Matrix<typename Rhs::value_type>,
-                                             ops::divide_by_uniform, Op>;
+struct element_operation_of {
+  using type = Op;
+};
+template <class Op, class Rhs, class T>
+  requires(requires { typename Op::uniform_rhs_form; } && simd::is_batch<T> && !is_elementwise_node<Rhs> &&
+           !Matrix<typename Rhs::value_type>)
+struct element_operation_of<Op, Rhs, T> {
+  using type = typename Op::uniform_rhs_form;
+};
+template <class Op, class Rhs, class T>
+using element_operation = typename element_operation_of<Op, Rhs, T>::type;
 
 /// The region's scalar tree for one element of number (or batch) type T: its operations, on
 /// leaves holding in[K], in[K + 1], ...: argument<slot of K> (its adjoint is that slot's), or a
@@ -48,16 +58,17 @@ constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
     return argument<input_slot<Inputs, K>, T>(in[K]);
   } else if constexpr (!is_elementwise_node<N>) {
     return constant<T>(in[K]);
-  } else if constexpr (requires { n.arg; }) {
-    using A = decltype(element_tree<Inputs, K, ByPosition>(n.arg, in));
-    return unary_node<decltype(n.op.op), A>(n.op.op, built_by{},
-                                            [&] { return element_tree<Inputs, K, ByPosition>(n.arg, in); });
+  } else if constexpr (child_count<N> == 1) {
+    using A = decltype(element_tree<Inputs, K, ByPosition>(child<0>(n), in));
+    return unary_node<scalar_operation_t<N>, A>(n.op.op, built_by{},
+                                                [&] { return element_tree<Inputs, K, ByPosition>(child<0>(n), in); });
   } else {
-    constexpr std::size_t KB = K + region_size<std::remove_cvref_t<decltype(n.lhs)>>;
-    using A = decltype(element_tree<Inputs, K, ByPosition>(n.lhs, in));
-    using B = decltype(element_tree<Inputs, KB, ByPosition>(n.rhs, in));
-    using Own = decltype(n.op.op);
-    using Op = element_operation<Own, std::remove_cvref_t<decltype(n.rhs)>, T>;
+    static_assert(child_count<N> == 2, "an elementwise operation has one operand or two");
+    constexpr std::size_t KB = K + inputs_before<N, 1>;
+    using A = decltype(element_tree<Inputs, K, ByPosition>(child<0>(n), in));
+    using B = decltype(element_tree<Inputs, KB, ByPosition>(child<1>(n), in));
+    using Own = scalar_operation_t<N>;
+    using Op = element_operation<Own, child_t<1, N>, T>;
     const Op op = [&] {
       if constexpr (std::is_same_v<Op, Own>)
         return n.op.op;  // with its state, if it has any
@@ -65,8 +76,8 @@ constexpr auto element_tree(const N& n, const std::array<T, I>& in) {
         return Op{};
     }();
     return binary_node<Op, A, B>(
-        op, built_by{}, [&] { return element_tree<Inputs, K, ByPosition>(n.lhs, in); },
-        [&] { return element_tree<Inputs, KB, ByPosition>(n.rhs, in); });
+        op, built_by{}, [&] { return element_tree<Inputs, K, ByPosition>(child<0>(n), in); },
+        [&] { return element_tree<Inputs, KB, ByPosition>(child<1>(n), in); });
   }
 }
 
@@ -75,21 +86,18 @@ using element_tree_t = decltype(element_tree<region_inputs_t<N>, 0>(
     std::declval<const N&>(), std::declval<const std::array<T, region_size<N>>&>()));
 
 /// Marks in `reads` the inputs whose value the reverse sweep of a scalar tree, evaluated as E, reads:
-/// its argument leaves K computed (Need true). One walk of the tree for all inputs.
+/// its argument leaves K computed (Need true). One walk of the tree's evaluation for all inputs, through
+/// the evaluations of each node's children (expr/evaluated.hpp); a leaf's evaluation has none.
 template <class E, std::size_t I>
-constexpr void mark_reads(std::type_identity<E>, std::array<bool, I>&) {}  // constants
+constexpr void mark_reads(std::type_identity<E>, std::array<bool, I>& reads) {
+  if constexpr (requires { typename E::children; })
+    [&]<class... C>(type_list<C...>) {
+      (mark_reads(std::type_identity<C>{}, reads), ...);
+    }(typename E::children::types{});
+}
 template <std::size_t K, class T, std::size_t I>
 constexpr void mark_reads(std::type_identity<evaluated<argument<K, T>, true>>, std::array<bool, I>& reads) {
   reads[K] = true;
-}
-template <class Op, class A, bool Need, std::size_t I>
-constexpr void mark_reads(std::type_identity<evaluated<unary_node<Op, A>, Need>>, std::array<bool, I>& reads) {
-  mark_reads(std::type_identity<decltype(evaluated<unary_node<Op, A>, Need>::arg)>{}, reads);
-}
-template <class Op, class A, class B, bool Need, std::size_t I>
-constexpr void mark_reads(std::type_identity<evaluated<binary_node<Op, A, B>, Need>>, std::array<bool, I>& reads) {
-  mark_reads(std::type_identity<decltype(evaluated<binary_node<Op, A, B>, Need>::lhs)>{}, reads);
-  mark_reads(std::type_identity<decltype(evaluated<binary_node<Op, A, B>, Need>::rhs)>{}, reads);
 }
 
 /// Which inputs' values the region's sweep reads; an input without adjoint (a constant leaf in the

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
@@ -40,20 +41,33 @@ inline constexpr bool takes_shared_lu<Op, argument<S, matrix<T, N, N>>, B...> =
   op.forward(a, b..., s);
 };
 
-/// How many nodes of the tree N take the LU factors of the argument A. The bound expression of a let
-/// is left out: the let evaluated it when it was built, outside any sweep.
+/// How many nodes of the tree N take the LU factors of the argument A: an operation whose first child
+/// is A and takes them, and so on down the children that the sweep's forward pass evaluates. The
+/// children a node evaluates when it is built (a let's bound expression) are left out: they were
+/// evaluated then, outside any sweep.
 template <class A, class N>
-inline constexpr std::size_t lu_uses = 0;
-template <class A, template <class...> class Node, class... C>
-inline constexpr std::size_t lu_uses<A, Node<C...>> = (std::size_t{0} + ... + lu_uses<A, C>);
-template <class A, class Op, class X>
-inline constexpr std::size_t lu_uses<A, unary_node<Op, X>> =
-    std::size_t{std::is_same_v<A, X> && takes_shared_lu<Op, X>} + lu_uses<A, X>;
-template <class A, class Op, class X, class Y>
-inline constexpr std::size_t lu_uses<A, binary_node<Op, X, Y>> =
-    std::size_t{std::is_same_v<A, X> && takes_shared_lu<Op, X, Y>} + lu_uses<A, X> + lu_uses<A, Y>;
-template <class A, class Tag, class Bound, class Body>
-inline constexpr std::size_t lu_uses<A, let_node<Tag, Bound, Body>> = lu_uses<A, Body>;
+struct lu_walk {
+  static_assert(known_node_kind<N>,
+                "tl: node kind N is not known to the walk lu_uses: declare its children in "
+                "expr/children.hpp");
+  static constexpr std::size_t value = 0;
+};
+template <class A, class N>
+inline constexpr std::size_t lu_uses = lu_walk<A, N>::value;
+/// Whether child k of a node that evaluates its first `built` children when it is built is evaluated
+/// by the sweep.
+constexpr bool evaluated_in_sweep(std::size_t k, std::size_t built) { return k >= built; }
+template <class A, known_node_kind N>
+struct lu_walk<A, N> {
+  static constexpr std::size_t value = []<class... C>(type_list<C...>) {
+    std::size_t uses = 0, k = 0;
+    ((uses += (k == 0 && std::is_same_v<A, C> && takes_shared_lu<operation_of_t<N>, C...> ? 1 : 0) +
+              (evaluated_in_sweep(k, node_traits<N>::evaluated_when_built) ? lu_uses<A, C> : 0),
+      ++k),
+     ...);
+    return uses;
+  }(children_t<N>{});
+};
 
 /// The LU factors a sweep of Root shares for the argument A: stored where two or more nodes take them.
 template <class A, class Root>

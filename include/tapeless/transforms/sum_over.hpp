@@ -4,7 +4,7 @@
 // The sum is one node of the expression, over its parameters: a unary operation whose operand is the
 // one parameter, or the parameters stacked in one vector (tl::concat of each flattened), so that every
 // walk of the tree, every transform and the inspectors take it as they take any operation. Its forward
-// pass runs the loop of sweep/rows.hpp once, for the value and the partials in the parameters at once;
+// pass runs the loop of sweep/sum_over_rows.hpp once, for the value and the partials in the parameters at once;
 // its rule sends g times the partials. Its parameters' values may be dual numbers, so hessian, jvp and
 // grad of grad run through it as through any node: the loop then runs in dual numbers.
 #pragma once
@@ -18,7 +18,7 @@
 #include <tapeless/operation/traits.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/shape.hpp>
-#include <tapeless/sweep/rows.hpp>
+#include <tapeless/sweep/sum_over_rows.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -108,11 +108,11 @@ struct sum_over_rows : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
-    return summed<true>(x);
+    return summed<wanted::both>(x);
   }
   template <class X>
   constexpr auto forward(const X& x, value_unread_t) const {
-    return summed<false>(x);
+    return summed<wanted::partials>(x);
   }
   template <class G, class X, class C>
   constexpr X vjp(const G& g, const X&, const C&, const X& partials) const {
@@ -126,19 +126,20 @@ struct sum_over_rows : matrix_operation {
   }
 
  private:
-  template <bool Value, class X>
+  template <wanted Wanted, class X>
   constexpr auto summed(const X& x) const {
     using S = scalar_of_t<X>;
-    const auto sum = run.template operator()<Value, true, S>(rows, body, parameters_from<P...>(x));
-    return with_cache<S, X>(Value ? sum.value : S(0), laid_out_as<X>(sum.partials));
+    constexpr bool with_value = wants_value(Wanted);
+    const auto sum = run.template operator()<Wanted, S>(rows, body, parameters_from<P...>(x));
+    return with_cache<S, X>(with_value ? sum.value : S(0), laid_out_as<X>(sum.partials));
   }
 };
 
 /// The blocks of a sum run one after another.
 struct in_sequence {
-  template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+  template <wanted Wanted, class T, class View, class Body, class I, class... P>
   constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
-    return sum_rows<Value, Partials, T>(rows, body, params);
+    return sum_rows<Wanted, T>(rows, body, params);
   }
 };
 
@@ -167,14 +168,15 @@ constexpr decltype(auto) flattened(X&& x) {
 template <class Runner, class View, class Body, class... Params>
 constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Params&&... params) {
   using T = typename sum_number<View, Params...>::type;
-  using Term = typename term_of<Body, T, false, View, in_lanes_t<T, value_type_of_t<Params>>...>::type;
+  using Term = typename term_of<Body, T, wanted::value, View, in_lanes_t<T, value_type_of_t<Params>>...>::type;
   constexpr bool number = !Matrix<value_type_of_t<Term>>;
   static_assert(number,
                 "tl::sum_over(rows, body, params...): body must return a number; sum a matrix's elements inside "
                 "body with tl::sum");
   constexpr bool own_leaves =
       !number ||
-      reads_parameters_only<typename term_of<Body, T, true, View, in_lanes_t<T, value_type_of_t<Params>>...>::type>();
+      reads_parameters_only<
+          typename term_of<Body, T, wanted::partials, View, in_lanes_t<T, value_type_of_t<Params>>...>::type>();
   static_assert(own_leaves,
                 "tl::sum_over(rows, body, params...): body reads an expression of f that it captures; pass that "
                 "expression to body as one of params instead");
@@ -185,7 +187,7 @@ constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Par
     // tl::jvp holds them.
     using U = std::common_type_t<T, scalar_of_t<value_type_of_t<Term>>>;
     const plain_tuple<in_lanes_t<U, value_type_of_t<Params>>...> values{{params}...};
-    return run.template operator()<true, false, U>(rows, body, values).value;
+    return run.template operator()<wanted::value, U>(rows, body, values).value;
   } else {
     using Op = sum_over_rows<View, Body, Runner, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{}, rows, std::move(body), run};

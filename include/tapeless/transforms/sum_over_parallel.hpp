@@ -2,7 +2,7 @@
 // tapeless/transforms/sum_over_parallel.hpp: tl::sum_over and tl::mean_over under std::execution::par.
 // Included by <tapeless/parallel.hpp>, not by the umbrella header, since <execution> brings threads.
 //
-// The blocks of the rows (sweep/rows.hpp) run over threads through the standard parallel algorithms,
+// The blocks of the rows (sweep/sum_over_rows.hpp) run over threads through the standard parallel algorithms,
 // on the runtime behind them (TBB with libstdc++; the tapeless::tapeless target links it where found),
 // not a pool of tapeless's own. Each block's sum is made as the sequential sum makes it and the sums are
 // added in block order, so the result is the sequential one, bit for bit, on any number of threads.
@@ -26,11 +26,10 @@ namespace detail {
 
 /// The blocks of a sum run over threads.
 struct over_threads {
-  template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+  template <wanted Wanted, class T, class View, class Body, class I, class... P>
   constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
     using Sum = rows_sum<T, P...>;
-    if (std::is_constant_evaluated() || blocks_of(rows.size()) <= 1)
-      return sum_rows<Value, Partials, T>(rows, body, params);
+    if (std::is_constant_evaluated() || blocks_of(rows.size()) <= 1) return sum_rows<Wanted, T>(rows, body, params);
     // Blocks in flight at once: enough to keep the threads busy, their sums at most 64 KiB of stack.
     constexpr std::size_t at_once = std::clamp<std::size_t>(65536 / sizeof(Sum), 1, 64);
     std::array<Sum, at_once> sums{};
@@ -40,9 +39,8 @@ struct over_threads {
     const std::size_t blocks = blocks_of(rows.size());
     for (std::size_t first = 0; first < blocks; first += at_once) {
       const std::size_t count = std::min(at_once, blocks - first);
-      std::for_each(
-          std::execution::par, index.begin(), index.begin() + static_cast<std::ptrdiff_t>(count),
-          [&](std::size_t k) { sums[k] = sum_block<Value, Partials, T>(block_rows(rows, first + k), body, params); });
+      std::for_each(std::execution::par, index.begin(), index.begin() + static_cast<std::ptrdiff_t>(count),
+                    [&](std::size_t k) { sums[k] = sum_block<Wanted, T>(block_rows(rows, first + k), body, params); });
       for (std::size_t k = 0; k < count; ++k) add_block(total, sums[k]);
     }
     return with_positive_zeros(total);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/sweep/rows.hpp: the loop of a sum over rows: its value and its partials, in one pass.
+// tapeless/sweep/sum_over_rows.hpp: the loop of a sum over rows: its value and its partials, in one pass.
 //
 // A sum over rows of run-time count has one term type, body(row, params), whatever the count. So the
 // loop builds that term for a row (or a SIMD batch of rows) on leaves: the row's values as constants,
@@ -16,6 +16,7 @@
 
 #include <tapeless/adjoint/structured.hpp>
 #include <tapeless/detail/inline.hpp>
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/evaluated.hpp>
@@ -26,9 +27,6 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/traits.hpp>
-#include <tapeless/ops/elementwise.hpp>
-#include <tapeless/ops/products.hpp>
-#include <tapeless/ops/reduction.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/simd/transpose.hpp>
 #include <tapeless/sweep/adjoints.hpp>
@@ -43,6 +41,11 @@ namespace tapeless::detail {
 
 /// The rows of one block: a sum over more rows adds the sums of its blocks in order.
 inline constexpr std::size_t rows_block = 4096;
+
+/// What a sum over rows computes: its value, its partials in the parameters, or both.
+enum class wanted { value, partials, both };
+constexpr bool wants_value(wanted w) { return w != wanted::partials; }
+constexpr bool wants_partials(wanted w) { return w != wanted::value; }
 
 /// What a sum over rows gives: its value and its partial derivative in each parameter.
 template <class T, class... P>
@@ -147,10 +150,10 @@ constexpr auto row_leaf(const V& v) {
 /// own arguments, so that a leaf of f's expression that body captures is told from the parameters.
 inline constexpr std::size_t parameter_slot = std::size_t{1} << 20;
 
-/// The leaf of parameter J in a term: an argument (its adjoint is wanted) or a constant.
-template <bool Active, std::size_t J, class V>
+/// The leaf of parameter J in a term: an argument where the partials are wanted, else a constant.
+template <wanted Wanted, std::size_t J, class V>
 constexpr auto parameter_leaf(const V& v) {
-  if constexpr (!Active)
+  if constexpr (!wants_partials(Wanted))
     return row_leaf(v);
   else
     return argument<parameter_slot + J, V>(v);
@@ -220,56 +223,46 @@ struct parameter_sums {
 template <class L, class E>
 using row_leaf_t = decltype(row_leaf(row_lanes<L>(std::declval<const E*>(), 0, 0)));
 
-/// The term body(row, params) with lanes L: its type (an expression, or a plain number where body
-/// reads no leaf).
-template <class Body, class L, bool Active, class View, class... P>
+/// The term body(row, params) with lanes L, as a sum that computes Wanted builds it: its type (an
+/// expression, or a plain number where body reads no leaf).
+template <class Body, class L, wanted Wanted, class View, class... P>
 struct term_of;
-template <class Body, class L, bool Active, template <class...> class View, class... E, class... P>
-struct term_of<Body, L, Active, View<E...>, P...> {
+template <class Body, class L, wanted Wanted, template <class...> class View, class... E, class... P>
+struct term_of<Body, L, Wanted, View<E...>, P...> {
   template <std::size_t... J>
   static auto make(std::index_sequence<J...>)
       -> std::invoke_result_t<const Body&, const row_leaf_t<L, E>&...,
-                              const decltype(parameter_leaf<Active, J>(std::declval<const in_lanes_t<L, P>&>()))&...>;
+                              const decltype(parameter_leaf<Wanted, J>(std::declval<const in_lanes_t<L, P>&>()))&...>;
   using type = std::remove_cvref_t<decltype(make(std::index_sequence_for<P...>{}))>;
 };
 
-/// Whether Op runs on SIMD batches of rows: an operation written for batches, plain arithmetic, either
-/// applied to each element of a matrix, or one of the reductions and products whose loops are plain
-/// sums of products (their elements then are batches).
-template <class Op>
-constexpr bool batches_rows(std::type_identity<Op>) {
-  constexpr operation_traits t = traits_of<Op>();
-  return t.batched || t.plain_arithmetic || std::is_same_v<Op, ops::dot> || std::is_same_v<Op, ops::sum> ||
-         std::is_same_v<Op, ops::mean>;
-}
-template <class Op>
-constexpr bool batches_rows(std::type_identity<elementwise_unary<Op>>) {
-  return batches_rows(std::type_identity<Op>{});
-}
-template <class Op>
-constexpr bool batches_rows(std::type_identity<elementwise_binary<Op>>) {
-  return batches_rows(std::type_identity<Op>{});
-}
-
-/// Whether a term of type N may run a batch of rows at once: every node an operation that does, or a
-/// let of such, on leaves. Anything else (an if_else, a cut) runs a row at a time.
+/// Whether a term of type N may run a batch of rows at once: every node an operation that does (its
+/// option `batches_rows`, operation/traits.hpp), or a let of such, on leaves (a cut is one), or a plain
+/// number. Anything else (an if_else, which branches per row) runs a row at a time. Derived from what
+/// each kind states (expr/children.hpp).
 template <class N>
 constexpr bool term_batches(std::type_identity<N>) {
-  return is_leaf<N> || !Expression<N>;
-}
-template <class Op, class A>
-constexpr bool term_batches(std::type_identity<unary_node<Op, A>>) {
-  return batches_rows(std::type_identity<Op>{}) && term_batches(std::type_identity<A>{});
-}
-template <class Op, class A, class B>
-constexpr bool term_batches(std::type_identity<binary_node<Op, A, B>>) {
-  return batches_rows(std::type_identity<Op>{}) && term_batches(std::type_identity<A>{}) &&
-         term_batches(std::type_identity<B>{});
-}
-
-template <class Tag, class Bound, class Body>
-constexpr bool term_batches(std::type_identity<let_node<Tag, Bound, Body>>) {
-  return term_batches(std::type_identity<Bound>{}) && term_batches(std::type_identity<Body>{});
+  if constexpr (!Expression<N>) {
+    return true;
+  } else {
+    static_assert(known_node_kind<N>,
+                  "tl: node kind N is not known to the walk term_batches: declare its children in expr/children.hpp");
+    constexpr bool children_batch = [] {
+      if constexpr (known_node_kind<N>)
+        return
+            []<class... C>(type_list<C...>) { return (term_batches(std::type_identity<C>{}) && ...); }(children_t<N>{});
+      else
+        return false;
+    }();
+    if constexpr (is_leaf<N>)
+      return true;
+    else if constexpr (is_operation_node<N>)
+      return runs_on_row_batches<operation_of_t<N>> && children_batch;
+    else if constexpr (binds_a_name<N>)
+      return children_batch;
+    else
+      return false;
+  }
 }
 
 /// The sum of v's lanes, as a V of T (a number or a matrix).
@@ -294,8 +287,8 @@ constexpr V lanes_total(const W& w) {
 }
 
 /// The sum over rows [0, rows.size()) of body(row, params...), a block's worth at most, with lanes L:
-/// its value where Value, its partials in the parameters where Partials.
-template <class L, bool Value, bool Partials, class T, class View, class Body, class I, class... P, std::size_t... K,
+/// what Wanted names of its value and its partials in the parameters.
+template <class L, wanted Wanted, class T, class View, class Body, class I, class... P, std::size_t... K,
           std::size_t... J>
 constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body,
                                                const plain_tuple_of<I, P...>& params, std::index_sequence<K...>,
@@ -306,24 +299,26 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
   plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
   // The term of a row group, from the group's row values.
   const auto term_at = [&](const auto&... row) {
-    return body(row_leaf(row)..., parameter_leaf<Partials, J>(plain_get<J>(wide))...);
+    return body(row_leaf(row)..., parameter_leaf<Wanted, J>(plain_get<J>(wide))...);
   };
   // Evaluates the terms, then adds their values and sweeps them, each phase for every term before the
   // next, so that the terms' chains of dependent operations (an exp, then a division) overlap in the
-  // processor. `real` holds the mask of the real lanes of a partial batch, or nothing.
+  // processor, where alone each step of one would wait for the step before. `real` holds the mask of
+  // the real lanes of a partial batch, or nothing.
+  constexpr bool adds_value = wants_value(Wanted);
   const auto add_terms = [&](const auto& real, const auto&... term) {
     using Term = std::remove_cvref_t<decltype((term, ...))>;
     constexpr std::size_t count = sizeof...(term);
     apply_plain(
         [&](const auto&... r) {
           if constexpr (!Expression<Term>) {
-            if constexpr (Value) (add_lanes(value, L(term), r...), ...);
+            if constexpr (adds_value) (add_lanes(value, L(term), r...), ...);
           } else {
             const std::array<const Term*, count> terms{&term...};
-            const std::array<evaluated<Term, Value>, count> values{evaluated<Term, Value>(term)...};
+            const std::array<evaluated<Term, adds_value>, count> values{evaluated<Term, adds_value>(term)...};
             [&]<std::size_t... U>(std::index_sequence<U...>) {
-              if constexpr (Value) (add_lanes(value, L(value_at(*terms[U], values[U])), r...), ...);
-              if constexpr (Partials && Term::is_active) {
+              if constexpr (adds_value) (add_lanes(value, L(value_at(*terms[U], values[U])), r...), ...);
+              if constexpr (wants_partials(Wanted) && Term::is_active) {
                 parameter_sums<decltype(partials), std::remove_cvref_t<decltype(r)>...> store{partials, {{r}...}};
                 (backward_sweep(*terms[U], values[U], L(1), store), ...);
               }
@@ -355,8 +350,7 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
   };
   const std::size_t n = rows.size();
   std::size_t i = 0;
-  // Terms of batches run two at a time: their chains of dependent operations (an exp, then a division)
-  // overlap in the processor, where one term's would wait for each other.
+  // Terms of batches run two at a time (add_terms says why).
   constexpr std::size_t together = w > 1 ? 2 : 1;
   for (; i + together * w <= n; i += together * w) add_groups(std::integral_constant<std::size_t, together>{}, i, w);
   for (; i + w <= n; i += w) add_groups(std::integral_constant<std::size_t, 1>{}, i, w);
@@ -370,25 +364,23 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
 }
 
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
-/// allow, else a row at a time. The term's data leaves may read matrices that body holds by value in
-/// place: body outlives every term.
-template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+/// allow, else a row at a time.
+template <wanted Wanted, class T, class View, class Body, class I, class... P>
 constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
-  // The lanes L: the term's data leaves may read matrices that body holds by value in place, body
-  // outliving every term (nothing to name in a constant expression).
+  // The sum with lanes L. The term's data leaves may read matrices that body holds by value, in place:
+  // body outlives every term (nothing to name in a constant expression).
   const auto in_lanes_of = [&]<class L>(std::type_identity<L>) {
     constexpr auto columns = std::make_index_sequence<View::columns>{};
     constexpr auto parameters = std::index_sequence_for<P...>{};
-    if (std::is_constant_evaluated())
-      return sum_block_in_lanes<L, Value, Partials, T>(rows, body, params, columns, parameters);
+    if (std::is_constant_evaluated()) return sum_block_in_lanes<L, Wanted, T>(rows, body, params, columns, parameters);
     const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-    const auto sum = sum_block_in_lanes<L, Value, Partials, T>(rows, body, params, columns, parameters);
+    const auto sum = sum_block_in_lanes<L, Wanted, T>(rows, body, params, columns, parameters);
     close_data_scope(outer);
     return sum;
   };
 #if TAPELESS_SIMD
   if constexpr (simd::available<T>) {
-    if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Partials, View, P...>::type>{})) {
+    if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
       if (!std::is_constant_evaluated()) return in_lanes_of(std::type_identity<simd::batch<T>>{});
     }
   }
@@ -431,11 +423,11 @@ constexpr View block_rows(const View& rows, std::size_t b) {
 }
 
 /// The sum over all rows, block after block; +0 where it is empty.
-template <bool Value, bool Partials, class T, class View, class Body, class I, class... P>
+template <wanted Wanted, class T, class View, class Body, class I, class... P>
 constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   auto total = empty_sum<T, P...>();
   for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
-    add_block(total, sum_block<Value, Partials, T>(block_rows(rows, b), body, params));
+    add_block(total, sum_block<Wanted, T>(block_rows(rows, b), body, params));
   return with_positive_zeros(total);
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/simd/rows.hpp: the rows of an LU factorisation and its solves, as xsimd batches in registers.
+// tapeless/simd/lu_rows.hpp: the rows of an LU factorisation and its solves, as xsimd batches in registers.
 //
 // linalg/lu.hpp runs its factorisation and substitutions on rows of K numbers; at run time, where K
 // splits into batches, a row is a batch_row here, so that a small system's rows stay in registers from
