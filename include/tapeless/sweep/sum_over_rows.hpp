@@ -39,8 +39,8 @@
 // terms: every function it calls is inlined into it, with g++ as with clang. Left to itself, g++ 12
 // inlines a let's sweep into the block's sum rather than the block's sum into its callers, and the
 // logistic regression of bench/rows_bench.cpp (S11) runs 3% more instructions per gradient; flattened,
-// it runs as many as with the whole loop in one function. Not at -O0 (no __OPTIMIZE__), where it only costs compile
-// time; defined before this header, empty, it leaves add_terms to the compiler's inliner.
+// it runs as many as with the whole loop in one function. Not at -O0 (no __OPTIMIZE__), where it only
+// costs compile time; defined before this header, empty, it leaves add_terms to the compiler's inliner.
 #ifndef TAPELESS_ROWS_TERMS_FLATTEN
 #if defined(__GNUC__) && defined(__OPTIMIZE__)
 #define TAPELESS_ROWS_TERMS_FLATTEN [[gnu::flatten]]
