@@ -37,6 +37,20 @@
 #include <type_traits>
 #include <utility>
 
+// TAPELESS_ROWS_TERMS_FLATTEN marks block_sum::add_terms, the evaluation and sweep of a group of rows'
+// terms: every function it calls is inlined into it, with g++ as with clang. Left to itself, g++ 12
+// inlines a let's sweep into the block's sum rather than the block's sum into its callers, and the
+// logistic regression of bench/rows_bench.cpp (S11) runs 3% more instructions per gradient; flattened,
+// it runs as many as with the whole loop in one function. Not at -O0 (no __OPTIMIZE__), where it only
+// costs compile time; defined before this header, empty, it leaves add_terms to the compiler's inliner.
+#ifndef TAPELESS_ROWS_TERMS_FLATTEN
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+#define TAPELESS_ROWS_TERMS_FLATTEN [[gnu::flatten]]
+#else
+#define TAPELESS_ROWS_TERMS_FLATTEN
+#endif
+#endif
+
 namespace tapeless::detail {
 
 /// The rows of one block: a sum over more rows adds the sums of its blocks in order.
@@ -286,39 +300,77 @@ constexpr V lanes_total(const W& w) {
   }
 }
 
-/// The sum over rows [0, rows.size()) of body(row, params...), a block's worth at most, with lanes L:
-/// what Wanted names of its value and its partials in the parameters.
-template <class L, wanted Wanted, class T, class View, class Body, class I, class... P, std::size_t... K,
-          std::size_t... J>
-constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& body,
-                                               const plain_tuple_of<I, P...>& params, std::index_sequence<K...>,
-                                               std::index_sequence<J...>) {
-  constexpr std::size_t w = lanes_of<L>();
-  const plain_tuple<in_lanes_t<L, P>...> wide{{broadcast<L>(plain_get<J>(params))}...};
+/// One block's sum over rows with lanes L, as it runs: the parameters in every lane, and the sums of
+/// the terms' values and of the parameters' adjoints, which each group of rows adds to.
+template <class L, wanted Wanted, class View, class Body, class Params,
+          class Columns = std::make_index_sequence<View::columns>>
+struct block_sum;
+template <class L, wanted Wanted, class View, class Body, std::size_t... J, class... P, std::size_t... K>
+struct block_sum<L, Wanted, View, Body, plain_tuple_of<std::index_sequence<J...>, P...>, std::index_sequence<K...>> {
+  static constexpr std::size_t w = lanes_of<L>();
+  const View& rows;
+  const Body& body;
+  const plain_tuple<in_lanes_t<L, P>...> wide;
   L value = L(-0.0);
   plain_tuple<in_lanes_t<L, P>...> partials{{filled<in_lanes_t<L, P>>(-0.0)}...};
-  // The term of a row group, from the group's row values.
-  const auto term_at = [&](const auto&... row) {
+
+  constexpr block_sum(const View& r, const Body& b, const plain_tuple_of<std::index_sequence<J...>, P...>& params)
+      : rows(r), body(b), wide{{broadcast<L>(plain_get<J>(params))}...} {}
+
+  /// The sum of the block, its lanes added up.
+  template <class T>
+  constexpr rows_sum<T, P...> total() const {
+    return {lanes_total<T>(value), {{lanes_total<P>(plain_get<J>(partials))}...}};
+  }
+
+  /// Adds the terms of Groups row groups of `count` rows from i; `real...` marks the real lanes of a
+  /// partial batch, or is empty.
+  template <std::size_t Groups, class... Real>
+  constexpr void add_groups(std::size_t i, std::size_t count, const Real&... real) {
+    with_terms<Groups>(i, count, [&](const auto&... term) { add_terms(plain_tuple<Real...>{{real}...}, term...); });
+  }
+
+ private:
+  /// The term of a row group, from the group's row values.
+  template <class... Row>
+  constexpr auto term_at(const Row&... row) const {
     return body(row_leaf(row)..., parameter_leaf<Wanted, J>(plain_get<J>(wide))...);
-  };
-  // Evaluates the terms, then adds their values and sweeps them, each phase for every term before the
-  // next, so that the terms' chains of dependent operations (an exp, then a division) overlap in the
-  // processor, where alone each step of one would wait for the step before. `real` holds the mask of
-  // the real lanes of a partial batch, or nothing.
-  constexpr bool adds_value = wants_value(Wanted);
-  const auto add_terms = [&](const auto& real, const auto&... term) {
-    using Term = std::remove_cvref_t<decltype((term, ...))>;
+  }
+
+  /// Calls then(term...) with the terms of Groups row groups of `count` rows from i (one partial group,
+  /// or whole batches), each built on its rows' values: the arguments of a lambda, made in place (held in
+  /// a tuple, a matrix of batches would be copied into it), which live as long as the call.
+  template <std::size_t Groups, class Then, class... Term>
+  constexpr void with_terms(std::size_t i, std::size_t count, const Then& then, const Term&... term) {
+    if constexpr (Groups == 0) {
+      then(term...);
+    } else {
+      const auto at_row = [&](const auto&... row) {
+        with_terms<Groups - 1>(i + w, count, then, term..., term_at(row...));
+      };
+      at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
+    }
+  }
+
+  /// Evaluates the terms, then adds their values and sweeps them, each phase for every term before the
+  /// next, so that the terms' chains of dependent operations (an exp, then a division) overlap in the
+  /// processor, where alone each step of one would wait for the step before. `real` holds the mask of
+  /// the real lanes of a partial batch, or nothing.
+  template <class Real, class... Term>
+  TAPELESS_ROWS_TERMS_FLATTEN constexpr void add_terms(const Real& real, const Term&... term) {
+    using First = std::remove_cvref_t<decltype((term, ...))>;
     constexpr std::size_t count = sizeof...(term);
+    constexpr bool adds_value = wants_value(Wanted);
     apply_plain(
         [&](const auto&... r) {
-          if constexpr (!Expression<Term>) {
+          if constexpr (!Expression<First>) {
             if constexpr (adds_value) (add_lanes(value, L(term), r...), ...);
           } else {
-            const std::array<const Term*, count> terms{&term...};
-            const std::array<evaluated<Term, adds_value>, count> values{evaluated<Term, adds_value>(term)...};
+            const std::array<const First*, count> terms{&term...};
+            const std::array<evaluated<First, adds_value>, count> values{evaluated<First, adds_value>(term)...};
             [&]<std::size_t... U>(std::index_sequence<U...>) {
               if constexpr (adds_value) (add_lanes(value, L(value_at(*terms[U], values[U])), r...), ...);
-              if constexpr (wants_partials(Wanted) && Term::is_active) {
+              if constexpr (wants_partials(Wanted) && First::is_active) {
                 parameter_sums<decltype(partials), std::remove_cvref_t<decltype(r)>...> store{partials, {{r}...}};
                 (backward_sweep(*terms[U], values[U], L(1), store), ...);
               }
@@ -327,40 +379,26 @@ constexpr rows_sum<T, P...> sum_block_in_lanes(const View& rows, const Body& bod
           }
         },
         real);
-  };
-  // Calls then(term...) with the terms of `groups` row groups of `count` rows from i (one partial group,
-  // or whole batches), each built on its rows' values: the arguments of a lambda, made in place (held in
-  // a tuple, a matrix of batches would be copied into it), which live as long as the call.
-  const auto with_terms = [&](const auto& self, auto groups, std::size_t i, std::size_t count, const auto& then,
-                              const auto&... term) -> void {
-    if constexpr (decltype(groups)::value == 0) {
-      then(term...);
-    } else {
-      const auto at_row = [&](const auto&... row) {
-        self(self, std::integral_constant<std::size_t, decltype(groups)::value - 1>{}, i + w, count, then, term...,
-             term_at(row...));
-      };
-      at_row(row_lanes<L>(rows.template column<K>(), i, count)...);
-    }
-  };
-  const auto add_groups = [&](auto groups, std::size_t i, std::size_t count, const auto&... real) {
-    with_terms(with_terms, groups, i, count, [&](const auto&... term) {
-      add_terms(plain_tuple<std::remove_cvref_t<decltype(real)>...>{{real}...}, term...);
-    });
-  };
+  }
+};
+
+/// The sum of one block's rows with lanes L: whole batches two at a time (block_sum::add_terms says
+/// why), then one at a time, then the rows that fill no batch as one partial batch.
+template <class L, wanted Wanted, class T, class View, class Body, class Params>
+constexpr auto sum_block_in_lanes(const View& rows, const Body& body, const Params& params) {
+  block_sum<L, Wanted, View, Body, Params> block(rows, body, params);
+  constexpr std::size_t w = lanes_of<L>();
+  constexpr std::size_t together = w > 1 ? 2 : 1;
   const std::size_t n = rows.size();
   std::size_t i = 0;
-  // Terms of batches run two at a time (add_terms says why).
-  constexpr std::size_t together = w > 1 ? 2 : 1;
-  for (; i + together * w <= n; i += together * w) add_groups(std::integral_constant<std::size_t, together>{}, i, w);
-  for (; i + w <= n; i += w) add_groups(std::integral_constant<std::size_t, 1>{}, i, w);
+  for (; i + together * w <= n; i += together * w) block.template add_groups<together>(i, w);
+  for (; i + w <= n; i += w) block.template add_groups<1>(i, w);
 #if TAPELESS_SIMD
   if constexpr (w > 1) {
-    if (i < n)
-      add_groups(std::integral_constant<std::size_t, 1>{}, i, n - i, simd::lanes_below<typename L::value_type>(n - i));
+    if (i < n) block.template add_groups<1>(i, n - i, simd::lanes_below<typename L::value_type>(n - i));
   }
 #endif
-  return {lanes_total<T>(value), {{lanes_total<P>(plain_get<J>(partials))}...}};
+  return block.template total<T>();
 }
 
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
@@ -370,11 +408,9 @@ constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const 
   // The sum with lanes L. The term's data leaves may read matrices that body holds by value, in place:
   // body outlives every term (nothing to name in a constant expression).
   const auto in_lanes_of = [&]<class L>(std::type_identity<L>) {
-    constexpr auto columns = std::make_index_sequence<View::columns>{};
-    constexpr auto parameters = std::index_sequence_for<P...>{};
-    if (std::is_constant_evaluated()) return sum_block_in_lanes<L, Wanted, T>(rows, body, params, columns, parameters);
+    if (std::is_constant_evaluated()) return sum_block_in_lanes<L, Wanted, T>(rows, body, params);
     const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-    const auto sum = sum_block_in_lanes<L, Wanted, T>(rows, body, params, columns, parameters);
+    const auto sum = sum_block_in_lanes<L, Wanted, T>(rows, body, params);
     close_data_scope(outer);
     return sum;
   };
