@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/operation/elementwise.hpp: a scalar operation applied element by element to matrices.
+// Tests: test/unit/ops/elementwise/
 //
 // exp(A), A + B, A * 2.0, x - mean(x): every scalar operation of ops/ works on matrices through these
 // two wrappers, with the scalar's own value and derivative rules per element. In a binary operation a
