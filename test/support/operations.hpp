@@ -51,10 +51,12 @@ enum class extremes : std::uint8_t {
 
 /// Where one operand is tested.
 struct operand_domain {
-  interval defined = everywhere;  // outside, the value and the gradient are NaN (bad input)
+  interval defined = everywhere;  // outside, the value and the gradient are NaN (bad input; of a binary
+                                  // operation, for some values of the other operand)
   interval points = everywhere;   // random points: inside `defined`, where the value stays moderate
   std::optional<double> kink{};   // the derivative jumps (abs, relu) or is infinite (cbrt) there
   double margin = 0;              // random points keep this far from the kink; 0: they may cross it
+  bool pole = false;              // the value is infinite at the kink too (a divisor at 0)
 };
 
 struct unary_info {
@@ -229,7 +231,7 @@ inline constexpr auto binary_operations = std::tuple{
   binary([](const auto& x, const auto& y) { return x / y; },
          {.name = "div", .reference = [](double x, double y) { return x / y; },
           .partials = [](double x, double y) { return std::array{1 / y, -x / (y * y)}; },
-          .domain = {{{}, {.kink = 0.0, .margin = 0.25}}}, .batched = true}),
+          .domain = {{{}, {.kink = 0.0, .margin = 0.25, .pole = true}}}, .batched = true}),
   binary([](const auto& x, const auto& y) { return tl::pow(x, y); },
          {.name = "pow", .reference = [](double x, double y) { return std::pow(x, y); },
           .partials = [](double x, double y) { return std::array{y * std::pow(x, y - 1), std::pow(x, y) * std::log(x)}; },
