@@ -471,8 +471,12 @@ class generator {
       case kind::unary: {
         const op::unary_info& o = op::unary_table[static_cast<std::size_t>(n.op)];
         const interval e = o.range == op::extremes::even ? interval{least_magnitude(x), mx} : x;
-        r = o.range == op::extremes::bounded ? interval{o.bound.lo, o.bound.hi}
-                                             : corners(o.value(e.lo), o.value(e.hi), o.value(e.lo), o.value(e.hi));
+        if (o.range == op::extremes::bounded) {
+          r = {o.bound.lo, o.bound.hi};
+        } else {
+          const double at_lo = o.value(e.lo), at_hi = o.value(e.hi);
+          r = {min2(at_lo, at_hi), max2(at_lo, at_hi)};
+        }
         break;
       }
       case kind::binary: {
