@@ -133,6 +133,14 @@ static_assert(d([](auto x) { return tl::if_else(x > 0.0, tl::sqrt(x), x * 2.0); 
 // does not accept floating-point arithmetic that produces a NaN in a constant expression.
 
 // ---- the types --------------------------------------------------------------------------------------
+// The registry's `batched` of every entry is its operation's traits.batched.
+static_assert(registry::detail::batched_as_traits(registry::unary_operations,
+                                                  std::make_index_sequence<registry::unary_count>{}),
+              "an entry's batched differs from its operation's traits.batched");
+static_assert(registry::detail::batched_as_traits(registry::binary_operations,
+                                                  std::make_index_sequence<registry::binary_count>{}),
+              "an entry's batched differs from its operation's traits.batched");
+
 // Every operation of the registry on plain numbers gives a plain number of the same type (int promotes
 // to double, except through C++'s own operators + - * /), and its gradient a double (a tuple of two for
 // a binary one). A failure names the entry's lambda in the registry.

@@ -279,6 +279,8 @@ template <class Node>
 using operation_of = std::remove_cvref_t<decltype(std::declval<const Node&>().op)>;
 
 namespace detail {
+/// Whether every entry's `batched` equals its operation's traits.batched: checked once, by
+/// test/static/ops_static.cpp, rather than in every test that reads the registry.
 template <class Entries, std::size_t... I>
 constexpr bool batched_as_traits(const Entries& entries, std::index_sequence<I...>) {
   using V = tl::var<double>;
@@ -303,10 +305,6 @@ constexpr bool distinct(const std::array<std::string_view, N>& names) {
 }
 }  // namespace detail
 
-static_assert(detail::batched_as_traits(unary_operations, std::make_index_sequence<unary_count>{}),
-              "an entry's batched differs from its operation's traits.batched");
-static_assert(detail::batched_as_traits(binary_operations, std::make_index_sequence<binary_count>{}),
-              "an entry's batched differs from its operation's traits.batched");
 static_assert(detail::distinct(std::apply([](const auto&... e) { return std::array{e.info.name...}; },
                                           std::tuple_cat(unary_operations, binary_operations))),
               "two entries of the registry have one name");
