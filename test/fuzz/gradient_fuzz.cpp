@@ -78,7 +78,10 @@ constexpr auto pick(bool c, const A& a, const B& b) {
 
 /// x mapped onto where an operand is defined, for x anywhere: e + 1 + x x above a lower edge e (log and
 /// sqrt of 1 + x x), below an upper one the same mirrored, the middle of a bounded one plus 0.9 of its
-/// half-width times tanh(x); off a pole (div's divisor) as above its edge. Elsewhere x itself.
+/// half-width times tanh(x); off a pole (div's divisor) as above its edge. Where the registry draws
+/// points in a bounded interval of a function defined everywhere (exp's [-5, 5], tan's, pow's
+/// exponent), into it by tanh as well: else pow(1 + x x, -4) is so small that 1 + t t rounds to 1 in
+/// a later log, and finite differences see a flat function where the gradient is not 0. Elsewhere x.
 template <bool Unary, std::size_t I, std::size_t Side, class X>
 constexpr decltype(auto) onto(const X& x) {
   constexpr registry::operand_domain D = [] {
@@ -92,6 +95,9 @@ constexpr decltype(auto) onto(const X& x) {
     return (*D.kink + 1.0) + x * x;
   else if constexpr (d.lo > -registry::inf && d.hi < registry::inf)
     return (d.lo + d.hi) / 2 + 0.45 * (d.hi - d.lo) * tl::tanh(x);
+  else if constexpr (d.lo == -registry::inf && d.hi == registry::inf && D.points.lo > -registry::inf &&
+                     D.points.hi < registry::inf)
+    return (D.points.lo + D.points.hi) / 2 + 0.5 * (D.points.hi - D.points.lo) * tl::tanh(x);
   else if constexpr (d.lo > -registry::inf)
     return (d.lo + 1.0) + x * x;
   else if constexpr (d.hi < registry::inf)
@@ -337,7 +343,7 @@ bool regrouped_at_infinity(double a, double b) {
 ///   subnormal steps) and z = 0, d/dz of atan2(cbrt(t), sigmoid(z) t) is g (t sigmoid'(z)) through the
 ///   cut, where t / 4 = 2.5 steps rounds to 2, and (g t) sigmoid'(z) through backward(): -2.69e-216
 ///   against -3.37e-216;
-/// - above it, a partial derivative overflows. For max(expm1(t), cbrt(z) t) at t = 4.1e204,
+/// - above it, a partial derivative overflows. For max(abs(t), cbrt(z) t) at t = 4.1e204,
 ///   z = 6.8e-320, the second operand's adjoint is 0 and t cbrt'(z) = 4.1e204 * 2e212 = inf: 0 inf = NaN
 ///   through the cut, (0 t) cbrt'(z) = 0 through backward().
 /// Taken for this only for raw inputs and after the processor raised its underflow or overflow flag,
