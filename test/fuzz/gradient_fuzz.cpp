@@ -4,10 +4,10 @@
 // (TAPELESS_BUILD_FUZZ, test/fuzz/CMakeLists.txt), so memory errors and undefined behaviour stop it too.
 //
 // Input bytes: [0] the function (bits 4 and 5 both set: a loop over data, or with bit 6 as well a sum over
-// rows; else bit 0: numbers or matrices) and the mode (bit 1: raw doubles); [1..5] the operations; for the
-// sum over rows, two bytes of its row count; then the inputs, 8 bytes each as raw doubles
-// (NaN, infinities, subnormals, anything), or 2 bytes each mapped to [-4, 4] (off the grid of 2-byte values: see
-// reader::mapped). Missing bytes read as 0.
+// rows; else bit 0: numbers or matrices) and the mode (bit 1: raw doubles); [1..5] the operations (of the
+// registry, test/support/operations.hpp, chosen by name: struct choices); for the sum over rows, two bytes of its row
+// count; then the inputs, 8 bytes each as raw doubles (NaN, infinities, subnormals, anything), or 2 bytes each mapped
+// to [-4, 4] (off the grid of 2-byte values: see reader::mapped). Missing bytes read as 0.
 //
 // Every input: tl::value_and_grad's value equals the function evaluated on plain doubles (NaN matching
 // NaN), and for numbers the gradient equals the one tl::var's backward() accumulates (NaN matching NaN,
@@ -41,6 +41,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
+#include <operations.hpp>
 
 #include <algorithm>
 #include <array>
@@ -55,16 +56,12 @@
 #include <limits>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
 
 namespace tl = tapeless;
-
-/// The operations the bytes choose.
-struct choices {
-  int u0, u1, u2, b0, b1;
-};
 
 /// tl::if_else(c, a, b), for matrices with a mask of c everywhere: the bool form does not take plain
 /// matrices (reported), and the function must be evaluated on them too.
@@ -77,42 +74,143 @@ constexpr auto pick(bool c, const A& a, const B& b) {
     return tl::if_else(c, a, b);
 }
 
-/// One of 16 unary operations, each defined on every real number (log and sqrt of 1 + x x).
-/// pick builds them all and sends the adjoint to the chosen one only.
-template <class X>
-constexpr auto unary(int k, const X& x) {
-  return pick(k == 0, tl::sin(x),
-              pick(k == 1, tl::exp(0.5 * x),
-                   pick(k == 2, tl::log(1.0 + x * x),
-                        pick(k == 3, tl::sqrt(1.0 + x * x),
-                             pick(k == 4, tl::tanh(x),
-                                  pick(k == 5, tl::sigmoid(x),
-                                       pick(k == 6, tl::softplus(x),
-                                            pick(k == 7, tl::atan(x),
-                                                 pick(k == 8, tl::asinh(x),
-                                                      pick(k == 9, tl::erf(x),
-                                                           pick(k == 10, tl::cbrt(x),
-                                                                pick(k == 11, tl::abs(x),
-                                                                     pick(k == 12, x * x * x,
-                                                                          pick(k == 13, tl::cos(x),
-                                                                               pick(k == 14, tl::expm1(0.5 * x),
-                                                                                    tl::pow(x, 2))))))))))))))));
+// ---- the operations: the registry's (test/support/operations.hpp) --------------------------------
+
+/// x mapped onto where an operand is defined, for x anywhere: e + 1 + x x above a lower edge e (log and
+/// sqrt of 1 + x x), below an upper one the same mirrored, the middle of a bounded one plus 0.9 of its
+/// half-width times tanh(x); off a pole (div's divisor) as above its edge. Where the registry draws
+/// points in a bounded interval of a function defined everywhere (exp's [-5, 5], tan's, pow's
+/// exponent), into it by tanh as well: else pow(1 + x x, -4) is so small that 1 + t t rounds to 1 in
+/// a later log, and finite differences see a flat function where the gradient is not 0. Elsewhere x.
+template <bool Unary, std::size_t I, std::size_t Side, class X>
+constexpr decltype(auto) onto(const X& x) {
+  constexpr registry::operand_domain D = [] {
+    if constexpr (Unary)
+      return std::get<I>(registry::unary_operations).info.domain;
+    else
+      return std::get<I>(registry::binary_operations).info.domain[Side];
+  }();
+  constexpr registry::interval d = D.defined;
+  if constexpr (D.kink && D.pole)
+    return (*D.kink + 1.0) + x * x;
+  else if constexpr (d.lo > -registry::inf && d.hi < registry::inf)
+    return (d.lo + d.hi) / 2 + 0.45 * (d.hi - d.lo) * tl::tanh(x);
+  else if constexpr (d.lo == -registry::inf && d.hi == registry::inf && D.points.lo > -registry::inf &&
+                     D.points.hi < registry::inf)
+    return (D.points.lo + D.points.hi) / 2 + 0.5 * (D.points.hi - D.points.lo) * tl::tanh(x);
+  else if constexpr (d.lo > -registry::inf)
+    return (d.lo + 1.0) + x * x;
+  else if constexpr (d.hi < registry::inf)
+    return (d.hi - 1.0) - x * x;
+  else
+    return (x);  // a reference: a tl::var is not copied
 }
 
-/// One of 9 binary operations.
+/// The unary operations in two slots, each operation in one, by a bit of its name's hash: the numbers'
+/// function applies one of the first slot and two of the second, the matrices' one of each, so that
+/// each function builds every operation of its slot (pick) without the compile time of all of them in
+/// every place. A name's slot does not change when an operation is added. (The seed puts the operations
+/// of test/fuzz/regressions/'s inputs in the slots they are read from.)
+constexpr bool in_second_slot(std::string_view name) { return (registry::mix(registry::name_hash(name), 33) & 1) != 0; }
+template <bool Second>
+constexpr std::size_t slot_size = [] {
+  std::size_t n = 0;
+  for (const auto& op : registry::unary_table) n += in_second_slot(op.name) == Second ? 1 : 0;
+  return n;
+}();
+/// The registry's positions of the slot's operations, and their names' hashes.
+template <bool Second>
+constexpr auto slot = [] {
+  std::array<std::size_t, slot_size<Second>> s{};
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < registry::unary_count; ++i)
+    if (in_second_slot(registry::unary_table[i].name) == Second) s[j++] = i;
+  return s;
+}();
+template <std::size_t N>
+constexpr std::array<std::uint64_t, N> hashes_of(const std::array<std::size_t, N>& positions, bool unary) {
+  std::array<std::uint64_t, N> h{};
+  for (std::size_t i = 0; i < N; ++i)
+    h[i] = registry::name_hash(unary ? registry::unary_table[positions[i]].name
+                                     : registry::binary_table[positions[i]].name);
+  return h;
+}
+template <bool Second>
+constexpr auto slot_hashes = hashes_of(slot<Second>, true);
+constexpr auto binary_positions = [] {
+  std::array<std::size_t, registry::binary_count> p{};
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] = i;
+  return p;
+}();
+constexpr auto binary_hashes = hashes_of(binary_positions, false);
+
+/// Every value of a byte chooses an operation; each operation is chosen by some.
+template <std::size_t N>
+constexpr bool every_one_chosen(const std::array<std::uint64_t, N>& hashes) {
+  std::array<bool, N> chosen{};
+  for (unsigned b = 0; b < 256; ++b) chosen[registry::choose(b, hashes)] = true;
+  for (const bool c : chosen)
+    if (!c) return false;
+  return true;
+}
+static_assert(every_one_chosen(slot_hashes<false>) && every_one_chosen(slot_hashes<true>) &&
+                  every_one_chosen(binary_hashes),
+              "an operation of the registry that no byte chooses");
+
+/// The operations the bytes choose: registry positions, drawn by name (registry::choose), so that an
+/// operation added to the registry leaves the others' bytes as they are. The structural choices (the
+/// matrices' operation and reduction, the loop's term, sum or mean) read a byte modulo 16 (bytes 0 to
+/// 2) or 9 (bytes 3 and 4), as the inputs of test/fuzz/regressions/ are read.
+struct choices {
+  std::array<std::uint8_t, 5> bytes{};
+  std::size_t u0 = slot<false>[registry::choose(bytes[0], slot_hashes<false>)];
+  std::size_t u1 = slot<true>[registry::choose(bytes[1], slot_hashes<true>)];
+  std::size_t u2 = slot<true>[registry::choose(bytes[2], slot_hashes<true>)];
+  std::size_t b0 = registry::choose(bytes[3], binary_hashes);
+  std::size_t b1 = registry::choose(bytes[4], binary_hashes);
+  [[nodiscard]] int among(std::size_t byte, int n) const { return bytes[byte] % (byte < 3 ? 16 : 9) % n; }
+};
+
+/// Operation I of the registry, of x mapped onto its domain.
+template <std::size_t I, class X>
+constexpr auto unary_at(const X& x) {
+  return std::get<I>(registry::unary_operations).apply(onto<true, I, 0>(x));
+}
+template <std::size_t I, class A, class B>
+constexpr auto binary_at(const A& a, const B& b) {
+  return std::get<I>(registry::binary_operations).apply(onto<false, I, 0>(a), onto<false, I, 1>(b));
+}
+
+/// pick(k == I0, make<I0>(), pick(k == I1, make<I1>(), ... make<In>()))
+template <class Make, std::size_t First, std::size_t... Rest>
+constexpr auto chain(std::size_t k, const Make& make, std::index_sequence<First, Rest...>) {
+  if constexpr (sizeof...(Rest) == 0)
+    return make.template operator()<First>();
+  else
+    return pick(k == First, make.template operator()<First>(), chain(k, make, std::index_sequence<Rest...>{}));
+}
+
+/// The operation at registry position k, of the slot's: pick builds them all and sends the adjoint to
+/// the chosen one only.
+template <bool Second, class X>
+constexpr auto unary(std::size_t k, const X& x) {
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    constexpr auto s = slot<Second>;
+    return chain(
+        k, [&x]<std::size_t I>() { return unary_at<I>(x); }, std::index_sequence<s[J]...>{});
+  }
+  (std::make_index_sequence<slot_size<Second>>{});
+}
+
+/// The binary operation at registry position k.
 template <class A, class B>
-constexpr auto binary(int k, const A& a, const B& b) {
-  // Each operand shared by a let, rather than copied into the nine branches.
+constexpr auto binary(std::size_t k, const A& a, const B& b) {
+  // Each operand shared by a let, rather than copied into every branch.
   return tl::let(a, [k, &b](auto x) {
     return tl::let(b, [k, x](auto y) {
-      return pick(k == 0, x + y,
-                  pick(k == 1, x - y,
-                       pick(k == 2, x * y,
-                            pick(k == 3, x / (1.0 + y * y),
-                                 pick(k == 4, tl::atan2(x, y),
-                                      pick(k == 5, tl::hypot(x, y),
-                                           pick(k == 6, tl::min(x, y),
-                                                pick(k == 7, tl::max(x, y), tl::pow(1.0 + x * x, tl::tanh(y))))))))));
+      return chain(
+          k, [&x, &y]<std::size_t I>() { return binary_at<I>(x, y); },
+          std::make_index_sequence<registry::binary_count>{});
     });
   });
 }
@@ -120,8 +218,8 @@ constexpr auto binary(int k, const A& a, const B& b) {
 /// Function 0, of three numbers: a chain with a shared intermediate.
 constexpr auto numbers = [](const choices& c) {
   return [c](const auto& x, const auto& y, const auto& z) {
-    return tl::let(binary(c.b0, unary(c.u0, x), y),
-                   [c, &z](auto t) { return binary(c.b1, unary(c.u1, t), unary(c.u2, z) * t); });
+    return tl::let(binary(c.b0, unary<false>(c.u0, x), y),
+                   [c, &z](auto t) { return binary(c.b1, unary<true>(c.u1, t), unary<true>(c.u2, z) * t); });
   };
 };
 
@@ -134,20 +232,21 @@ constexpr auto spd(const M& m) {
 /// Function 1, of a 2 x 2 matrix, a 2-vector and a number: a matrix operation, then a reduction.
 constexpr auto matrices = [](const choices& c) {
   return [c](const auto& a, const auto& v, const auto& s) {
-    const int k = c.b0 % 6;
-    const auto m = pick(k == 0, tl::matmul(a, a),
-                        pick(k == 1, tl::inverse(spd(a)),
-                             pick(k == 2, tl::cholesky(spd(a)),
-                                  pick(k == 3, tl::softmax(a), pick(k == 4, tl::transpose(a), unary(c.u0, a))))));
+    const int k = c.among(3, 6);
+    const auto m =
+        pick(k == 0, tl::matmul(a, a),
+             pick(k == 1, tl::inverse(spd(a)),
+                  pick(k == 2, tl::cholesky(spd(a)),
+                       pick(k == 3, tl::softmax(a), pick(k == 4, tl::transpose(a), unary<false>(c.u0, a))))));
     const auto w = binary(c.b1, tl::matmul(m, v), s);
-    const int r = c.u1 % 8;
+    const int r = c.among(1, 8);
     return pick(r == 0, tl::det(m),
                 pick(r == 1, tl::log_det(spd(m)),
                      pick(r == 2, tl::log_sum_exp(w),
                           pick(r == 3, tl::norm(m) + tl::dot(w, v),
                                pick(r == 4, tl::sum(tl::solve(spd(m), w)),
                                     pick(r == 5, tl::prod(w) + tl::trace(m),
-                                         pick(r == 6, tl::max_element(m) * s, tl::sum(unary(c.u2, w)))))))));
+                                         pick(r == 6, tl::max_element(m) * s, tl::sum(unary<true>(c.u2, w)))))))));
   };
 };
 
@@ -244,7 +343,7 @@ bool regrouped_at_infinity(double a, double b) {
 ///   subnormal steps) and z = 0, d/dz of atan2(cbrt(t), sigmoid(z) t) is g (t sigmoid'(z)) through the
 ///   cut, where t / 4 = 2.5 steps rounds to 2, and (g t) sigmoid'(z) through backward(): -2.69e-216
 ///   against -3.37e-216;
-/// - above it, a partial derivative overflows. For max(expm1(t / 2), cbrt(z) t) at t = 4.1e204,
+/// - above it, a partial derivative overflows. For max(abs(t), cbrt(z) t) at t = 4.1e204,
 ///   z = 6.8e-320, the second operand's adjoint is 0 and t cbrt'(z) = 4.1e204 * 2e212 = inf: 0 inf = NaN
 ///   through the cut, (0 t) cbrt'(z) = 0 through backward().
 /// Taken for this only for raw inputs and after the processor raised its underflow or overflow flag,
@@ -253,7 +352,13 @@ bool left_normal_range() { return std::fetestexcept(FE_UNDERFLOW | FE_OVERFLOW) 
 
 [[noreturn]] void fail(const char* what, const choices& c, const double* x, std::size_t n, double got,
                        double expected) {
-  std::fprintf(stderr, "gradient_fuzz: %s; operations %d %d %d %d %d; inputs", what, c.u0, c.u1, c.u2, c.b0, c.b1);
+  const auto name = [](std::string_view n) { return static_cast<int>(n.size()); };
+  const std::string_view u0 = registry::unary_table[c.u0].name, u1 = registry::unary_table[c.u1].name,
+                         u2 = registry::unary_table[c.u2].name, b0 = registry::binary_table[c.b0].name,
+                         b1 = registry::binary_table[c.b1].name;
+  std::fprintf(stderr, "gradient_fuzz: %s; operations %.*s %.*s %.*s %.*s %.*s (bytes %d %d %d %d %d); inputs", what,
+               name(u0), u0.data(), name(u1), u1.data(), name(u2), u2.data(), name(b0), b0.data(), name(b1), b1.data(),
+               c.bytes[0], c.bytes[1], c.bytes[2], c.bytes[3], c.bytes[4]);
   for (std::size_t i = 0; i < n; ++i) std::fprintf(stderr, " %.17g", x[i]);
   std::fprintf(stderr, "; got %.17g, expected %.17g\n", got, expected);
   std::abort();
@@ -472,8 +577,8 @@ void rows_case(const choices& c, const std::vector<double>& x, const std::vector
 template <int K = 0, class Run>
 void for_term(const choices& c, const Run& run) {
   if constexpr (K < term_kinds) {
-    if (c.b0 % term_kinds != K) return for_term<K + 1>(c, run);
-    if (c.b1 % 2 != 0)
+    if (c.among(3, term_kinds) != K) return for_term<K + 1>(c, run);
+    if (c.among(4, 2) != 0)
       run.template operator()<K, true>();
     else
       run.template operator()<K, false>();
@@ -550,7 +655,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t head = in.byte();
   const bool of_loop = (head & loop_bits) == loop_bits, of_rows = of_loop && (head & rows_bit) != 0,
              of_matrices = (head & matrices_bit) != 0, raw = (head & raw_bit) != 0;
-  const choices c{in.byte() % 16, in.byte() % 16, in.byte() % 16, in.byte() % 9, in.byte() % 9};
+  std::array<std::uint8_t, 5> operation_bytes{};
+  for (auto& b : operation_bytes) b = in.byte();
+  const choices c{operation_bytes};
   const auto next = [&] { return raw ? in.raw() : in.mapped(); };
   ++stats.inputs;
   stats.raw += raw ? 1 : 0;

@@ -62,66 +62,8 @@ constexpr auto unary(const A& a) {
   constexpr node n = spec<I>.nodes[K];
   constexpr std::size_t N = static_cast<std::size_t>(spec<I>.n);
   constexpr kind k = n.k;
-  if constexpr (k == kind::neg)
-    return -a;
-  else if constexpr (k == kind::square)
-    return tl::square(a);
-  else if constexpr (k == kind::cube)
-    return tl::pow(a, 3);
-  else if constexpr (k == kind::exp)
-    return tl::exp(a);
-  else if constexpr (k == kind::exp2)
-    return tl::exp2(a);
-  else if constexpr (k == kind::expm1)
-    return tl::expm1(a);
-  else if constexpr (k == kind::log)
-    return tl::log(a);
-  else if constexpr (k == kind::log2)
-    return tl::log2(a);
-  else if constexpr (k == kind::log10)
-    return tl::log10(a);
-  else if constexpr (k == kind::log1p)
-    return tl::log1p(a);
-  else if constexpr (k == kind::sqrt)
-    return tl::sqrt(a);
-  else if constexpr (k == kind::cbrt)
-    return tl::cbrt(a);
-  else if constexpr (k == kind::sin)
-    return tl::sin(a);
-  else if constexpr (k == kind::cos)
-    return tl::cos(a);
-  else if constexpr (k == kind::tan)
-    return tl::tan(a);
-  else if constexpr (k == kind::asin)
-    return tl::asin(a);
-  else if constexpr (k == kind::acos)
-    return tl::acos(a);
-  else if constexpr (k == kind::atan)
-    return tl::atan(a);
-  else if constexpr (k == kind::sinh)
-    return tl::sinh(a);
-  else if constexpr (k == kind::cosh)
-    return tl::cosh(a);
-  else if constexpr (k == kind::tanh)
-    return tl::tanh(a);
-  else if constexpr (k == kind::asinh)
-    return tl::asinh(a);
-  else if constexpr (k == kind::acosh)
-    return tl::acosh(a);
-  else if constexpr (k == kind::atanh)
-    return tl::atanh(a);
-  else if constexpr (k == kind::erf)
-    return tl::erf(a);
-  else if constexpr (k == kind::erfc)
-    return tl::erfc(a);
-  else if constexpr (k == kind::sigmoid)
-    return tl::sigmoid(a);
-  else if constexpr (k == kind::softplus)
-    return tl::softplus(a);
-  else if constexpr (k == kind::abs)
-    return tl::abs(a);
-  else if constexpr (k == kind::relu)
-    return tl::relu(a);
+  if constexpr (k == kind::unary)
+    return std::get<n.op>(registry::unary_operations).apply(a);
   else if constexpr (k == kind::pow_real)
     return tl::pow(a, n.c);
   else if constexpr (k == kind::pow_base)
@@ -178,24 +120,8 @@ template <int I, int K, class A, class B>
 constexpr auto binary(const A& a, const B& b) {
   constexpr std::size_t N = static_cast<std::size_t>(spec<I>.n);
   constexpr kind k = spec<I>.nodes[K].k;
-  if constexpr (k == kind::add)
-    return a + b;
-  else if constexpr (k == kind::sub)
-    return a - b;
-  else if constexpr (k == kind::mul)
-    return a * b;
-  else if constexpr (k == kind::div)
-    return a / b;
-  else if constexpr (k == kind::pow)
-    return tl::pow(a, b);
-  else if constexpr (k == kind::atan2)
-    return tl::atan2(a, b);
-  else if constexpr (k == kind::hypot)
-    return tl::hypot(a, b);
-  else if constexpr (k == kind::min)
-    return tl::min(a, b);
-  else if constexpr (k == kind::max)
-    return tl::max(a, b);
+  if constexpr (k == kind::binary)
+    return std::get<spec<I>.nodes[K].op>(registry::binary_operations).apply(a, b);
   else if constexpr (k == kind::let)
     return tl::let(a, [b](auto t) { return t * b + tl::sin(t); });
   else if constexpr (k == kind::select)

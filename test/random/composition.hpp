@@ -4,26 +4,32 @@
 //   constexpr rdt::composition c = rdt::generate(i);   // composition number i, the same on every run
 //
 // A composition is a tree of nodes in a fixed array (children before parents, the root last); each
-// node is a kind (an operation, or a leaf: an argument or a constant), a shape (a number, an n-vector or
-// an n x n matrix) and the interval [lo, hi] holding every element of its value when the arguments'
-// elements lie in [-2, 2]. From the intervals the generator keeps every operand inside its operation's
-// domain and well away from its edges: an operand enters as (x + shift) or as x * scale (log of
-// x + 0.25 - lo, asin of 0.9 x / max|x|), inverse, solve, log_det and cholesky take the positive
-// definite m mᵀ + I of their operand, and a node whose values may exceed 1e3 is multiplied down (post).
+// node is a kind (an elementwise operation of the registry, test/support/operations.hpp; a form of the
+// compositions' own; a reduction or a structural operation; a leaf: an argument or a constant), a shape
+// (a number, an n-vector or an n x n matrix) and the interval [lo, hi] holding every element of its
+// value when the arguments' elements lie in [-2, 2]. From the intervals the generator keeps every
+// operand where the registry draws the operation's points: an operand enters as (x + shift) or as
+// x * scale (log of x + 0.25 - lo, asin of 0.9 x / max|x|), inverse, solve, log_det and cholesky take
+// the positive definite m mᵀ + I of their operand, and a node whose values may exceed 1e3 is
+// multiplied down (post).
 //
 // Compositions 0 .. scalar_count - 1 are of one to three numbers; the rest, of an n x n matrix A, an
-// n-vector v and a number s (n = 2 or 3), with a reduction at the root. Composition i has a root and a
-// first operand of kinds no other composition has together (the pairs are enumerated and permuted), so
-// all are distinct; the rest of the tree, its depth (2 to 5 operations from the root to the deepest
-// leaf) and its constants come from a pseudo-random generator seeded with i.
+// n-vector v and a number s (n = 2 or 3), with a reduction at the root. The tree, its depth (2 to 5
+// operations from the root to the deepest leaf) and its constants come from pseudo-random generators
+// seeded with the composition's number; an operation is drawn by its name (registry::choose), so that
+// an operation added to the registry takes only the draws it wins: the compositions that do not draw it
+// stay as they are, and none is renumbered.
 #pragma once
 
 #include <tapeless/math/functions.hpp>
+
+#include <operations.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
+#include <string_view>
 
 namespace rdt {
 
@@ -31,49 +37,12 @@ enum class kind : std::uint8_t {
   // leaves
   argument,
   constant,
-  // elementwise, one operand
-  neg,
-  square,
-  cube,
-  exp,
-  exp2,
-  expm1,
-  log,
-  log2,
-  log10,
-  log1p,
-  sqrt,
-  cbrt,
-  sin,
-  cos,
-  tan,
-  asin,
-  acos,
-  atan,
-  sinh,
-  cosh,
-  tanh,
-  asinh,
-  acosh,
-  atanh,
-  erf,
-  erfc,
-  sigmoid,
-  softplus,
-  abs,
-  relu,
+  // elementwise: an operation of the registry (test/support/operations.hpp), node::op its position
+  unary,
+  binary,  // a number on either side used for every element
+  // elementwise forms of the compositions' own: a drawn exponent or base, a shared operand, a branch
   pow_real,
   pow_base,
-  // elementwise, two operands, a number on either side used for every element
-  add,
-  sub,
-  mul,
-  div,
-  pow,
-  atan2,
-  hypot,
-  min,
-  max,
   let,
   select,
   // a number from a vector or matrix
@@ -106,10 +75,50 @@ enum class kind : std::uint8_t {
 };
 inline constexpr int kind_count = static_cast<int>(kind::rotate) + 1;
 
+/// What describe() prints for a kind that is not an operation of the registry.
+constexpr std::string_view kind_name(kind k) {
+  switch (k) {
+    case kind::argument:
+    case kind::constant:
+    case kind::unary:
+    case kind::binary: return "";
+    case kind::pow_real:
+    case kind::pow_base: return "pow";
+    case kind::let: return "let";
+    case kind::select: return "if_else";
+    case kind::sum: return "sum";
+    case kind::mean: return "mean";
+    case kind::prod: return "prod";
+    case kind::norm: return "norm";
+    case kind::squared_norm: return "squared_norm";
+    case kind::log_sum_exp: return "log_sum_exp";
+    case kind::max_element: return "max_element";
+    case kind::min_element: return "min_element";
+    case kind::element: return "element";
+    case kind::trace: return "trace";
+    case kind::det: return "det";
+    case kind::log_det: return "log_det";
+    case kind::dot: return "dot";
+    case kind::transpose: return "transpose";
+    case kind::matmul: return "matmul";
+    case kind::inverse: return "inverse";
+    case kind::solve: return "solve";
+    case kind::cholesky: return "cholesky";
+    case kind::outer: return "outer";
+    case kind::softmax: return "softmax";
+    case kind::log_softmax: return "log_softmax";
+    case kind::col: return "col";
+    case kind::diag: return "diag";
+    case kind::row: return "row";
+    case kind::rotate: return "rotate";
+  }
+  return "";
+}
+
 enum class shape : std::uint8_t { number, vector, matrix };
 
-constexpr bool is_unary_elementwise(kind k) { return k >= kind::neg && k <= kind::pow_base; }
-constexpr bool is_binary_elementwise(kind k) { return k >= kind::add && k <= kind::select; }
+constexpr bool is_unary_elementwise(kind k) { return k == kind::unary || k == kind::pow_real || k == kind::pow_base; }
+constexpr bool is_binary_elementwise(kind k) { return k == kind::binary || k == kind::let || k == kind::select; }
 constexpr bool is_elementwise(kind k) { return is_unary_elementwise(k) || is_binary_elementwise(k); }
 constexpr bool is_binary(kind k) {
   return is_binary_elementwise(k) || k == kind::dot || k == kind::matmul || k == kind::solve || k == kind::outer;
@@ -121,6 +130,7 @@ constexpr bool takes_spd(kind k) {
 
 struct node {
   kind k = kind::argument;
+  int op = -1;  // unary, binary: the operation's position in the registry's list
   shape s = shape::number;
   int a = -1, b = -1;                 // the operands' positions
   int index = 0;                      // argument: its position; element, col: which one
@@ -203,16 +213,51 @@ struct kind_list {
   std::array<kind, kind_count> k{};
   int size = 0;
   constexpr void add(kind x) { k[size++] = x; }
-  constexpr void add_range(kind first, kind last) {
-    for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i) add(static_cast<kind>(i));
-  }
 };
 
-constexpr kind_list elementwise_kinds() {
-  kind_list l;
-  l.add_range(kind::neg, kind::select);
-  return l;
+/// A node's operation: its kind and, for an operation of the registry, its position there.
+struct choice {
+  kind k = kind::argument;
+  int op = -1;
+};
+
+namespace op = registry;
+
+/// The elementwise operations: the registry's, then the compositions' own forms. Drawn by name
+/// (registry::choose), so that an operation added to the registry leaves every draw it does not win,
+/// and so every composition that does not use it, as it is.
+inline constexpr int elementwise_count = static_cast<int>(op::unary_count + op::binary_count) + 4;
+constexpr std::array<choice, elementwise_count> elementwise_choices() {
+  std::array<choice, elementwise_count> c{};
+  int i = 0;
+  for (int u = 0; u < static_cast<int>(op::unary_count); ++u) c[static_cast<std::size_t>(i++)] = {kind::unary, u};
+  for (int b = 0; b < static_cast<int>(op::binary_count); ++b) c[static_cast<std::size_t>(i++)] = {kind::binary, b};
+  for (kind k : {kind::pow_real, kind::pow_base, kind::let, kind::select}) c[static_cast<std::size_t>(i++)] = {k, -1};
+  return c;
 }
+/// The name a choice is drawn by: the registry's, or the form's own.
+constexpr std::string_view draw_name(choice c) {
+  switch (c.k) {
+    case kind::unary: return op::unary_table[static_cast<std::size_t>(c.op)].name;
+    case kind::binary: return op::binary_table[static_cast<std::size_t>(c.op)].name;
+    case kind::pow_real: return "pow_real";
+    case kind::pow_base: return "pow_base";
+    case kind::let: return "let";
+    default: return "select";
+  }
+}
+inline constexpr std::array<choice, elementwise_count> elementwise = elementwise_choices();
+inline constexpr std::array<std::uint64_t, elementwise_count> elementwise_hashes = [] {
+  std::array<std::uint64_t, elementwise_count> h{};
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = op::name_hash(draw_name(elementwise[i]));
+  return h;
+}();
+static_assert(op::detail::distinct([] {
+                std::array<std::string_view, elementwise_count> n{};
+                for (std::size_t i = 0; i < n.size(); ++i) n[i] = draw_name(elementwise[i]);
+                return n;
+              }()),
+              "an operation of the registry is named as a form of the compositions' own");
 
 /// The operations that produce a vector or a matrix from vectors and matrices.
 constexpr kind_list structural_kinds(shape s) {
@@ -248,38 +293,13 @@ constexpr std::array<reduction, 22> reductions() {
   return r;
 }
 
-/// The first operands of a root reduction in a matrix composition: every structural operation, the
-/// binary elementwise ones and a few unary ones (the others appear deeper in the tree).
-constexpr kind_list first_operand_kinds(shape s) {
-  kind_list l = structural_kinds(s);
-  l.add_range(kind::add, kind::select);
-  for (kind k : {kind::exp, kind::log, kind::sqrt, kind::sin, kind::tanh, kind::sigmoid, kind::softplus, kind::abs})
-    l.add(k);
-  return l;
-}
-
-/// A stride coprime to n: i -> i * stride mod n is then a permutation of 0 .. n - 1.
-constexpr std::uint64_t coprime_stride(std::uint64_t n) {
-  const auto gcd = [](std::uint64_t a, std::uint64_t b) {
-    while (b != 0) {
-      const std::uint64_t t = a % b;
-      a = b;
-      b = t;
-    }
-    return a;
-  };
-  std::uint64_t s = 389;
-  while (gcd(s, n) != 1) ++s;
-  return s;
-}
-
 // ---- the generator -----------------------------------------------------------------------------
 
-/// What make() must build at the root: its kind, its first operand's kind and, for a reduction, the
+/// What make() must build at the root: its operation, its first operand's and, for a reduction, the
 /// shape it reduces. kind::argument: chosen at random.
 struct plan {
-  kind k = kind::argument;
-  kind first = kind::argument;
+  choice k{};
+  choice first{};
   shape operand = shape::number;
 };
 
@@ -291,18 +311,18 @@ class generator {
   /// With `needs_argument`, the leftmost path ends at an argument.
   constexpr int make(shape s, int depth, bool needs_argument, const plan& p = {}) {
     if (depth == 0) return leaf(s, needs_argument);
-    const kind k = p.k != kind::argument ? p.k : pick(s);
-    node n{.k = k, .s = s};
+    const choice k = p.k.k != kind::argument ? p.k : pick(s);
+    node n{.k = k.k, .op = k.op, .s = s};
     shape sa = s, sb = s;
     operand_shapes(n, sa, sb);
-    if (p.k != kind::argument && n.s == shape::number && !is_elementwise(k)) sa = p.operand;
+    if (p.k.k != kind::argument && n.s == shape::number && !is_elementwise(k.k)) sa = p.operand;
     // let names its first operand: give it an argument, so that it is an expression to share.
-    n.a = make(sa, depth - 1, needs_argument || k == kind::let, plan{.k = p.first});
-    if (is_binary(k)) n.b = make(sb, c_.size > 12 ? 0 : rng_.below(depth), false);
-    if (k == kind::pow_real) n.c = std::array{0.5, 1.5, 2.5, -0.5, -1.5}[rng_.below(5)];
-    if (k == kind::pow_base) n.c = std::array{0.5, 2.0, 3.0}[rng_.below(3)];
-    if (k == kind::element) n.index = rng_.below(elements(sa));
-    if (k == kind::col || k == kind::row) n.index = rng_.below(c_.n);
+    n.a = make(sa, depth - 1, needs_argument || k.k == kind::let, plan{.k = p.first});
+    if (is_binary(k.k)) n.b = make(sb, c_.size > 12 ? 0 : rng_.below(depth), false);
+    if (k.k == kind::pow_real) n.c = std::array{0.5, 1.5, 2.5, -0.5, -1.5}[rng_.below(5)];
+    if (k.k == kind::pow_base) n.c = std::array{0.5, 2.0, 3.0}[rng_.below(3)];
+    if (k.k == kind::element) n.index = rng_.below(elements(sa));
+    if (k.k == kind::col || k.k == kind::row) n.index = rng_.below(c_.n);
     adapt(n);
     return push(n);
   }
@@ -331,17 +351,16 @@ class generator {
   }
 
   /// An operation producing shape s: elementwise or, for vectors and matrices, half the time a structural one.
-  constexpr kind pick(shape s) {
-    const kind_list e = elementwise_kinds();
+  constexpr choice pick(shape s) {
     if (s != shape::number && rng_.below(2) == 0) {
       const kind_list l = structural_kinds(s);
-      return l.k[rng_.below(l.size)];
+      return {l.k[rng_.below(l.size)]};
     }
     if (s == shape::number && c_.of_matrices && rng_.below(3) == 0) {
       const reduction r = reductions()[rng_.below(22)];
-      return r.k;
+      return {r.k};
     }
-    return e.k[rng_.below(e.size)];
+    return elementwise[op::choose(rng_.next(), elementwise_hashes)];
   }
 
   /// The shapes of the operands of n (of shape n.s); a binary elementwise operation may take a number
@@ -394,50 +413,48 @@ class generator {
     const double lo = c_.nodes[i == 0 ? n.a : n.b].lo;
     if (lo < least) n.shift[i] = least - lo;
   }
+  /// Operand i enters at most `most`.
+  constexpr void shift_down(node& n, int i, double most) {
+    const double hi = c_.nodes[i == 0 ? n.a : n.b].hi;
+    if (hi > most) n.shift[i] = most - hi;
+  }
   /// Operand i enters within [-bound, bound].
   constexpr void scale_into(node& n, int i, double bound) {
     const node& x = c_.nodes[i == 0 ? n.a : n.b];
     const double m = max2(-x.lo, x.hi);
     if (m > bound) n.scale[i] = bound / m;
   }
+  /// Operand i enters where the registry draws the operation's points: kept `margin` off its kink
+  /// (by a shift up, where it comes closer), or inside `points` (by a shift for a half-line, a scale
+  /// about its centre for an interval).
+  constexpr void bring_into(node& n, int i, const op::operand_domain& d) {
+    const node& x = c_.nodes[i == 0 ? n.a : n.b];
+    if (d.kink && d.margin > 0) {
+      if (x.lo < *d.kink + d.margin && x.hi > *d.kink - d.margin) shift_up(n, i, *d.kink + d.margin);
+      return;
+    }
+    const op::interval p = d.points;
+    if (p.lo > -op::inf && p.hi < op::inf) {
+      const double centre = (p.lo + p.hi) / 2;
+      scale_into(n, i, (p.hi - p.lo) / 2);
+      if (centre != 0) n.shift[i] = centre / n.scale[i];
+    } else if (p.lo > -op::inf) {
+      shift_up(n, i, p.lo);
+    } else if (p.hi < op::inf) {
+      shift_down(n, i, p.hi);
+    }
+  }
 
   /// The operands' adapters, n's interval, and its post factor.
   constexpr void adapt(node& n) {
     namespace m = tapeless::math;
+    if (n.k == kind::unary) bring_into(n, 0, op::unary_table[static_cast<std::size_t>(n.op)].domain);
+    if (n.k == kind::binary)
+      for (int i = 0; i < 2; ++i)
+        bring_into(n, i, op::binary_table[static_cast<std::size_t>(n.op)].domain[static_cast<std::size_t>(i)]);
     switch (n.k) {
-      case kind::exp:
-      case kind::expm1:
-      case kind::sinh:
-      case kind::cosh:
       case kind::pow_base: scale_into(n, 0, 5); break;
-      case kind::exp2: scale_into(n, 0, 7); break;
-      case kind::erf:
-      case kind::erfc: scale_into(n, 0, 3); break;
-      case kind::tan: scale_into(n, 0, 1.3); break;
-      case kind::asin:
-      case kind::acos:
-      case kind::atanh: scale_into(n, 0, 0.9); break;
-      case kind::log:
-      case kind::log2:
-      case kind::log10:
-      case kind::sqrt:
       case kind::pow_real: shift_up(n, 0, 0.25); break;
-      case kind::log1p: shift_up(n, 0, -0.75); break;
-      case kind::acosh: shift_up(n, 0, 1.25); break;
-      case kind::cbrt: {
-        const node& x = c_.nodes[n.a];
-        if (x.lo < 0.25 && x.hi > -0.25) shift_up(n, 0, 0.25);
-        break;
-      }
-      case kind::div: {
-        const node& y = c_.nodes[n.b];
-        if (y.lo < 0.25 && y.hi > -0.25) shift_up(n, 1, 0.25);
-        break;
-      }
-      case kind::pow:
-        shift_up(n, 0, 0.25);
-        scale_into(n, 1, 2);
-        break;
       case kind::inverse:
       case kind::solve:
       case kind::log_det:
@@ -451,38 +468,27 @@ class generator {
     const double dim = c_.n;
     interval r{0, 0};
     switch (n.k) {
-      case kind::neg: r = {-x.hi, -x.lo}; break;
-      case kind::square: r = {least_magnitude(x) * least_magnitude(x), mx * mx}; break;
-      case kind::cube: r = {x.lo * x.lo * x.lo, x.hi * x.hi * x.hi}; break;
-      case kind::exp: r = increasing([](double t) { return m::exp(t); }, x); break;
-      case kind::exp2: r = increasing([](double t) { return m::exp2(t); }, x); break;
-      case kind::expm1: r = increasing([](double t) { return m::expm1(t); }, x); break;
-      case kind::log: r = increasing([](double t) { return m::log(t); }, x); break;
-      case kind::log2: r = increasing([](double t) { return m::log2(t); }, x); break;
-      case kind::log10: r = increasing([](double t) { return m::log10(t); }, x); break;
-      case kind::log1p: r = increasing([](double t) { return m::log1p(t); }, x); break;
-      case kind::sqrt: r = increasing([](double t) { return m::sqrt(t); }, x); break;
-      case kind::cbrt: r = increasing([](double t) { return m::cbrt(t); }, x); break;
-      case kind::sin:
-      case kind::cos: r = {-1, 1}; break;
-      case kind::tan: r = increasing([](double t) { return m::tan(t); }, x); break;
-      case kind::asin: r = increasing([](double t) { return m::asin(t); }, x); break;
-      case kind::acos: r = decreasing([](double t) { return m::acos(t); }, x); break;
-      case kind::atan: r = increasing([](double t) { return m::atan(t); }, x); break;
-      case kind::sinh: r = increasing([](double t) { return m::sinh(t); }, x); break;
-      case kind::cosh: r = {m::cosh(least_magnitude(x)), m::cosh(mx)}; break;
-      case kind::tanh: r = increasing([](double t) { return m::tanh(t); }, x); break;
-      case kind::asinh: r = increasing([](double t) { return m::asinh(t); }, x); break;
-      case kind::acosh: r = increasing([](double t) { return m::acosh(t); }, x); break;
-      case kind::atanh: r = increasing([](double t) { return m::atanh(t); }, x); break;
-      case kind::erf: r = increasing([](double t) { return m::erf(t); }, x); break;
-      case kind::erfc: r = decreasing([](double t) { return m::erfc(t); }, x); break;
-      case kind::sigmoid: r = increasing([](double t) { return 1 / (1 + m::exp(-t)); }, x); break;
-      case kind::softplus:
-        r = increasing([](double t) { return max2(t, 0) + m::log1p(m::exp(-max2(t, -t))); }, x);
+      case kind::unary: {
+        const op::unary_info& o = op::unary_table[static_cast<std::size_t>(n.op)];
+        const interval e = o.range == op::extremes::even ? interval{least_magnitude(x), mx} : x;
+        if (o.range == op::extremes::bounded) {
+          r = {o.bound.lo, o.bound.hi};
+        } else {
+          const double at_lo = o.value(e.lo), at_hi = o.value(e.hi);
+          r = {min2(at_lo, at_hi), max2(at_lo, at_hi)};
+        }
         break;
-      case kind::abs: r = {least_magnitude(x), mx}; break;
-      case kind::relu: r = {max2(x.lo, 0), max2(x.hi, 0)}; break;
+      }
+      case kind::binary: {
+        const op::binary_info& o = op::binary_table[static_cast<std::size_t>(n.op)];
+        const bool even = o.range == op::extremes::even;
+        const interval a = even ? interval{least_magnitude(x), mx} : x;
+        const interval b = even ? interval{least_magnitude(y), my} : y;
+        r = o.range == op::extremes::bounded
+                ? interval{o.bound.lo, o.bound.hi}
+                : corners(o.value(a.lo, b.lo), o.value(a.lo, b.hi), o.value(a.hi, b.lo), o.value(a.hi, b.hi));
+        break;
+      }
       case kind::pow_real: {
         const double p = n.c;
         const auto f = [p](double t) { return m::pow(t, p); };
@@ -495,21 +501,7 @@ class generator {
         r = base > 1 ? increasing(f, x) : decreasing(f, x);
         break;
       }
-      case kind::add: r = {x.lo + y.lo, x.hi + y.hi}; break;
-      case kind::sub: r = {x.lo - y.hi, x.hi - y.lo}; break;
-      case kind::mul:
       case kind::outer: r = product(x, y); break;
-      case kind::div: r = product(x, {1 / y.hi, 1 / y.lo}); break;
-      case kind::pow: {  // e^(y log x): extreme at the corners
-        const interval l{m::log(x.lo), m::log(x.hi)};
-        const interval e = product(y, l);
-        r = {m::exp(e.lo), m::exp(e.hi)};
-        break;
-      }
-      case kind::atan2: r = {-std::numbers::pi, std::numbers::pi}; break;
-      case kind::hypot: r = {0, m::hypot(mx, my)}; break;
-      case kind::min: r = {min2(x.lo, y.lo), min2(x.hi, y.hi)}; break;
-      case kind::max:
       case kind::select: r = {max2(x.lo, y.lo), max2(x.hi, y.hi)}; break;
       case kind::let: {  // t y + sin(t)
         const interval p = product(x, y);
@@ -566,53 +558,31 @@ class generator {
   prng rng_;
 };
 
-/// The (root, first operand) pairs of a matrix composition: a root reduction and a structural,
-/// binary elementwise or one of a few unary operations producing its operand.
-struct root_pair {
-  reduction root;
-  kind first;
-};
-constexpr int matrix_pair_count() {
-  int total = 0;
-  for (reduction r : reductions()) total += first_operand_kinds(r.operand).size;
-  return total;
-}
-constexpr root_pair matrix_pair(int p) {
-  for (reduction r : reductions()) {
-    const kind_list l = first_operand_kinds(r.operand);
-    if (p < l.size) return {r, l.k[p]};
-    p -= l.size;
-  }
-  return {};
-}
-
-/// Composition number i (0 <= i < count).
+/// Composition number i (0 <= i < count). Its draws come from generators seeded with i, and each
+/// operation is drawn by name: an operation added to the registry changes only the compositions that
+/// draw it, and no composition's number.
 constexpr composition generate(int i) {
   composition c;
   generator g(c, 0x5eed0000ULL + static_cast<std::uint64_t>(i));
   prng r{0xc0ffeeULL + static_cast<std::uint64_t>(i)};
   c.depth = 2 + r.below(4);
-  // Composition i takes pair number i * stride mod pairs: distinct pairs, spread over all of them.
-  const auto pick = [](int j, int pairs) {
-    return static_cast<int>(static_cast<std::uint64_t>(j) * coprime_stride(static_cast<std::uint64_t>(pairs)) %
-                            static_cast<std::uint64_t>(pairs));
-  };
+  const choice root = elementwise[op::choose(r.next(), elementwise_hashes)];
+  const choice first = elementwise[op::choose(r.next(), elementwise_hashes)];
   if (i < scalar_count) {
-    const kind_list e = elementwise_kinds();
-    const int p = pick(i, e.size * e.size);
     c.arguments = 1 + r.below(3);
-    c.root = g.make(shape::number, c.depth, true, plan{.k = e.k[p % e.size], .first = e.k[p / e.size]});
+    c.root = g.make(shape::number, c.depth, true, plan{.k = root, .first = first});
   } else {
     c.of_matrices = true;
     c.arguments = 3;
     c.n = 2 + r.below(2);
-    const root_pair p = matrix_pair(pick(i - scalar_count, matrix_pair_count()));
-    c.root = g.make(shape::number, c.depth, true, plan{.k = p.root.k, .first = p.first, .operand = p.root.operand});
+    // A reduction at the root; its operand half the time a structural operation, else an elementwise one.
+    const reduction p = reductions()[r.below(22)];
+    const kind_list l = structural_kinds(p.operand);
+    const choice structural{l.k[r.below(l.size)]};
+    c.root = g.make(shape::number, c.depth, true,
+                    plan{.k = {p.k}, .first = r.below(2) == 0 ? structural : first, .operand = p.operand});
   }
   return c;
 }
-
-static_assert(scalar_count <= 43 * 43, "more scalar compositions than (root, first operand) pairs");
-static_assert(matrix_count <= matrix_pair_count(), "more matrix compositions than (root, first operand) pairs");
 
 }  // namespace rdt

@@ -134,8 +134,10 @@ void check_composition() {
 }  // namespace
 
 #if RDT_FIRST == 0
-TEST_CASE("random compositions: all distinct") {
-  // The structure of each (kinds, shapes, operands, constants), hashed; not the adapters' factors.
+TEST_CASE("random compositions: of the depth drawn, all but a few distinct, every operation drawn") {
+  // The structure of each (kinds, operations, shapes, operands, constants), hashed; not the adapters'
+  // factors. Operations are drawn one by one (by name, so that the numbering is stable), not as
+  // distinct pairs: two short compositions may come out alike, a few in a hundred at most.
   const auto hash = [](const rdt::composition& c) {
     std::uint64_t h = 1469598103934665603ULL;
     const auto mix = [&h](auto x) { h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ULL; };
@@ -145,6 +147,7 @@ TEST_CASE("random compositions: all distinct") {
     for (int k = 0; k < c.size; ++k) {
       const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
       mix(n.k);
+      mix(n.op + 1);
       mix(n.s);
       mix(n.a + 1);
       mix(n.b + 1);
@@ -160,15 +163,31 @@ TEST_CASE("random compositions: all distinct") {
     return 1 + std::max(self(c, n.a, self), n.b < 0 ? 0 : self(c, n.b, self));
   };
   std::set<std::uint64_t> seen;
+  std::array<int, registry::unary_count> unary_drawn{};
+  std::array<int, registry::binary_count> binary_drawn{};
   for (int i = 0; i < rdt::count; ++i) {
     const rdt::composition c = rdt::generate(i);
     INFO("composition " << i << ": " << rdt::describe(c));
     CHECK(depth(c, c.root, depth) == c.depth);
     CHECK(c.depth >= 2);
     CHECK(c.depth <= 5);
-    CHECK(seen.insert(hash(c)).second);
+    seen.insert(hash(c));
+    for (int k = 0; k < c.size; ++k) {
+      const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
+      if (n.k == rdt::kind::unary) ++unary_drawn[static_cast<std::size_t>(n.op)];
+      if (n.k == rdt::kind::binary) ++binary_drawn[static_cast<std::size_t>(n.op)];
+    }
   }
-  CHECK(seen.size() >= 500);
+  CHECK(seen.size() >= rdt::count - rdt::count / 100);
+  // An operation added to the registry is drawn in some compositions (about 40 times each).
+  for (std::size_t u = 0; u < registry::unary_count; ++u) {
+    INFO(registry::unary_table[u].name << " drawn " << unary_drawn[u] << " times");
+    CHECK(unary_drawn[u] >= 5);
+  }
+  for (std::size_t b = 0; b < registry::binary_count; ++b) {
+    INFO(registry::binary_table[b].name << " drawn " << binary_drawn[b] << " times");
+    CHECK(binary_drawn[b] >= 5);
+  }
 }
 #endif
 

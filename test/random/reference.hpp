@@ -2,11 +2,12 @@
 // test/random/reference.hpp: a composition evaluated on plain doubles with std:: functions, and printed.
 //
 //   double y = rdt::evaluate(c, x0, x1);     // numbers, or a tl::matrix, a tl::vector and a number
-//   std::string s = rdt::describe(c);        // "log(softplus(x0) + 0.25) * x1"
+//   std::string s = rdt::describe(c);        // "mul(log((softplus(x0) + 0.25)), x1)"
 //
 // An interpreter walking the node array at run time, written out by hand and independent of tapeless
-// (tl::matrix only carries the arguments in): the reference the tests compare tapeless's value with,
-// and the function whose finite differences they compare its gradient with.
+// (tl::matrix only carries the arguments in; an operation of the registry is its `reference`, from the
+// standard library): the reference the tests compare tapeless's value with, and the function whose
+// finite differences they compare its gradient with.
 #pragma once
 
 #include "composition.hpp"
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace rdt {
 
@@ -121,57 +123,18 @@ inline double log_sum_exp(const value& a) {
   return m + std::log(s);
 }
 
-inline double sigmoid(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
-
 inline double elementwise(const node& n, double x) {
   switch (n.k) {
-    case kind::neg: return -x;
-    case kind::square: return x * x;
-    case kind::cube: return x * x * x;
-    case kind::exp: return std::exp(x);
-    case kind::exp2: return std::exp2(x);
-    case kind::expm1: return std::expm1(x);
-    case kind::log: return std::log(x);
-    case kind::log2: return std::log2(x);
-    case kind::log10: return std::log10(x);
-    case kind::log1p: return std::log1p(x);
-    case kind::sqrt: return std::sqrt(x);
-    case kind::cbrt: return std::cbrt(x);
-    case kind::sin: return std::sin(x);
-    case kind::cos: return std::cos(x);
-    case kind::tan: return std::tan(x);
-    case kind::asin: return std::asin(x);
-    case kind::acos: return std::acos(x);
-    case kind::atan: return std::atan(x);
-    case kind::sinh: return std::sinh(x);
-    case kind::cosh: return std::cosh(x);
-    case kind::tanh: return std::tanh(x);
-    case kind::asinh: return std::asinh(x);
-    case kind::acosh: return std::acosh(x);
-    case kind::atanh: return std::atanh(x);
-    case kind::erf: return std::erf(x);
-    case kind::erfc: return std::erfc(x);
-    case kind::sigmoid: return sigmoid(x);
-    case kind::softplus: return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x)));
-    case kind::abs: return std::abs(x);
-    case kind::relu: return x > 0 ? x : 0.0;
+    case kind::unary: return registry::unary_table[static_cast<std::size_t>(n.op)].reference(x);
     case kind::pow_real: return std::pow(x, n.c);
     case kind::pow_base: return std::pow(n.c, x);
     default: return std::nan("");
   }
 }
 
-inline double elementwise(kind k, double x, double y) {
-  switch (k) {
-    case kind::add: return x + y;
-    case kind::sub: return x - y;
-    case kind::mul: return x * y;
-    case kind::div: return x / y;
-    case kind::pow: return std::pow(x, y);
-    case kind::atan2: return std::atan2(x, y);
-    case kind::hypot: return std::hypot(x, y);
-    case kind::min: return std::min(x, y);
-    case kind::max:
+inline double elementwise(const node& n, double x, double y) {
+  switch (n.k) {
+    case kind::binary: return registry::binary_table[static_cast<std::size_t>(n.op)].reference(x, y);
     case kind::select: return x > y || std::isnan(x) ? x : y;
     case kind::let: return x * y + std::sin(x);
     default: return std::nan("");
@@ -266,7 +229,7 @@ inline value evaluate_node(const composition& c, int k, const std::array<value, 
         for (int i = 0; i < a.size(); ++i) r.e[static_cast<std::size_t>(i)] = ref::elementwise(n, a.at(i));
       } else {  // binary elementwise: the shape of the operand that is not a number
         r = b.size() > a.size() ? b : a;
-        for (int i = 0; i < r.size(); ++i) r.e[static_cast<std::size_t>(i)] = ref::elementwise(n.k, a.at(i), b.at(i));
+        for (int i = 0; i < r.size(); ++i) r.e[static_cast<std::size_t>(i)] = ref::elementwise(n, a.at(i), b.at(i));
       }
   }
   for (int i = 0; i < r.size(); ++i) r.e[static_cast<std::size_t>(i)] *= n.post;
@@ -279,76 +242,12 @@ double evaluate(const composition& c, const X&... x) {
 }
 
 namespace detail {
-inline constexpr std::array<const char*, kind_count> names{"",
-                                                           "",
-                                                           "-",
-                                                           "square",
-                                                           "cube",
-                                                           "exp",
-                                                           "exp2",
-                                                           "expm1",
-                                                           "log",
-                                                           "log2",
-                                                           "log10",
-                                                           "log1p",
-                                                           "sqrt",
-                                                           "cbrt",
-                                                           "sin",
-                                                           "cos",
-                                                           "tan",
-                                                           "asin",
-                                                           "acos",
-                                                           "atan",
-                                                           "sinh",
-                                                           "cosh",
-                                                           "tanh",
-                                                           "asinh",
-                                                           "acosh",
-                                                           "atanh",
-                                                           "erf",
-                                                           "erfc",
-                                                           "sigmoid",
-                                                           "softplus",
-                                                           "abs",
-                                                           "relu",
-                                                           "pow",
-                                                           "pow",
-                                                           "+",
-                                                           "-",
-                                                           "*",
-                                                           "/",
-                                                           "pow",
-                                                           "atan2",
-                                                           "hypot",
-                                                           "min",
-                                                           "max",
-                                                           "let",
-                                                           "if_else",
-                                                           "sum",
-                                                           "mean",
-                                                           "prod",
-                                                           "norm",
-                                                           "squared_norm",
-                                                           "log_sum_exp",
-                                                           "max_element",
-                                                           "min_element",
-                                                           "element",
-                                                           "trace",
-                                                           "det",
-                                                           "log_det",
-                                                           "dot",
-                                                           "transpose",
-                                                           "matmul",
-                                                           "inverse",
-                                                           "solve",
-                                                           "cholesky",
-                                                           "outer",
-                                                           "softmax",
-                                                           "log_softmax",
-                                                           "col",
-                                                           "diag",
-                                                           "row",
-                                                           "rotate"};
+/// The operation's name: the registry's, or the kind's.
+inline std::string_view name_of(const node& n) {
+  if (n.k == kind::unary) return registry::unary_table[static_cast<std::size_t>(n.op)].name;
+  if (n.k == kind::binary) return registry::binary_table[static_cast<std::size_t>(n.op)].name;
+  return kind_name(n.k);
+}
 
 inline void describe(std::ostream& os, const composition& c, int k) {
   const node& n = c.nodes[static_cast<std::size_t>(k)];
@@ -375,27 +274,18 @@ inline void describe(std::ostream& os, const composition& c, int k) {
     if (spd) os << ")";
   };
   if (n.post != 1) os << "(";
-  const char* name = names[static_cast<std::size_t>(n.k)];
-  if (n.k >= kind::add && n.k <= kind::div) {
-    os << "(";
-    operand(0);
-    os << " " << name << " ";
+  os << name_of(n) << "(";
+  if (n.k == kind::pow_base) os << n.c << ", ";
+  if (n.k == kind::select) os << "a > b, ";
+  operand(0);
+  if (is_binary(n.k)) {
+    os << ", ";
     operand(1);
-    os << ")";
-  } else {
-    os << name << "(";
-    if (n.k == kind::pow_base) os << n.c << ", ";
-    if (n.k == kind::select) os << "a > b, ";
-    operand(0);
-    if (is_binary(n.k)) {
-      os << ", ";
-      operand(1);
-    }
-    if (n.k == kind::pow_real) os << ", " << n.c;
-    if (n.k == kind::element || n.k == kind::col || n.k == kind::row) os << ", #" << n.index;
-    if (n.k == kind::let) os << ", t -> t * b + sin(t)";
-    os << ")";
   }
+  if (n.k == kind::pow_real) os << ", " << n.c;
+  if (n.k == kind::element || n.k == kind::col || n.k == kind::row) os << ", #" << n.index;
+  if (n.k == kind::let) os << ", t -> t * b + sin(t)";
+  os << ")";
   if (n.post != 1) os << " * " << n.post << ")";
 }
 }  // namespace detail

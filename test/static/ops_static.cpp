@@ -9,6 +9,8 @@
 // library's own constexpr implementations (g++ also folds std:: calls).
 #include <tapeless/tapeless.hpp>
 
+#include "../support/operations.hpp"
+
 #include <tuple>
 #include <type_traits>
 
@@ -131,57 +133,38 @@ static_assert(d([](auto x) { return tl::if_else(x > 0.0, tl::sqrt(x), x * 2.0); 
 // does not accept floating-point arithmetic that produces a NaN in a constant expression.
 
 // ---- the types --------------------------------------------------------------------------------------
-// Every operation on plain numbers gives a plain number of the same type (int promotes to double).
-#define TAPELESS_CHECK_PLAIN_UNARY(op)                                                     \
-  static_assert(std::is_same_v<decltype(tl::op(1.0)), double>, #op "(double)");            \
-  static_assert(std::is_same_v<decltype(tl::op(1.0f)), float>, #op "(float)");             \
-  static_assert(std::is_same_v<decltype(tl::op(1.0L)), long double>, #op "(long double)"); \
-  static_assert(std::is_same_v<decltype(tl::op(1)), double>, #op "(int)");                 \
-  static_assert(std::is_same_v<decltype(tl::grad([](auto x) { return tl::op(x); })(1.0)), double>, #op " grad");
-TAPELESS_CHECK_PLAIN_UNARY(exp)
-TAPELESS_CHECK_PLAIN_UNARY(exp2)
-TAPELESS_CHECK_PLAIN_UNARY(expm1)
-TAPELESS_CHECK_PLAIN_UNARY(log)
-TAPELESS_CHECK_PLAIN_UNARY(log2)
-TAPELESS_CHECK_PLAIN_UNARY(log10)
-TAPELESS_CHECK_PLAIN_UNARY(log1p)
-TAPELESS_CHECK_PLAIN_UNARY(sqrt)
-TAPELESS_CHECK_PLAIN_UNARY(cbrt)
-TAPELESS_CHECK_PLAIN_UNARY(square)
-TAPELESS_CHECK_PLAIN_UNARY(sin)
-TAPELESS_CHECK_PLAIN_UNARY(cos)
-TAPELESS_CHECK_PLAIN_UNARY(tan)
-TAPELESS_CHECK_PLAIN_UNARY(asin)
-TAPELESS_CHECK_PLAIN_UNARY(acos)
-TAPELESS_CHECK_PLAIN_UNARY(atan)
-TAPELESS_CHECK_PLAIN_UNARY(sinh)
-TAPELESS_CHECK_PLAIN_UNARY(cosh)
-TAPELESS_CHECK_PLAIN_UNARY(tanh)
-TAPELESS_CHECK_PLAIN_UNARY(asinh)
-TAPELESS_CHECK_PLAIN_UNARY(acosh)
-TAPELESS_CHECK_PLAIN_UNARY(atanh)
-TAPELESS_CHECK_PLAIN_UNARY(abs)
-TAPELESS_CHECK_PLAIN_UNARY(erf)
-TAPELESS_CHECK_PLAIN_UNARY(erfc)
-TAPELESS_CHECK_PLAIN_UNARY(sigmoid)
-TAPELESS_CHECK_PLAIN_UNARY(softplus)
-TAPELESS_CHECK_PLAIN_UNARY(relu)
-#undef TAPELESS_CHECK_PLAIN_UNARY
+// The registry's `batched` of every entry is its operation's traits.batched.
+static_assert(registry::detail::batched_as_traits(registry::unary_operations,
+                                                  std::make_index_sequence<registry::unary_count>{}),
+              "an entry's batched differs from its operation's traits.batched");
+static_assert(registry::detail::batched_as_traits(registry::binary_operations,
+                                                  std::make_index_sequence<registry::binary_count>{}),
+              "an entry's batched differs from its operation's traits.batched");
 
-#define TAPELESS_CHECK_PLAIN_BINARY(op)                                                                   \
-  static_assert(std::is_same_v<decltype(tl::op(1.0, 2.0)), double>, #op "(double, double)");              \
-  static_assert(std::is_same_v<decltype(tl::op(1.0f, 2.0f)), float>, #op "(float, float)");               \
-  static_assert(std::is_same_v<decltype(tl::op(1.0f, 2.0)), double>, #op "(float, double)");              \
-  static_assert(std::is_same_v<decltype(tl::op(1, 2)), double>, #op "(int, int)");                        \
-  static_assert(std::is_same_v<decltype(tl::grad([](auto x, auto y) { return tl::op(x, y); })(1.0, 2.0)), \
-                               std::tuple<double, double>>,                                               \
-                #op " grad");
-TAPELESS_CHECK_PLAIN_BINARY(pow)
-TAPELESS_CHECK_PLAIN_BINARY(atan2)
-TAPELESS_CHECK_PLAIN_BINARY(hypot)
-TAPELESS_CHECK_PLAIN_BINARY(min)
-TAPELESS_CHECK_PLAIN_BINARY(max)
-#undef TAPELESS_CHECK_PLAIN_BINARY
+// Every operation of the registry on plain numbers gives a plain number of the same type (int promotes
+// to double, except through C++'s own operators + - * /), and its gradient a double (a tuple of two for
+// a binary one). A failure names the entry's lambda in the registry.
+template <class R>
+constexpr bool int_result = std::is_same_v<R, double> || std::is_same_v<R, int>;
+constexpr auto plain_unary = [](const auto& op) {
+  using F = std::remove_cvref_t<decltype(op.apply)>;
+  static_assert(std::is_same_v<decltype(F{}(1.0)), double>, "op(double)");
+  static_assert(std::is_same_v<decltype(F{}(1.0f)), float>, "op(float)");
+  static_assert(std::is_same_v<decltype(F{}(1.0L)), long double>, "op(long double)");
+  static_assert(int_result<decltype(F{}(1))>, "op(int)");
+  static_assert(std::is_same_v<decltype(tl::grad(F{})(1.0)), double>, "op's grad");
+};
+static_assert((registry::for_each_unary(plain_unary), true));
+
+constexpr auto plain_binary = [](const auto& op) {
+  using F = std::remove_cvref_t<decltype(op.apply)>;
+  static_assert(std::is_same_v<decltype(F{}(1.0, 2.0)), double>, "op(double, double)");
+  static_assert(std::is_same_v<decltype(F{}(1.0f, 2.0f)), float>, "op(float, float)");
+  static_assert(std::is_same_v<decltype(F{}(1.0f, 2.0)), double>, "op(float, double)");
+  static_assert(int_result<decltype(F{}(1, 2))>, "op(int, int)");
+  static_assert(std::is_same_v<decltype(tl::grad(F{})(1.0, 2.0)), std::tuple<double, double>>, "op's grad");
+};
+static_assert((registry::for_each_binary(plain_binary), true));
 
 static_assert(std::is_same_v<decltype(tl::pow(2.0f, 3)), float>);
 static_assert(std::is_same_v<decltype(tl::if_else(true, 1.0, 2)), double>);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// Binary scalar operations between matrices, element by element: + - * / pow min max atan2 hypot between
+// Binary scalar operations, every one of the registry (test/support/operations.hpp): on numbers against
+// the standard library and the exact partials; between matrices, element by element, between
 // two matrices of one shape and with numbers, scalar expressions and constant matrices on either side
 // (a number's adjoint is the sum over the elements), against finite differences and the scalar rule.
 #include <doctest/doctest.h>
@@ -8,7 +9,11 @@
 #include <finite_difference.hpp>
 
 #include <matrix_check.hpp>
+#include <operations.hpp>
+#include <unary_check.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -125,28 +130,44 @@ void check_binary(const std::string& name, const Op& op, double lo, double hi) {
 
 }  // namespace
 
-TEST_CASE("+ - * / elementwise, a number beside a matrix broadcast") {
-  check_binary(
-      "+", [](const auto& x, const auto& y) { return x + y; }, -3, 3);
-  check_binary(
-      "-", [](const auto& x, const auto& y) { return x - y; }, -3, 3);
-  check_binary(
-      "*", [](const auto& x, const auto& y) { return x * y; }, -3, 3);
-  check_binary(
-      "/", [](const auto& x, const auto& y) { return x / y; }, 0.5, 3);
+namespace {
+
+/// Where both operands of a binary operation of the registry are drawn: both operands' points, each
+/// operand's kink (div's divisor at 0) kept below.
+registry::interval points_of(const registry::binary_info& info) {
+  registry::interval p{-registry::inf, registry::inf};
+  for (const registry::operand_domain& d : info.domain) {
+    const registry::interval s = registry::sampled(d);
+    p = {std::max(p.lo, s.lo), std::min(p.hi, s.hi)};
+    if (d.kink) p.lo = std::max(p.lo, *d.kink + d.margin);
+  }
+  return p;
 }
 
-TEST_CASE("pow, min, max, atan2, hypot elementwise, a number beside a matrix broadcast") {
-  check_binary(
-      "pow", [](const auto& x, const auto& y) { return tl::pow(x, y); }, 0.5, 2.5);
-  check_binary(
-      "min", [](const auto& x, const auto& y) { return tl::min(x, y); }, -3, 3);
-  check_binary(
-      "max", [](const auto& x, const auto& y) { return tl::max(x, y); }, -3, 3);
-  check_binary(
-      "atan2", [](const auto& x, const auto& y) { return tl::atan2(x, y); }, 0.5, 3);
-  check_binary(
-      "hypot", [](const auto& x, const auto& y) { return tl::hypot(x, y); }, 0.5, 3);
+}  // namespace
+
+TEST_CASE("every binary operation of the registry on numbers: value and partials") {
+  fd::rng r{3000};
+  registry::for_each_binary([&r](const auto& op) {
+    const registry::binary_info& info = op.info;
+    const registry::interval p = points_of(info);
+    for (int i = 0; i < fd::unary_points; ++i) {
+      const double x = r.uniform(p.lo, p.hi), y = r.uniform(p.lo, p.hi);
+      const auto [value, partials] = tl::value_and_grad(op.apply)(x, y);
+      const std::array<double, 2> exact = info.partials(x, y);
+      INFO(info.name << " at " << fd::str(x) << ", " << fd::str(y));
+      CHECK(fd::rel_error(value, info.reference(x, y)) < 1e-14);
+      CHECK(fd::rel_error(std::get<0>(partials), exact[0]) < 1e-12);
+      CHECK(fd::rel_error(std::get<1>(partials), exact[1]) < 1e-12);
+    }
+  });
+}
+
+TEST_CASE("every binary operation of the registry elementwise, a number beside a matrix broadcast") {
+  registry::for_each_binary([](const auto& op) {
+    const registry::interval p = points_of(op.info);
+    check_binary(std::string(op.info.name), op.apply, p.lo, p.hi);
+  });
 }
 
 TEST_CASE("broadcast adjoints: exact sums") {
