@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <factor_check.hpp>
 #include <finite_difference.hpp>
 
 #include <cmath>
@@ -16,22 +17,10 @@ namespace la = tapeless::detail::linalg;
 
 namespace {
 
+using factor_check::identity;
+using factor_check::max_abs_difference;
+
 constexpr double tol = 1e-12;
-
-template <std::size_t N>
-double max_abs_difference(const tl::matrix<double, N, N>& a, const tl::matrix<double, N, N>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = 0; j < N; ++j) worst = std::fmax(worst, std::abs(a(i, j) - b(i, j)));
-  return worst;
-}
-
-template <std::size_t N>
-tl::matrix<double, N, N> identity() {
-  tl::matrix<double, N, N> e{};
-  for (std::size_t i = 0; i < N; ++i) e(i, i) = 1;
-  return e;
-}
 
 template <std::size_t N>
 void check_size(fd::rng& r) {

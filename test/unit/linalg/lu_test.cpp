@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <factor_check.hpp>
 #include <finite_difference.hpp>
 
 #include <cmath>
@@ -17,15 +18,10 @@ namespace la = tapeless::detail::linalg;
 
 namespace {
 
-constexpr double tol = 1e-12;
+using factor_check::identity;
+using factor_check::max_abs_difference;
 
-template <std::size_t R, std::size_t C>
-double max_abs_difference(const tl::matrix<double, R, C>& a, const tl::matrix<double, R, C>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < R; ++i)
-    for (std::size_t j = 0; j < C; ++j) worst = std::fmax(worst, std::abs(a(i, j) - b(i, j)));
-  return worst;
-}
+constexpr double tol = 1e-12;
 
 /// The largest magnitude of an element: the residuals of a solve grow with the solution's.
 template <std::size_t R, std::size_t C>
@@ -33,13 +29,6 @@ double largest(const tl::matrix<double, R, C>& a) {
   double m = 0;
   for (const double e : a) m = std::fmax(m, std::abs(e));
   return m;
-}
-
-template <std::size_t N>
-tl::matrix<double, N, N> identity() {
-  tl::matrix<double, N, N> e{};
-  for (std::size_t i = 0; i < N; ++i) e(i, i) = 1;
-  return e;
 }
 
 /// L U from the factors, and P A from A: row k of P A is row perm[k] of A.
