@@ -61,11 +61,9 @@ constexpr bool uniform_walk() {
   static_assert(known_node_kind<N>,
                 "tl: node kind N is not known to the walk uniform_value: declare its children in "
                 "expr/children.hpp");
-  if constexpr (!known_node_kind<N>)
-    return false;
-  else if constexpr (is_leaf<N> && requires { N::slot; })  // an argument: the loop's input N::slot
+  if constexpr (is_leaf<N> && requires { N::slot; })  // an argument: the loop's input N::slot
     return ((Uniform >> N::slot) & 1U) != 0;
-  else if constexpr (is_leaf<N>)
+  else if constexpr (!known_node_kind<N> || is_leaf<N>)
     return false;
   else
     return []<class... C>(type_list<C...>) { return (uniform_walk<C, Uniform>() && ...); }(children_t<N>{});
