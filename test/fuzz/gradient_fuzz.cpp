@@ -16,10 +16,10 @@
 // also: each component of the gradient against central differences (fd::derivative_and_error). They
 // cannot decide where their error estimate reaches the tolerance (a kink of abs, min, max or
 // max_element within the step; f's rounding divided by the step) or where the one-sided slopes near x
-// do not shrink in step with the step (a kink at or very near x: a tie or near-tie); such a component
-// is skipped,
-// and counted: at exit the target prints how many components were compared and skipped, and aborts if
-// fewer than half were compared.
+// do not shrink in step with the step (a kink at or very near x: a tie or near-tie), nor, for numbers,
+// where f on doubles is further from f on long double than the differences allow (an intermediate
+// that absorbs most of a small addend: a staircase); such a component is skipped, and counted: at exit the target
+// prints how many components were compared and skipped, and aborts if fewer than half were compared.
 //
 // The loop over data: sum (or mean) over 40 data points of a term in the point and two numbers, the
 // shape whose fused loop keeps the factors common to every element apart (sweep/scaled.hpp) and
