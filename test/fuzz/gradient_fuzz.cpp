@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// A libFuzzer target: fuzzer bytes choose one of three composed functions, the operations in it and its
+// A libFuzzer target: fuzzer bytes choose one of four families of composed functions, the operations in it and its
 // inputs, and the gradient is checked. Built with clang's -fsanitize=fuzzer,address,undefined
 // (TAPELESS_BUILD_FUZZ, test/fuzz/CMakeLists.txt), so memory errors and undefined behaviour stop it too.
 //

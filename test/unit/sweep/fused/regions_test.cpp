@@ -322,7 +322,7 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
 
 TEST_CASE("small plain regions stay node by node, their sweeps marked for clang to inline") {
   // Rosenbrock at n = 16: 15 elements, fewer than fuse_min_elements, so plain arithmetic is swept node
-  // by node, each sweep marked TAPELESS_SWEEP_INLINE (sweep/inline.hpp); at n = 40, a region.
+  // by node, each sweep marked TAPELESS_SWEEP_INLINE (detail/inline.hpp); at n = 40, a region.
   namespace d = tl::detail;
   using V16 = tl::vector<double, 16>;
   using V40 = tl::vector<double, 40>;
