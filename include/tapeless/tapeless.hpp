@@ -57,6 +57,7 @@
 
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/checkpoints.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
 #include <tapeless/sweep/shared.hpp>
