@@ -14,6 +14,7 @@
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
@@ -21,10 +22,12 @@
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/operation/traits.hpp>
 #include <tapeless/ops/shape.hpp>
+#include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/iterate_steps.hpp>
 #include <tapeless/sweep/sum_over_rows.hpp>
 #include <tapeless/transforms/sum_over.hpp>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -241,9 +244,16 @@ constexpr in_lanes_t<U, V> in_number(const V& v) {
   return broadcast<U>(v);
 }
 
-/// tl::iterate with states kept by `keep`.
+/// Whether an operand is differentiable and depends on an argument: a var, or an active node. An
+/// expression of constants (tl::cref data, a sum's row) counts as its plain value.
+template <class E>
+concept active_expression = Expression<E> && std::remove_cvref_t<E>::is_active;
+template <class E>
+concept reaches_argument = Variable<E> || active_expression<E>;
+
+/// tl::iterate with states kept by `keep`, on operands of numbers (not SIMD batches).
 template <class Policy, class Init, class Step, class... Params>
-constexpr auto iterate_with(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
+constexpr auto iterate_on_numbers(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
   using T = plain_value_t<scalar_type_of_t<Init>, scalar_type_of_t<Params>...>;
   using InitV = in_lanes_t<T, step_value_t<T, Init>>;
   using Term = step_term_t<wanted::value, Step, InitV, in_lanes_t<T, step_value_t<T, Params>>...>;
@@ -258,13 +268,13 @@ constexpr auto iterate_with(const Policy& keep, std::size_t n, Init&& init, Step
                 "expression to step as one of params instead");
   if constexpr (!same_shape || !own_leaves) {
     return InitV{};
-  } else if constexpr (!(Differentiable<Init> || ... || Differentiable<Params>)) {
+  } else if constexpr (!(reaches_argument<Init> || ... || reaches_argument<Params>)) {
     // The step's own number type where it brings a wider one: dual numbers it captures, as f run by
     // tl::jvp holds them.
     using U = std::common_type_t<T, scalar_of_t<Result>>;
     const plain_tuple<in_lanes_t<U, step_value_t<T, Params>>...> values{
-        {in_number<U>(static_cast<step_value_t<T, Params>>(params))}...};
-    return advance(step, in_number<U>(static_cast<step_value_t<T, Init>>(init)), 0, n, values);
+        {in_number<U>(static_cast<step_value_t<T, Params>>(value_of(params)))}...};
+    return advance(step, in_number<U>(static_cast<step_value_t<T, Init>>(value_of(init))), 0, n, values);
   } else {
     using Op = iterate_steps<Step, Policy, InitV, in_lanes_t<T, step_value_t<T, Params>>...>;
     Op op{{}, n, std::move(step), keep};
@@ -273,6 +283,68 @@ constexpr auto iterate_with(const Policy& keep, std::size_t n, Init&& init, Step
     else
       return make_unary(std::move(op),
                         concat(flattened(std::forward<Init>(init)), flattened(std::forward<Params>(params))...));
+  }
+}
+
+/// The SIMD batch among the number types Ts, or void where there is none.
+template <class... Ts>
+struct batch_among {
+  using type = void;
+};
+template <class T, class... Ts>
+struct batch_among<T, Ts...> {
+  using type = std::conditional_t<simd::is_batch<T>, T, typename batch_among<Ts...>::type>;
+};
+
+/// Lane j of v, a number or a matrix of SIMD batches or numbers, as numbers.
+template <class V>
+constexpr auto lane_of(const V& v, std::size_t j) {
+  if constexpr (Matrix<V>) {
+    in_lanes_t<typename lane_number<scalar_of_t<V>>::type, V> m(uninitialized);
+    for (std::size_t e = 0; e < V::size(); ++e) m[e] = lane_of(v[e], j);
+    return m;
+  } else if constexpr (simd::is_batch<V>) {
+    return v.get(j);
+  } else {
+    return v;
+  }
+}
+
+/// The batch L of the results of each lane's loop, a number or a matrix each.
+template <class L, class R, std::size_t W>
+constexpr auto in_one_batch(const std::array<R, W>& lanes) {
+  const auto element = [&](const auto& at) {
+    std::array<typename L::value_type, W> e{};
+    for (std::size_t j = 0; j < W; ++j) e[j] = at(lanes[j]);
+    return L::load_unaligned(e.data());
+  };
+  if constexpr (Matrix<R>) {
+    in_lanes_t<L, R> m(uninitialized);
+    for (std::size_t e = 0; e < R::size(); ++e) m[e] = element([e](const R& r) { return r[e]; });
+    return m;
+  } else {
+    return element([](const R& r) { return r; });
+  }
+}
+
+/// tl::iterate with states kept by `keep`. A sum over rows may run its term on a SIMD batch of rows, whose
+/// values then come as batches: each lane's loop runs apart, on numbers, since step need not be written
+/// for batches (a sum runs a term in batches when the term's operations are, and the loop is a number
+/// there, its step out of sight).
+template <class Policy, class Init, class Step, class... Params>
+constexpr auto iterate_with(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
+  using L = typename batch_among<scalar_type_of_t<Init>, scalar_type_of_t<Params>...>::type;
+  if constexpr (std::is_void_v<L>) {
+    return iterate_on_numbers(keep, n, std::forward<Init>(init), std::move(step), std::forward<Params>(params)...);
+  } else {
+    static_assert(!(reaches_argument<Init> || ... || reaches_argument<Params>),
+                  "tl::iterate: SIMD batches of rows reach it only as data");
+    using R = decltype(iterate_on_numbers(keep, n, lane_of(value_of(init), 0), step, lane_of(value_of(params), 0)...));
+    std::array<R, L::size> lanes{};
+    for (std::size_t j = 0; j < L::size; ++j)
+      lanes[j] = iterate_on_numbers(keep, n, lane_of(value_of(init), j), step, lane_of(value_of(params), j)...);
+    auto batch = in_one_batch<L>(lanes);
+    return constant<decltype(batch)>(std::move(batch));  // a batch is no operand; a constant leaf of it is
   }
 }
 
