@@ -141,7 +141,7 @@ class checkpoint_sweep {
     }
   }
 
-  constexpr checkpoint_counts counts() const { return counts_; }
+  [[nodiscard]] constexpr checkpoint_counts counts() const { return counts_; }
 
  private:
   std::array<State, S> slots_{};
