@@ -170,9 +170,10 @@ class state_store {
 };
 
 /// A policy of tl::iterate says what the forward pass keeps for the reverse pass, and runs both:
-///   keep.forward(step, init, n, params)                  with_cache{s(n), what it kept};
-///   keep.reverse(step, kept, n, params, adjoint, sums)   the adjoint of s(0) from `adjoint`, that of
-///                                                        s(n), adding the parameters' adjoints into sums;
+///   keep.forward(step, init, n, params)                        with_cache{s(n), what it kept};
+///   keep.reverse(step, init, kept, n, params, adjoint, sums)   the adjoint of s(0) = init from `adjoint`,
+///                                                              that of s(n), adding the parameters'
+///                                                              adjoints into sums;
 /// both on the steps of sweep/iterate_steps.hpp. The policies below store every state the reverse pass
 /// reads, in room that Derived::room<State>(n) makes.
 template <class Derived>
@@ -184,8 +185,8 @@ struct stores_states {
     return with_cache<State, state_store<State>>(std::move(last), std::move(states));
   }
   template <class State, class Step, class Params, class Sums>
-  constexpr State reverse(const Step& step, const state_store<State>& states, std::size_t n, const Params& params,
-                          const State& adjoint, Sums& sums) const {
+  constexpr State reverse(const Step& step, const State& /*init*/, const state_store<State>& states, std::size_t n,
+                          const Params& params, const State& adjoint, Sums& sums) const {
     return reverse_stored(step, states.data(), n, params, adjoint, sums);
   }
 };
@@ -207,20 +208,6 @@ struct in_workspace : stores_states<in_workspace> {
     return state_store<State>(n, *ws);
   }
 };
-
-/// The parameters of a step, from the operand's values: all but init's.
-template <class All, std::size_t... J>
-constexpr auto tail(const All& all, std::index_sequence<J...>) {
-  return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
-}
-/// init's adjoint before the parameters' sums, +0 where no step reached one.
-template <class A, class Sums, std::size_t... J>
-constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
-  using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
-  Out out{{a}, {plain_get<J>(sums)}...};
-  (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
-  return out;
-}
 
 /// The state after n steps of s(k+1) = step(s(k), k, params...), a function of init and the parameters
 /// (their values of doubles in Init and P...; the operand may hold duals): init alone, or init and the
@@ -248,8 +235,23 @@ struct iterate_steps : matrix_operation {
     const auto all = parameters_from<Init, P...>(x);
     const auto params = tail(all, std::index_sequence_for<P...>{});
     plain_tuple<in_lanes_t<S, P>...> sums{{filled<in_lanes_t<S, P>>(-0.0)}...};
-    const State adjoint = keep.reverse(step, kept, n, params, State(g), sums);
+    const State adjoint = keep.reverse(step, State(plain_get<0>(all)), kept, n, params, State(g), sums);
     return laid_out_as<X>(with_first(adjoint, sums, std::index_sequence_for<P...>{}));
+  }
+
+ private:
+  /// The parameters of the step: all but init.
+  template <class All, std::size_t... J>
+  static constexpr auto tail(const All& all, std::index_sequence<J...>) {
+    return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
+  }
+  /// init's adjoint before the parameters' sums, +0 where no step reached one.
+  template <class A, class Sums, std::size_t... J>
+  static constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
+    using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
+    Out out{{a}, {plain_get<J>(sums)}...};
+    (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
+    return out;
   }
 };
 
