@@ -43,9 +43,9 @@ namespace tapeless {
 /// most S states (on the stack, inside the call) and recomputes the others from them by Griewank and
 /// Walther's binomial schedule, which recomputes t(n, S) = r n - C(S + r, S + 1) steps for
 /// C(S + r - 1, S) < n <= C(S + r, S): no heap for any n, and the gradient of stored states.
+/// S = 0 stops at a static_assert where tl::iterate takes it.
 template <std::size_t S>
 struct checkpoints {
-  static_assert(S >= 1, "tl::checkpoints<S> needs S >= 1: the reverse sweep advances the loop's state in one of them");
   /// The most states the reverse sweep keeps.
   static constexpr std::size_t states = S;
 };

@@ -19,6 +19,7 @@
 #include <tapeless/transforms/iterate.hpp>
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless {
@@ -60,8 +61,10 @@ struct keeps_checkpoints {
 ///   auto s = tl::iterate(tl::checkpoints<32>{}, n, s0, step, kk, c);  // n = 1000: 2405 steps run again
 template <std::size_t S, Operand Init, class Step, class... Params>
 constexpr auto iterate(checkpoints<S>, std::size_t n, Init&& init, Step step, Params&&... params) {
-  return detail::iterate_with(detail::keeps_checkpoints<S>{}, n, std::forward<Init>(init), std::move(step),
-                              std::forward<Params>(params)...);
+  static_assert(S >= 1, "tl::checkpoints<S> needs S >= 1: the reverse sweep advances the loop's state in one of them");
+  // With S = 0 the loop is built with stored states, so that the sentence above is the only error.
+  using Policy = std::conditional_t<S == 0, detail::in_own_memory, detail::keeps_checkpoints<S>>;
+  return detail::iterate_with(Policy{}, n, std::forward<Init>(init), std::move(step), std::forward<Params>(params)...);
 }
 
 }  // namespace tapeless
