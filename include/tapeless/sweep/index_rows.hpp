@@ -5,7 +5,7 @@
 // loop of a sum over rows (sweep/sum_over_rows.hpp) reads a column through row_lanes; for an index
 // column that is the index itself, a std::size_t that body receives as it is, to read the parameters'
 // elements with (x[i], A(i, j), tl::row(A, i): nodes of one element or one line, ops/shape.hpp).
-// Tests: test/unit/data/indices_test.cpp test/unit/transforms/sum_over/indices_test.cpp
+// Tests: test/unit/transforms/sum_over/indices_test.cpp
 #pragma once
 
 #include <tapeless/data/indices.hpp>
