@@ -243,6 +243,18 @@ TEST_CASE("A(i, j) over tl::pairs, and an element every term reads (x[0])") {
   }
 }
 
+TEST_CASE("a body computes with its index: x[i / 2] reads each element twice, and i is a number too") {
+  tl::vector<double, 8> x{};
+  for (std::size_t k = 0; k < 8; ++k) x[k] = 0.25 * static_cast<double>(k) - 0.5;
+  const auto f = [](const auto& v) {
+    return tl::sum_over(
+        tl::indices(16), [](std::size_t i, const auto& w) { return static_cast<double>(i) * tl::square(w[i / 2]); }, v);
+  };
+  const auto g = tl::grad(f)(x);
+  // Element k is read by the terms 2k and 2k + 1: (2k + 2k + 1) 2 x[k].
+  for (std::size_t k = 0; k < 8; ++k) CHECK(g[k] == static_cast<double>(4 * k + 1) * 2.0 * x[k]);
+}
+
 TEST_CASE("indices zipped with data: tl::rows(tl::indices(n), y)") {
   tl::vector<double, 10> x{};
   std::vector<double> y(10);
