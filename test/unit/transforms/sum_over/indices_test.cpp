@@ -227,6 +227,15 @@ TEST_CASE("A(i, j) over tl::pairs, and an element every term reads (x[0])") {
   const auto g = tl::grad(upper)(A);
   for (std::size_t i = 0; i < 5; ++i)
     for (std::size_t j = 0; j < 5; ++j) CHECK(g(i, j) == (i < j ? 2.0 * A(i, j) : 0.0));
+  // tl::col(B, j) over indices: each column's elements get the weight j + 1 (the index as a number).
+  const auto weighted_columns = [](const auto& M) {
+    return tl::sum_over(
+        tl::indices(5),
+        [](std::size_t j, const auto& B) { return static_cast<double>(j + 1) * tl::sum(tl::col(B, j)); }, M);
+  };
+  const auto gc = tl::grad(weighted_columns)(A);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 5; ++j) CHECK(gc(i, j) == static_cast<double>(j + 1));
   // Every term reads x[0]: its adjoint is the sum of all the terms' (x[0] x[i])' = x[i].
   tl::vector<double, 64> x{};
   for (std::size_t k = 0; k < 64; ++k) x[k] = 1.0 + static_cast<double>(k);
@@ -236,7 +245,7 @@ TEST_CASE("A(i, j) over tl::pairs, and an element every term reads (x[0])") {
           tl::indices(n), [](std::size_t i, const auto& w) { return w[0] * w[i]; }, v);
     };
     const auto gx = tl::grad(f)(x);
-    double first = 2.0 * x[0];  // the term of i = 0 is x[0]^2
+    double first = n > 0 ? 2.0 * x[0] : 0.0;  // the term of i = 0 is x[0]^2
     for (std::size_t i = 1; i < n; ++i) first += x[i];
     CHECK(gx[0] == first);
     for (std::size_t i = 1; i < 64; ++i) CHECK(gx[i] == (i < n ? x[0] : 0.0));
@@ -298,6 +307,11 @@ TEST_CASE("an index past the parameter's extent throws std::out_of_range naming 
         tl::indices(5), [](std::size_t i, const auto& B) { return tl::sum(tl::row(B, i)); }, M);
   };
   CHECK(out_of_range_message(by_row, A) == "tl: index 4 is past the extent 4 of tl::row(A, i)");
+  const auto by_column = [](const auto& M) {
+    return tl::sum_over(
+        tl::indices(4), [](std::size_t j, const auto& B) { return tl::sum(tl::col(B, j)); }, M);
+  };
+  CHECK(out_of_range_message(by_column, A) == "tl: index 3 is past the extent 3 of tl::col(A, j)");
   // Nothing is added: a tl::var beside the parameter keeps its gradient of 0.
   tl::var<double> a{2.0};
   const auto sum = tl::sum_over(
