@@ -2,7 +2,7 @@
 // tl::iterate against loops whose adjoints are written by hand: the damped oscillator (a state of two
 // numbers, two parameters) at step counts from 0 to 10^5, a recurrence of 3-vectors with a tanh and an
 // input read at step k, a number state, a 2 x 2 matrix state, iterate inside the body of tl::sum_over,
-// and tl::check_gradient and finite differences at seeded random points.
+// tl::check_gradient and finite differences at seeded random points, and the inspectors.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -11,6 +11,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <sstream>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -163,4 +165,19 @@ TEST_CASE("inside the body of tl::sum_over: each row's state carried n steps") {
     CHECK(near(f(a), value, 1e-14));
     CHECK(tl::check_gradient(f, a));
   }
+}
+
+TEST_CASE("the inspectors take the loop as one operation, named iterate") {
+  const auto f = [](const auto& kk, const auto& c) {
+    return tl::sum(tl::iterate(3, tl::vector<double, 2>{1.0, 0.0}, oscillator_step, kk, c));
+  };
+  std::ostringstream text;
+  text << tl::trace(f, 2.0, 0.5);
+  CHECK(text.str().find("= iterate(") != std::string::npos);
+  CHECK(text.str().find("vjp_iterate(") != std::string::npos);
+  CHECK(tl::to_dot(f, 2.0, 0.5).find("iterate") != std::string::npos);
+  // The trace's gradient is grad's.
+  const auto [dkk, dc] = tl::grad(f)(2.0, 0.5);
+  CHECK(text.str().find("g_x1 = " + fd::str(dkk).substr(0, 6)) != std::string::npos);
+  CHECK(dc > 0);
 }
