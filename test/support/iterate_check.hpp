@@ -26,11 +26,14 @@ inline constexpr auto oscillator_step = [](const auto& s, std::size_t, const aut
   return tl::concat(s[0] + dt * s[1], s[1] + dt * (-kk * s[0] - c * s[1]));
 };
 
-/// The loss after n steps from (x0, v0), as a function of (x0, v0, kk, c).
+/// The loss of a state (x, v).
+inline constexpr auto oscillator_state_loss = [](const auto& s) { return tl::square(s[0] - 0.25) + s[1]; };
+
+/// The loss after n steps from (x0, v0), as a function of (x0, v0, kk, c). The state is read twice, so
+/// it is named by tl::let: the loop runs once.
 inline auto oscillator_loss(std::size_t n) {
   return [n](const auto& x0, const auto& v0, const auto& kk, const auto& c) {
-    const auto s = tl::iterate(n, tl::concat(x0, v0), oscillator_step, kk, c);
-    return tl::square(s[0] - 0.25) + s[1];
+    return tl::let(tl::iterate(n, tl::concat(x0, v0), oscillator_step, kk, c), oscillator_state_loss);
   };
 }
 
