@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSL-1.0
-// A libFuzzer target: fuzzer bytes choose one of four families of composed functions, the operations in it and its
+// A libFuzzer target: fuzzer bytes choose one of six families of composed functions, the operations in it and its
 // inputs, and the gradient is checked. Built with clang's -fsanitize=fuzzer,address,undefined
 // (TAPELESS_BUILD_FUZZ, test/fuzz/CMakeLists.txt), so memory errors and undefined behaviour stop it too.
 //
-// Input bytes: [0] the function (bits 4 and 5 both set: a loop over data, or with bit 6 as well a sum over
-// rows; else bit 0: numbers or matrices) and the mode (bit 1: raw doubles); [1..5] the operations (of the
-// registry, test/support/operations.hpp, chosen by name: struct choices); for the sum over rows, two bytes of its row
-// count; then the inputs, 8 bytes each as raw doubles (NaN, infinities, subnormals, anything), or 2 bytes each mapped
-// to [-4, 4] (off the grid of 2-byte values: see reader::mapped). Missing bytes read as 0.
+// Input bytes: [0] the function (bits 4 and 5 both set: a loop over data; with bit 6 as well, a sum over
+// rows; with bit 3 as well, the steps; with bits 3 and 6, a sum over indices or pairs; else bit 0: numbers
+// or matrices) and the mode (bit 1: raw doubles); [1..5] the operations (of the registry,
+// test/support/operations.hpp, chosen by name: struct choices); for the sums over rows, indices or pairs
+// and for the steps, two bytes of their count; then the inputs, 8 bytes each as raw doubles (NaN,
+// infinities, subnormals, anything), or 2 bytes each mapped to [-4, 4] (off the grid of 2-byte values: see
+// reader::mapped). Missing bytes read as 0.
 //
 // Every input: tl::value_and_grad's value equals the function evaluated on plain doubles (NaN matching
 // NaN), and for numbers the gradient equals the one tl::var's backward() accumulates (NaN matching NaN,
@@ -34,7 +36,20 @@
 // in a plain loop on doubles, its gradient against the sum of the rows' gradients on numbers, as the
 // loop's (rows_case).
 //
-// One family at a time: the environment variable TAPELESS_FUZZ_FAMILY=numbers, matrices, loop or rows, and
+// The sums over indices and pairs: tl::sum_over (or tl::mean_over) over tl::indices(n) (n from 0 to 300) of
+// the rows' term in x[i] and x[i + 1], or over tl::pairs(n) (n from 0 to 40) of it in x[i] - x[j] and
+// x[j], x a parameter vector of 301 elements read by index. Value and gradient in a and b as the sum over
+// rows'; the gradient in x against the terms' gradients in the two elements each reads, added up by hand
+// (indices_case).
+//
+// The steps: tl::iterate of n steps (0 to 300) of s + h term(s, a, b), with every state stored and with
+// tl::checkpoints<1> or <3> (binomial schedules that recompute most steps). The value equals the plain
+// loop's; the two policies' gradients are equal to the bit; the gradient against the reverse loop written
+// by hand from each step's gradient on numbers, within a bound that loop carries beside the adjoint; for
+// mapped inputs against central differences of the plain loop (steps_case).
+//
+// One family at a time: the environment variable TAPELESS_FUZZ_FAMILY=numbers, matrices, loop, rows,
+// steps or indices, and
 // TAPELESS_FUZZ_MODE=raw or mapped, make the mutator set byte 0's bits to that function or mode on every
 // input it makes, so that a campaign spends its time on one family. Each input still says its family in
 // its own byte 0: a saved input runs the same without the variables. Unset, every family and mode.
@@ -278,20 +293,25 @@ constexpr int term_kinds = 7;
 constexpr std::size_t term_uses = 3;     // the most uses of a or of b in one term (b in term 0)
 constexpr std::size_t loop_points = 40;  // at least fuse_min_elements (sweep/fused.hpp), not whole batches
 using loop_data = tl::vector<double, loop_points>;
+/// The parameter the sums over indices and pairs read by index: x[i] and x[i + 1] for up to 300 indices.
+using index_vector = tl::vector<double, 301>;
 
 struct counters {
-  long inputs = 0, matrices = 0, loops = 0, sums_over_rows = 0, raw = 0, compared = 0, skipped = 0, out_of_range = 0;
+  long inputs = 0, matrices = 0, loops = 0, sums_over_rows = 0, index_sums = 0, steps = 0, raw = 0, compared = 0,
+       skipped = 0, out_of_range = 0;
+  std::size_t steps_run = 0;                              // of the steps: the steps run, all inputs together
   std::size_t rows = 0, most_rows = 0, past_a_batch = 0;  // of the sums over rows: rows summed, the
                                                           // longest, sums of more rows than a batch
   ~counters() {
     if (inputs == 0) return;
-    std::fprintf(stderr,
-                 "gradient_fuzz: %ld inputs (%ld of numbers, %ld of matrices, %ld loops over data, %ld sums over rows; "
-                 "%ld raw; %zu rows summed, at most %zu at once, %zu sums past a SIMD batch), %ld "
-                 "gradient components compared with finite differences, %ld skipped; %ld components apart from "
-                 "var.backward()'s or the terms' out of the normal range\n",
-                 inputs, inputs - matrices - loops - sums_over_rows, matrices, loops, sums_over_rows, raw, rows,
-                 most_rows, past_a_batch, compared, skipped, out_of_range);
+    std::fprintf(
+        stderr,
+        "gradient_fuzz: %ld inputs (%ld of numbers, %ld of matrices, %ld loops over data, %ld sums over rows, "
+        "%ld sums over indices or pairs, %ld runs of steps; %ld raw; %zu rows summed, at most %zu at once, %zu "
+        "sums past a SIMD batch; %zu steps run), %ld gradient components compared with finite differences, "
+        "%ld skipped; %ld components apart from var.backward()'s or the terms' out of the normal range\n",
+        inputs, inputs - matrices - loops - sums_over_rows - index_sums - steps, matrices, loops, sums_over_rows,
+        index_sums, steps, raw, rows, most_rows, past_a_batch, steps_run, compared, skipped, out_of_range);
     if (compared + skipped >= 1000 && compared < skipped) {
       std::fprintf(stderr, "gradient_fuzz: most components were skipped, the check is close to vacuous\n");
       std::abort();
@@ -596,6 +616,189 @@ void rows_case(const choices& c, const std::vector<double>& x, const std::vector
   check_summed_gradient(c, x.data(), x.size(), {ga, gb}, reference, n, plain, check_fd);
 }
 
+/// Reference gradients of a sum of terms read by index: for each term, its gradient on numbers in the
+/// elements it reads (d, e) and in every use of a and b (gradient_addends), added to the sums of the
+/// elements' gradients and of their magnitudes.
+struct element_addends {
+  std::vector<double> sum, magnitude;
+  explicit element_addends(std::size_t n) : sum(n), magnitude(n) {}
+};
+
+/// The term of the sums over indices and pairs: term K of the element d, plus e times a.
+template <int K>
+constexpr auto index_term =
+    [](const auto& d, const auto& e, const auto& a, const auto& b) { return row_term<K>(d, e, a, b); };
+
+/// The sums over indices and pairs: term K (index_term) summed, or averaged (Mean), over tl::indices(n) of
+/// (x[i], x[i + 1]), or over tl::pairs(n) of (x[i] - x[j], x[j]) (Pairs), x a parameter vector beside a
+/// and b. Its value against the same sum in a plain loop, its gradient in a and b as the loop's, and in x
+/// against the terms' gradients in their elements added up by hand: an element no term reads has +0.
+template <int K, bool Mean, bool Pairs>
+void indices_case(const choices& c, const std::vector<double>& input, std::size_t n, bool check_fd) {
+  index_vector xv{};
+  for (std::size_t e = 0; e < index_vector::size(); ++e) xv[e] = input[2 + e];
+  const std::size_t terms = Pairs ? n * (n - (n > 0 ? 1 : 0)) / 2 : n;
+  const auto f = [n](const auto& a, const auto& b, const auto& x) {
+    if constexpr (Pairs) {
+      const auto body = [](std::size_t i, std::size_t j, const auto& a, const auto& b, const auto& x) {
+        return index_term<K>(x[i] - x[j], x[j], std::tie(a, a, a), std::tie(b, b, b));
+      };
+      if constexpr (Mean)
+        return tl::mean_over(tl::pairs(n), body, a, b, x);
+      else
+        return tl::sum_over(tl::pairs(n), body, a, b, x);
+    } else {
+      const auto body = [](std::size_t i, const auto& a, const auto& b, const auto& x) {
+        return index_term<K>(x[i], x[i + 1], std::tie(a, a, a), std::tie(b, b, b));
+      };
+      if constexpr (Mean)
+        return tl::mean_over(tl::indices(n), body, a, b, x);
+      else
+        return tl::sum_over(tl::indices(n), body, a, b, x);
+    }
+  };
+  // Term t's two elements (d, e) as element positions and values.
+  const auto elements = [&](std::size_t t) {
+    if constexpr (!Pairs) return std::array<std::size_t, 2>{t, t + 1};
+    std::size_t i = 0, first = 0;
+    while (first + (n - 1 - i) <= t) first += n - 1 - i, ++i;
+    return std::array<std::size_t, 2>{i, i + 1 + (t - first)};
+  };
+  // Term t in its elements d and e and in a and b.
+  const auto term_at = [](const auto& d, const auto& e, const auto& a, const auto& b) {
+    if constexpr (Pairs)
+      return index_term<K>(d - e, e, a, b);
+    else
+      return index_term<K>(d, e, a, b);
+  };
+  const auto at_point = [&](std::size_t t, const auto& a, const auto& b) {
+    const auto [i, j] = elements(t);
+    return term_at(xv[i], xv[j], a, b);
+  };
+  const auto plain_sum = [&](double a, double b) {
+    std::array<double, 2> s{};
+    for (std::size_t t = 0; t < terms; ++t) {
+      const double e = at_point(t, std::tie(a, a, a), std::tie(b, b, b));
+      s[0] += e;
+      s[1] += std::abs(e);
+    }
+    if constexpr (Mean) s[0] /= double(terms), s[1] /= double(terms);
+    return s;
+  };
+  std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
+  const auto [value, g] = tl::value_and_grad(f)(input[0], input[1], xv);
+  const auto [expected, magnitude] = plain_sum(input[0], input[1]);
+  if (!sums_agree(value, expected, magnitude, terms)) {
+    if (check_fd || !left_normal_range())
+      fail("the sum over indices differs from the plain loop", c, input.data(), input.size(), value, expected);
+    ++stats.out_of_range;
+  }
+  const auto& [ga, gb, gx] = g;
+  const addends reference = gradient_addends(terms, at_point, input[0], input[1], Mean);
+  const auto plain = [&plain_sum](double a, double b) { return plain_sum(a, b)[0]; };
+  check_summed_gradient(c, input.data(), input.size(), {ga, gb}, reference, terms, plain, check_fd);
+  // The elements' gradients: each term's in (d, e), sent to the elements it read.
+  element_addends by_element(index_vector::size());
+  const double a = input[0], b = input[1];
+  for (std::size_t t = 0; t < terms; ++t) {
+    const auto [i, j] = elements(t);
+    const auto [gd, ge] = tl::grad([&](const auto& d, const auto& e) {
+      return term_at(d, e, std::tie(a, a, a), std::tie(b, b, b));
+    })(xv[i], xv[j]);
+    for (const auto& [at, v] : {std::pair{i, gd}, std::pair{j, ge}}) {
+      by_element.sum[at] += v;
+      by_element.magnitude[at] += std::abs(v);
+    }
+  }
+  if constexpr (Mean)  // over no terms, 0 / 0: NaN in every element, as the mean itself
+    for (std::size_t e = 0; e < index_vector::size(); ++e)
+      by_element.sum[e] /= double(terms), by_element.magnitude[e] /= double(terms);
+  for (std::size_t e = 0; e < index_vector::size(); ++e) {
+    if (sums_agree(gx[e], by_element.sum[e], by_element.magnitude[e], 2 * terms + 2)) continue;
+    if (check_fd || !left_normal_range())
+      fail("an element's gradient differs from the sum of the terms' gradients", c, input.data(), input.size(), gx[e],
+           by_element.sum[e]);
+    ++stats.out_of_range;
+  }
+}
+
+/// The steps: s(k+1) = s(k) + h term K(s(k), a, b), from s(0) = x, for n steps, by tl::iterate with
+/// every state stored and with checkpoints<S> (S of 1 or 3: binomial schedules with many recomputed
+/// steps). The value equals the same loop on doubles (the same operations: to the bit), the two
+/// policies' gradients are the same to the bit, and the gradient in (x, a, b) equals the reverse loop
+/// written by hand from each step's gradient on numbers (one argument per use of a and b), within a few
+/// roundings per step of the magnitudes of the addends, which that loop carries beside the adjoint.
+constexpr double step_size = 1.0 / 64;
+template <int K>
+constexpr auto euler_step = [](const auto& s, std::size_t, const auto& a, const auto& b) {
+  return s + step_size * term<K>(s, std::tie(a, a, a), std::tie(b, b, b));
+};
+template <int K, std::size_t S>
+void steps_case(const choices& c, const std::array<double, 3>& input, std::size_t n, bool check_fd) {
+  const auto stored = [n](const auto& x, const auto& a, const auto& b) {
+    return tl::iterate(n, x, euler_step<K>, a, b);
+  };
+  const auto kept = [n](const auto& x, const auto& a, const auto& b) {
+    return tl::iterate(tl::checkpoints<S>{}, n, x, euler_step<K>, a, b);
+  };
+  std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
+  const auto [value, g] = tl::value_and_grad(stored)(input[0], input[1], input[2]);
+  const auto [value_kept, g_kept] = tl::value_and_grad(kept)(input[0], input[1], input[2]);
+  std::vector<double> s(n + 1);
+  s[0] = input[0];
+  for (std::size_t k = 0; k < n; ++k) s[k + 1] = euler_step<K>(s[k], k, input[1], input[2]);
+  for (const double got : {value, value_kept, stored(input[0], input[1], input[2])})
+    if (!same(got, s[n])) fail("the state after n steps differs from the plain loop", c, input.data(), 3, got, s[n]);
+  const std::array<double, 3> ad{std::get<0>(g), std::get<1>(g), std::get<2>(g)},
+      ad_kept{std::get<0>(g_kept), std::get<1>(g_kept), std::get<2>(g_kept)};
+  for (std::size_t i = 0; i < 3; ++i)
+    if (std::memcmp(&ad[i], &ad_kept[i], sizeof(double)) != 0)
+      fail("checkpoints give another gradient than stored states", c, input.data(), 3, ad_kept[i], ad[i]);
+  // The reverse loop by hand: the adjoint and the magnitude of its addends, step by step.
+  double adjoint = 1, adjoint_magnitude = 1;
+  std::array<double, 3> sum{}, magnitude{};
+  for (std::size_t k = n; k-- > 0;) {
+    // The step's increment h term(s, a, b) apart from s itself: the adjoint's addends are g and g times
+    // its partial in s.
+    const auto partials = tl::grad([](const auto& sk, const auto& a0, const auto& a1, const auto& a2, const auto& b0,
+                                      const auto& b1, const auto& b2) {
+      return step_size * term<K>(sk, std::tie(a0, a1, a2), std::tie(b0, b1, b2));
+    })(s[k], input[1], input[1], input[1], input[2], input[2], input[2]);
+    std::apply(
+        [&](double ds, auto... uses) {
+          const std::array<double, 6> u{uses...};
+          for (std::size_t j = 0; j < 6; ++j) {
+            sum[1 + j / 3] += adjoint * u[j];
+            magnitude[1 + j / 3] += adjoint_magnitude * std::abs(u[j]);
+          }
+          adjoint += adjoint * ds;
+          adjoint_magnitude *= 1 + std::abs(ds);
+        },
+        partials);
+  }
+  sum[0] = adjoint;
+  magnitude[0] = adjoint_magnitude;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (sums_agree(ad[i], sum[i], magnitude[i], 8 * n + 8)) continue;
+    // Past the largest double, the two loops meet infinities in other orders (inf - inf in one, inf in
+    // the other): counted, not compared.
+    if (!std::isfinite(magnitude[i])) {
+      ++stats.out_of_range;
+      continue;
+    }
+    if (check_fd || !left_normal_range())
+      fail("the gradient of the steps differs from the reverse loop by hand", c, input.data(), 3, ad[i], sum[i]);
+    ++stats.out_of_range;
+  }
+  if (!check_fd || !std::isfinite(value)) return;
+  const auto flat = [n](const std::array<double, 3>& p) {
+    double x = p[0];
+    for (std::size_t k = 0; k < n; ++k) x = euler_step<K>(x, k, p[1], p[2]);
+    return x;
+  };
+  for (std::size_t i = 0; i < 3; ++i) compare_component(flat, c, input, i, ad[i]);
+}
+
 /// run.template operator()<K, Mean>() for term K = c.b0 (of term_kinds), summed, or averaged where
 /// c.b1 is odd.
 template <int K = 0, class Run>
@@ -612,7 +815,9 @@ void for_term(const choices& c, const Run& run) {
 /// Byte 0's bits: the loop over data where both loop bits are set, the sum over rows where the rows bit
 /// is too; else matrices where the matrices bit is, numbers where it is not. Raw doubles where the raw
 /// bit is set, else mapped ones.
-constexpr std::uint8_t loop_bits = 0x30, rows_bit = 0x40, matrices_bit = 0x01, raw_bit = 0x02;
+constexpr std::uint8_t loop_bits = 0x30, rows_bit = 0x40, matrices_bit = 0x01, raw_bit = 0x02, indexed_bit = 0x08;
+/// The most steps of the steps, and the most indices of the sums over indices and over pairs.
+constexpr unsigned max_steps = 300, max_pair_indices = 40;
 /// The most rows of the sum over rows: many SIMD batches and a remainder, from two bytes.
 constexpr unsigned max_rows = 300;
 /// The rows of one SIMD batch, for the count of sums past one.
@@ -656,8 +861,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   constexpr std::uint8_t not_loop = loop_bits & 0x10;  // one loop bit cleared
   const bool known = keep_family_of("TAPELESS_FUZZ_FAMILY", {{"numbers", {not_loop | matrices_bit, 0}},
                                                              {"matrices", {not_loop, matrices_bit}},
-                                                             {"loop", {rows_bit, loop_bits}},
-                                                             {"rows", {0, loop_bits | rows_bit}}}) &&
+                                                             {"loop", {rows_bit | indexed_bit, loop_bits}},
+                                                             {"rows", {indexed_bit, loop_bits | rows_bit}},
+                                                             {"steps", {rows_bit, loop_bits | indexed_bit}},
+                                                             {"indices", {0, loop_bits | rows_bit | indexed_bit}}}) &&
                      keep_family_of("TAPELESS_FUZZ_MODE", {{"raw", {0, raw_bit}}, {"mapped", {raw_bit, 0}}});
   if (!known) std::exit(2);
   return 0;
@@ -685,7 +892,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto next = [&] { return raw ? in.raw() : in.mapped(); };
   ++stats.inputs;
   stats.raw += raw ? 1 : 0;
-  if (of_rows) {
+  if (of_loop && (head & indexed_bit) != 0 && of_rows) {
+    // a, b, the elements of x; the count, its top bit for pairs.
+    const unsigned count = static_cast<unsigned>(in.byte()) << 8 | in.byte();
+    const bool pairs = (count & 0x8000) != 0;
+    const std::size_t n = (count & 0x7fff) % ((pairs ? max_pair_indices : max_rows) + 1);
+    ++stats.index_sums;
+    std::vector<double> x(2 + index_vector::size());
+    for (auto& e : x) e = next();
+    for_term(c, [&]<int K, bool Mean>() {
+      if (pairs)
+        indices_case<K, Mean, true>(c, x, n, !raw);
+      else
+        indices_case<K, Mean, false>(c, x, n, !raw);
+    });
+  } else if (of_loop && (head & indexed_bit) != 0) {
+    const unsigned count = static_cast<unsigned>(in.byte()) << 8 | in.byte();
+    const std::size_t n = count % (max_steps + 1);
+    ++stats.steps;
+    stats.steps_run += n;
+    std::array<double, 3> x{};
+    for (auto& e : x) e = next();
+    for_term(c, [&]<int K, bool Wide>() {
+      if constexpr (Wide)
+        steps_case<K, 3>(c, x, n, !raw);
+      else
+        steps_case<K, 1>(c, x, n, !raw);
+    });
+  } else if (of_rows) {
     ++stats.sums_over_rows;
     const std::size_t n = (static_cast<unsigned>(in.byte()) << 8 | in.byte()) % (max_rows + 1);
     // a, b, then the columns: all printed where a check fails. The columns are vectors of n elements
