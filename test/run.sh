@@ -21,6 +21,15 @@ lld=-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 
+# The wall time of each step, printed at the end: the cost of the parts (CONTRIBUTING.md, The test command).
+times=()
+timed() {  # label, command...
+  local label=$1 start=$SECONDS
+  shift
+  "$@"
+  times+=("$label $((SECONDS - start)) s")
+}
+
 run_ctest() {  # build dir, extra ctest args...
   local dir=$1; shift
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@" | tee -a "$summary"
@@ -30,7 +39,7 @@ for part in "${parts[@]}"; do
   case $part in
     lint)
       echo "=== lint: clang-format and clang-tidy (test/lint.sh)"
-      bash test/lint.sh
+      timed lint bash test/lint.sh
       ;;
     g++)
       dir=build/test-g++
@@ -39,8 +48,8 @@ for part in "${parts[@]}"; do
       # (ops/elementwise/binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
         -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG" "$lld"
-      cmake --build "$dir" -j"$jobs"
-      run_ctest "$dir"
+      timed "g++ build" cmake --build "$dir" -j"$jobs"
+      timed "g++ tests" run_ctest "$dir"
       ;;
     clang++)
       dir=build/test-clang++
@@ -67,9 +76,9 @@ for part in "${parts[@]}"; do
         -DCMAKE_CXX_FLAGS_CHECK="-O0 -fsanitize=address,undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_FUZZ=ON -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_HEADER_TESTS=OFF \
         -DTAPELESS_RANDOM_FLAGS=-O0 -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON "$lld"
-      cmake --build "$dir" -j"$jobs"
+      timed "clang++ build" cmake --build "$dir" -j"$jobs"
       ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        run_ctest "$dir"
+        timed "clang++ tests" run_ctest "$dir"
       ;;
     tsan)
       dir=build/test-tsan
@@ -78,12 +87,13 @@ for part in "${parts[@]}"; do
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
         -DCMAKE_CXX_FLAGS_CHECK="-O1 -g1 -fsanitize=thread -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_EXAMPLES=OFF -DTAPELESS_PRECOMPILE_TESTS=OFF
-      cmake --build "$dir" -j"$jobs" --target integration_threads
-      TSAN_OPTIONS=halt_on_error=1 run_ctest "$dir" -R "^integration_threads$"
+      timed "tsan build" cmake --build "$dir" -j"$jobs" --target integration_threads
+      TSAN_OPTIONS=halt_on_error=1 timed "tsan tests" run_ctest "$dir" -R "^integration_threads$"
       ;;
     *) echo "unknown part '$part' (lint, g++, clang++ or tsan)" >&2; exit 2 ;;
   esac
 done
 
+(IFS=,; echo "time:${times[*]/#/ }")
 # One closing line over every run: "N passed, N failed".
 awk '/tests passed, [0-9]+ tests failed out of/ { failed += $4; total += $NF } END { printf "tests: %d passed, %d failed\n", total - failed, failed }' "$summary"
