@@ -59,11 +59,13 @@
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
+#include <tapeless/sweep/iterate_steps.hpp>
 #include <tapeless/sweep/shared.hpp>
 #include <tapeless/sweep/sum_over_rows.hpp>
 
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/hessian.hpp>
+#include <tapeless/transforms/iterate.hpp>
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>

@@ -71,7 +71,9 @@ struct expression : detail::expression_tag {
     static_assert(sizeof(Other) == 0,
                   "tl: an expression cannot be assigned, or converted to, an expression of another type, nor be "
                   "added to with += or -= (its type is the whole computation: declare it with auto); to sum terms "
-                  "over data of run-time length use tl::sum_over(tl::rows(...), body, params...)");
+                  "over data or indices of run-time length use tl::sum_over(tl::rows(...) or tl::indices(n), body, "
+                  "params...); to carry a state through n steps (for (...) s = step(s);) use tl::iterate(n, init, "
+                  "step, params...)");
   }
 };
 

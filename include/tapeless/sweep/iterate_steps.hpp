@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/iterate_steps.hpp: the steps of a loop that carries a state, forward and in reverse.
+//
+// s(k+1) = step(s(k), k, params...) has one term type whatever k, so a loop of run-time length builds
+// that term for one step on leaves, as a sum over rows builds its term (sweep/sum_over_rows.hpp): the
+// state and each parameter an argument leaf where their adjoints are wanted, a constant where only the
+// value is. Forward, the term is evaluated for the next state; in reverse, it is evaluated again at the
+// stored state s(k) and swept with the adjoint of s(k+1) as its seed (a matrix for a matrix state),
+// which gives the adjoint of s(k) and adds the parameters' adjoints into sums kept over all the steps.
+// Nothing is recorded: a step's tree lives in registers and on the stack for that step only.
+//
+// The two functions of one step are the interface of every schedule of the reverse loop:
+//   step_value(step, s, k, params)                      s(k+1), from s = s(k) and the parameters' values;
+//   step_adjoint(step, s, k, params, adjoint, sums)     the adjoint of s(k), from that of s(k+1), adding
+//                                                       the parameters' adjoints of this step into sums.
+// The loops over stored states (advance_storing, reverse_stored) and without storing (advance) are
+// built on them; a schedule that keeps fewer states recomputes them with step_value.
+// Tests: test/unit/transforms/iterate/
+#pragma once
+
+#include <tapeless/adjoint/structured.hpp>
+#include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/evaluated.hpp>
+#include <tapeless/expr/in_place.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/sweep/adjoints.hpp>
+#include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/sum_over_rows.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// The term of one step, step(s, k, params...), built on leaves: the state takes the slot of parameter
+/// 0 and parameter J that of J + 1 (parameter_leaf: constants for Wanted value, argument leaves for
+/// partials).
+template <wanted Wanted, class Step, class State, std::size_t... J, class... P>
+constexpr auto step_term(const Step& step, const State& state, std::size_t k,
+                         const plain_tuple_of<std::index_sequence<J...>, P...>& params) {
+  return step(parameter_leaf<Wanted, 0>(state), k, parameter_leaf<Wanted, J + 1>(plain_get<J>(params))...);
+}
+
+/// The type of a step's term, as step_term builds it from a state State and parameters P...
+template <wanted Wanted, class Step, class State, class... P>
+using step_term_t =
+    std::remove_cvref_t<decltype(step_term<Wanted>(std::declval<const Step&>(), std::declval<const State&>(),
+                                                   std::size_t{}, std::declval<const plain_tuple<P...>&>()))>;
+
+/// s(k+1) = step(s(k), k, params...) on values: numbers, matrices, or dual numbers of either, as State.
+template <class State, class Step, class Params>
+constexpr State step_value(const Step& step, const State& state, std::size_t k, const Params& params) {
+  const auto term = step_term<wanted::value>(step, state, k, params);
+  using Term = std::remove_cvref_t<decltype(term)>;
+  if constexpr (Expression<Term>) {
+    const evaluated<Term, true> values(term);
+    return State(value_at(term, values));
+  } else {
+    return State(term);  // a step that reads nothing of its leaves
+  }
+}
+
+/// Whether a term's leaf is the state's argument leaf.
+template <class Leaf>
+inline constexpr bool is_state_leaf = false;
+template <class V>
+inline constexpr bool is_state_leaf<argument<parameter_slot, V>> = true;
+
+/// The adjoints of one step's sweep: the state's in a sum of its own (it starts afresh at every step),
+/// the parameters' added into the sums kept over all the steps.
+template <class State, class Sums>
+struct step_adjoints {
+  adjoint_sum<State> state{};
+  Sums& sums;
+
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    if constexpr (is_state_leaf<Leaf>)
+      state.add(g);
+    else
+      add_adjoint(plain_get<Leaf::slot - parameter_slot - 1>(sums), g);
+  }
+  /// The state's sum, for a rule to write its first adjoint into in place.
+  template <class Leaf>
+  constexpr auto claim(const Leaf&) {
+    if constexpr (is_state_leaf<Leaf>)
+      return state.claim();
+    else
+      return nullptr;
+  }
+};
+
+/// The adjoint of s(k), from `adjoint`, that of s(k+1) = step(s(k), k, params...); adds the adjoints
+/// this step sends the parameters into `sums` (one per parameter, of its type: start them at -0, the
+/// identity of IEEE addition). The state is `state`, s(k); the step's term is evaluated at it again.
+template <class State, class Step, class Params, class Sums>
+constexpr State step_adjoint(const Step& step, const State& state, std::size_t k, const Params& params,
+                             const State& adjoint, Sums& sums) {
+  const auto term = step_term<wanted::partials>(step, state, k, params);
+  using Term = std::remove_cvref_t<decltype(term)>;
+  if constexpr (Expression<Term>) {
+    if constexpr (Term::is_active) {
+      const evaluated<Term, false> values(term);
+      step_adjoints<State, Sums> store{{}, sums};
+      backward_sweep(term, values, adjoint, store);
+      return store.state.total(0.0);
+    }
+  }
+  return filled<State>(0.0);  // a step that reads neither the state nor a parameter
+}
+
+/// The data scope of a step's terms: data the step holds by value is read in place, as long as the
+/// loop runs (expr/in_place.hpp). Nothing is done in a constant expression.
+template <class Step, class Run>
+constexpr auto with_step_data(const Step& step, const Run& run) {
+  if (std::is_constant_evaluated()) return run();
+  const data_in_use outer = open_data_scope(&step, sizeof(Step), nullptr, 0);
+  auto result = run();
+  close_data_scope(outer);
+  return result;
+}
+
+/// s(n) from s(0) = init, storing s(0) ... s(n - 1) at `states` (room for n states, constructed here),
+/// which the reverse loop reads.
+template <class State, class Step, class Params>
+constexpr State advance_storing(const Step& step, const State& init, std::size_t n, const Params& params,
+                                State* states) {
+  return with_step_data(step, [&] {
+    State s = init;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::construct_at(states + k, s);
+      s = step_value(step, states[k], k, params);
+    }
+    return s;
+  });
+}
+
+/// s(n) from s(0) = init, storing nothing: the loop outside a gradient, or a schedule's recomputation.
+template <class State, class Step, class Params>
+constexpr State advance(const Step& step, const State& init, std::size_t first, std::size_t last,
+                        const Params& params) {
+  return with_step_data(step, [&] {
+    State s = init;
+    for (std::size_t k = first; k < last; ++k) s = step_value(step, s, k, params);
+    return s;
+  });
+}
+
+/// The adjoint of s(0), from `adjoint`, that of s(n), reading the states advance_storing stored; adds
+/// the parameters' adjoints over all the steps into `sums`.
+template <class State, class Step, class Params, class Sums>
+constexpr State reverse_stored(const Step& step, const State* states, std::size_t n, const Params& params,
+                               const State& adjoint, Sums& sums) {
+  return with_step_data(step, [&] {
+    State a = adjoint;
+    for (std::size_t k = n; k-- > 0;) a = step_adjoint(step, states[k], k, params, a, sums);
+    return a;
+  });
+}
+
+}  // namespace tapeless::detail

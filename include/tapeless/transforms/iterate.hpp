@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/iterate.hpp: tl::iterate, a state carried through a run-time number of steps, and
+// tl::workspace, the caller's memory for its stored states.
+//
+// The loop is one node of the expression, as a sum over rows is (transforms/sum_over.hpp): a unary
+// operation whose operand is init, or init and the parameters stacked in one vector (tl::concat of each
+// flattened), so that every walk of the tree, every transform and the inspectors take it as they take
+// any operation. Its forward pass runs the steps of sweep/iterate_steps.hpp and keeps, as its cache,
+// the states s(0) ... s(n - 1) that the reverse loop reads, in one allocation (or in a tl::workspace);
+// its rule runs the steps in reverse from the adjoint of s(n). Its operand's values may be dual
+// numbers, so hessian, jvp and grad of grad run through it as through any node: the loop then runs in
+// dual numbers.
+// Tests: test/unit/transforms/iterate/
+#pragma once
+
+#include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/make.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/shape.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/operation/protocol.hpp>
+#include <tapeless/operation/traits.hpp>
+#include <tapeless/ops/shape.hpp>
+#include <tapeless/simd/batch.hpp>
+#include <tapeless/sweep/iterate_steps.hpp>
+#include <tapeless/sweep/sum_over_rows.hpp>
+#include <tapeless/transforms/sum_over.hpp>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+struct workspace_access;
+}
+
+/// Memory for the states tl::iterate stores, owned by the caller and reused from one call to the next:
+///
+///   tl::workspace ws;                          // empty: the first gradient allocates
+///   auto f = [&](const auto& k) { return loss(tl::iterate(ws, n, init, step, k)); };
+///   for (...) g = tl::grad(f)(k);              // from the second call on, nothing is allocated
+///
+/// It grows to hold the states of every iterate that runs on it at once (those of one expression), and
+/// never shrinks; `reserve(bytes)` makes it large enough beforehand. It is not copyable, and serves one
+/// thread at a time: each thread that takes gradients keeps its own. Without a workspace, tl::iterate
+/// makes one allocation per call for its states.
+class workspace {
+ public:
+  workspace() = default;
+  /// A workspace of `bytes` bytes at least.
+  explicit workspace(std::size_t bytes) { reserve(bytes); }
+  workspace(const workspace&) = delete;
+  workspace& operator=(const workspace&) = delete;
+  ~workspace() { release_buffer(); }
+
+  /// Grows to `bytes` at least, unless states are kept in it at the moment (then at the next use).
+  void reserve(std::size_t bytes) {
+    if (bytes > wanted_) wanted_ = bytes;
+    if (in_use_ == 0) grow();
+  }
+  /// Its size in bytes.
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+
+ private:
+  friend struct detail::workspace_access;
+  /// The buffer's alignment: that of any state of a SIMD-aligned matrix.
+  static constexpr std::size_t alignment = 64;
+
+  void grow() {
+    if (wanted_ <= capacity_) return;
+    release_buffer();
+    buffer_ = static_cast<std::byte*>(::operator new (wanted_, std::align_val_t{alignment}));
+    capacity_ = wanted_;
+  }
+  void release_buffer() noexcept {
+    if (buffer_ != nullptr) ::operator delete (buffer_, std::align_val_t{alignment});
+    buffer_ = nullptr;
+    capacity_ = 0;
+  }
+  /// Room for `bytes` aligned to `align`, after what is in use; nullptr where it does not fit while
+  /// other states are kept (the caller then allocates, and the next use grows to hold both).
+  std::byte* claim(std::size_t bytes, std::size_t align) {
+    if (align > alignment) return nullptr;
+    const std::size_t at = (used_ + align - 1) / align * align;
+    if (at + bytes > wanted_) wanted_ = at + bytes;
+    if (in_use_ == 0) grow();
+    if (at + bytes > capacity_) return nullptr;
+    used_ = at + bytes;
+    ++in_use_;
+    return buffer_ + at;
+  }
+  void release() noexcept {
+    if (--in_use_ == 0) used_ = 0;
+  }
+
+  std::byte* buffer_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t wanted_ = 0;  // the bytes the uses so far needed at once
+  std::size_t used_ = 0;
+  std::size_t in_use_ = 0;  // the stores in it at the moment
+};
+
+namespace shapes {
+/// The state step returns must have the shape of init: a number for a number, an R x C matrix for one.
+template <shape State, shape Step, bool StateIsMatrix, bool StepIsMatrix>
+struct iterate_shapes {
+  static constexpr bool ok = State == Step && StateIsMatrix == StepIsMatrix;
+  static_assert(ok,
+                "tl::iterate(n, init, step, params...): step(s, k, params...) must return the state's shape, that "
+                "of init (a number for a number; R x C for an R x C matrix)");
+};
+}  // namespace shapes
+
+namespace detail {
+
+struct workspace_access {
+  static std::byte* claim(workspace& ws, std::size_t bytes, std::size_t align) { return ws.claim(bytes, align); }
+  static void release(workspace& ws) noexcept { ws.release(); }
+};
+
+/// Room for the n states State that the reverse loop reads: in one allocation of its own, or in a
+/// workspace. A copy (a let's evaluation copied) holds its own.
+template <class State>
+class state_store {
+ public:
+  /// Room for n states of its own.
+  constexpr explicit state_store(std::size_t n) : n_(n) {
+    if (n > 0) data_ = std::allocator<State>().allocate(n);
+  }
+  /// Room for n states in ws where it fits, else of its own.
+  state_store(std::size_t n, workspace& ws) : n_(n) {
+    if (n == 0) return;
+    if (std::byte* room = workspace_access::claim(ws, n * sizeof(State), alignof(State))) {
+      data_ = static_cast<State*>(static_cast<void*>(room));
+      borrowed_from_ = &ws;
+    } else {
+      data_ = std::allocator<State>().allocate(n);
+    }
+  }
+  constexpr state_store(const state_store& other) : state_store(other.n_) {
+    for (std::size_t k = 0; k < n_; ++k) std::construct_at(data_ + k, other.data_[k]);
+  }
+  constexpr state_store(state_store&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), n_(other.n_), borrowed_from_(other.borrowed_from_) {}
+  state_store& operator=(const state_store&) = delete;
+  state_store& operator=(state_store&&) = delete;
+  constexpr ~state_store() {
+    if (data_ == nullptr) return;
+    if constexpr (!std::is_trivially_destructible_v<State>) std::destroy_n(data_, n_);
+    if (borrowed_from_ != nullptr)
+      workspace_access::release(*borrowed_from_);
+    else
+      std::allocator<State>().deallocate(data_, n_);
+  }
+
+  /// The room for state k, which advance_storing constructs.
+  [[nodiscard]] constexpr State* data() const noexcept { return data_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return n_; }
+
+ private:
+  State* data_ = nullptr;
+  std::size_t n_ = 0;
+  workspace* borrowed_from_ = nullptr;
+};
+
+/// The states kept in one allocation per call (tl::iterate's default).
+struct in_own_memory {
+  template <class State>
+  constexpr state_store<State> room(std::size_t n) const {
+    return state_store<State>(n);
+  }
+};
+
+/// The states kept in a caller's workspace (in one allocation of their own in a constant expression).
+struct in_workspace {
+  workspace* ws;
+  template <class State>
+  constexpr state_store<State> room(std::size_t n) const {
+    if (std::is_constant_evaluated()) return state_store<State>(n);
+    return state_store<State>(n, *ws);
+  }
+};
+
+/// The state after n steps of s(k+1) = step(s(k), k, params...), a function of init and the parameters
+/// (their values of doubles in Init and P...; the operand may hold duals): init alone, or init and the
+/// parameters stacked in a vector. Policy says where the states are kept.
+template <class Step, class Policy, class Init, class... P>
+struct iterate_steps : matrix_operation {
+  static constexpr operation_traits traits{.name = "iterate"};
+  std::size_t n;
+  Step step;
+  Policy keep;
+
+  template <class X>
+  constexpr auto forward(const X& x) const {
+    using S = scalar_of_t<X>;
+    using State = in_lanes_t<S, Init>;
+    const auto all = parameters_from<Init, P...>(x);
+    const auto params = tail(all, std::index_sequence_for<P...>{});
+    state_store<State> states = keep.template room<State>(n);
+    State last = advance_storing(step, State(plain_get<0>(all)), n, params, states.data());
+    return with_cache<State, state_store<State>>(std::move(last), std::move(states));
+  }
+
+  template <class G, class X, class Y, class C>
+  constexpr X vjp(const G& g, const X& x, const Y&, const C& states) const {
+    using S = scalar_of_t<X>;
+    using State = in_lanes_t<S, Init>;
+    const auto all = parameters_from<Init, P...>(x);
+    const auto params = tail(all, std::index_sequence_for<P...>{});
+    plain_tuple<in_lanes_t<S, P>...> sums{{filled<in_lanes_t<S, P>>(-0.0)}...};
+    const State adjoint = reverse_stored(step, states.data(), states.size(), params, State(g), sums);
+    return laid_out_as<X>(with_first(adjoint, sums, std::index_sequence_for<P...>{}));
+  }
+
+ private:
+  /// The parameters of the step: all but init.
+  template <class All, std::size_t... J>
+  static constexpr auto tail(const All& all, std::index_sequence<J...>) {
+    return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
+  }
+  /// init's adjoint before the parameters' sums, +0 where no step reached one.
+  template <class A, class Sums, std::size_t... J>
+  static constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
+    using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
+    Out out{{a}, {plain_get<J>(sums)}...};
+    (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
+    return out;
+  }
+};
+
+/// The value type of operand E as a state or parameter: a plain integer as the number type T.
+template <class T, class E>
+using step_value_t = std::conditional_t<Matrix<value_type_of_t<E>>, value_type_of_t<E>, T>;
+
+/// A number or matrix V in number type U.
+template <class U, class V>
+constexpr in_lanes_t<U, V> in_number(const V& v) {
+  return broadcast<U>(v);
+}
+
+/// Whether an operand is differentiable and depends on an argument: a var, or an active node. An
+/// expression of constants (tl::cref data, a sum's row) counts as its plain value.
+template <class E>
+concept active_expression = Expression<E> && std::remove_cvref_t<E>::is_active;
+template <class E>
+concept reaches_argument = Variable<E> || active_expression<E>;
+
+/// tl::iterate with states kept by `keep`, on operands of numbers (not SIMD batches).
+template <class Policy, class Init, class Step, class... Params>
+constexpr auto iterate_on_numbers(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
+  using T = plain_value_t<scalar_type_of_t<Init>, scalar_type_of_t<Params>...>;
+  using InitV = in_lanes_t<T, step_value_t<T, Init>>;
+  using Term = step_term_t<wanted::value, Step, InitV, in_lanes_t<T, step_value_t<T, Params>>...>;
+  using Result = value_type_of_t<Term>;
+  constexpr bool same_shape =
+      shapes::iterate_shapes<shape_of<InitV>, shape_of<Result>, Matrix<InitV>, Matrix<std::remove_cvref_t<Result>>>::ok;
+  constexpr bool own_leaves =
+      !same_shape ||
+      reads_parameters_only<step_term_t<wanted::partials, Step, InitV, in_lanes_t<T, step_value_t<T, Params>>...>>();
+  static_assert(own_leaves,
+                "tl::iterate(n, init, step, params...): step reads an expression of f that it captures; pass that "
+                "expression to step as one of params instead");
+  if constexpr (!same_shape || !own_leaves) {
+    return InitV{};
+  } else if constexpr (!(reaches_argument<Init> || ... || reaches_argument<Params>)) {
+    // The step's own number type where it brings a wider one: dual numbers it captures, as f run by
+    // tl::jvp holds them.
+    using U = std::common_type_t<T, scalar_of_t<Result>>;
+    const plain_tuple<in_lanes_t<U, step_value_t<T, Params>>...> values{
+        {in_number<U>(static_cast<step_value_t<T, Params>>(value_of(params)))}...};
+    return advance(step, in_number<U>(static_cast<step_value_t<T, Init>>(value_of(init))), 0, n, values);
+  } else {
+    using Op = iterate_steps<Step, Policy, InitV, in_lanes_t<T, step_value_t<T, Params>>...>;
+    Op op{{}, n, std::move(step), keep};
+    if constexpr (sizeof...(Params) == 0)
+      return make_unary(std::move(op), std::forward<Init>(init));
+    else
+      return make_unary(std::move(op),
+                        concat(flattened(std::forward<Init>(init)), flattened(std::forward<Params>(params))...));
+  }
+}
+
+/// The SIMD batch among the number types Ts, or void where there is none.
+template <class... Ts>
+struct batch_among {
+  using type = void;
+};
+template <class T, class... Ts>
+struct batch_among<T, Ts...> {
+  using type = std::conditional_t<simd::is_batch<T>, T, typename batch_among<Ts...>::type>;
+};
+
+/// Lane j of v, a number or a matrix of SIMD batches or numbers, as numbers.
+template <class V>
+constexpr auto lane_of(const V& v, std::size_t j) {
+  if constexpr (Matrix<V>) {
+    in_lanes_t<typename lane_number<scalar_of_t<V>>::type, V> m(uninitialized);
+    for (std::size_t e = 0; e < V::size(); ++e) m[e] = lane_of(v[e], j);
+    return m;
+  } else if constexpr (simd::is_batch<V>) {
+    return v.get(j);
+  } else {
+    return v;
+  }
+}
+
+/// The batch L of the results of each lane's loop, a number or a matrix each.
+template <class L, class R, std::size_t W>
+constexpr auto in_one_batch(const std::array<R, W>& lanes) {
+  const auto element = [&](const auto& at) {
+    std::array<typename L::value_type, W> e{};
+    for (std::size_t j = 0; j < W; ++j) e[j] = at(lanes[j]);
+    return L::load_unaligned(e.data());
+  };
+  if constexpr (Matrix<R>) {
+    in_lanes_t<L, R> m(uninitialized);
+    for (std::size_t e = 0; e < R::size(); ++e) m[e] = element([e](const R& r) { return r[e]; });
+    return m;
+  } else {
+    return element([](const R& r) { return r; });
+  }
+}
+
+/// tl::iterate with states kept by `keep`. A sum over rows may run its term on a SIMD batch of rows, whose
+/// values then come as batches: each lane's loop runs apart, on numbers, since step need not be written
+/// for batches (a sum runs a term in batches when the term's operations are, and the loop is a number
+/// there, its step out of sight).
+template <class Policy, class Init, class Step, class... Params>
+constexpr auto iterate_with(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
+  using L = typename batch_among<scalar_type_of_t<Init>, scalar_type_of_t<Params>...>::type;
+  if constexpr (std::is_void_v<L>) {
+    return iterate_on_numbers(keep, n, std::forward<Init>(init), std::move(step), std::forward<Params>(params)...);
+  } else {
+    static_assert(!(reaches_argument<Init> || ... || reaches_argument<Params>),
+                  "tl::iterate: SIMD batches of rows reach it only as data");
+    using R = decltype(iterate_on_numbers(keep, n, lane_of(value_of(init), 0), step, lane_of(value_of(params), 0)...));
+    std::array<R, L::size> lanes{};
+    for (std::size_t j = 0; j < L::size; ++j)
+      lanes[j] = iterate_on_numbers(keep, n, lane_of(value_of(init), j), step, lane_of(value_of(params), j)...);
+    auto batch = in_one_batch<L>(lanes);
+    return constant<decltype(batch)>(std::move(batch));  // a batch is no operand; a constant leaf of it is
+  }
+}
+
+template <class X>
+inline constexpr bool is_workspace = std::is_same_v<std::remove_cvref_t<X>, workspace>;
+
+}  // namespace detail
+
+/// The state after n steps: s(0) = init, s(k + 1) = step(s(k), k, params...), the result s(n) (init
+/// for n = 0). n is a run-time count; step is generic in all its parameters and receives the state as
+/// an expression of init's shape (a number, or a fixed-shape matrix), k as a std::size_t, then params
+/// as they are given: expressions of f's arguments, or plain numbers and matrices. It may read plain
+/// data it captures (an input at step k), and returns an expression of the state's shape. The result
+/// is an expression like any other (differentiable again: hessian, jvp, grad of grad); with plain init
+/// and params, a plain value.
+///
+/// In a gradient, the n states s(0) ... s(n - 1) that the reverse loop reads are stored in one
+/// allocation per call (see tl::workspace to reuse it); the steps run again in reverse, one at a time,
+/// each swept with the adjoint of the state after it.
+///
+///   auto loss = [&](const auto& kk, const auto& c) {
+///     auto s = tl::iterate(n, tl::vector<double, 2>{1.0, 0.0}, [dt](const auto& s, std::size_t, const auto& kk,
+///                          const auto& c) { return tl::concat(s[0] + dt * s[1], s[1] + dt * (-kk * s[0] - c * s[1]));
+///                          }, kk, c);
+///     return tl::square(s[0] - 0.25) + s[1];
+///   };
+template <Operand Init, class Step, class... Params>
+  requires(!detail::is_workspace<Init>)
+constexpr auto iterate(std::size_t n, Init&& init, Step step, Params&&... params) {
+  return detail::iterate_with(detail::in_own_memory{}, n, std::forward<Init>(init), std::move(step),
+                              std::forward<Params>(params)...);
+}
+
+/// tl::iterate keeping its states in the caller's workspace `ws`, which must outlive the gradient:
+/// nothing is allocated once ws is large enough.
+template <Operand Init, class Step, class... Params>
+constexpr auto iterate(workspace& ws, std::size_t n, Init&& init, Step step, Params&&... params) {
+  return detail::iterate_with(detail::in_workspace{&ws}, n, std::forward<Init>(init), std::move(step),
+                              std::forward<Params>(params)...);
+}
+
+}  // namespace tapeless
