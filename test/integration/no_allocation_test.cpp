@@ -314,3 +314,34 @@ TEST_CASE("second order through a sum over rows allocates nothing") {
   CHECK(allocations_during([&] { d2 = tl::grad(tl::grad(of_a))(decay_a); }) == 0);
   CHECK(d2 == doctest::Approx(std::get<0>(std::get<0>(h))).epsilon(1e-12));
 }
+
+TEST_CASE("sums over tl::indices and tl::pairs allocate nothing") {
+  using long_vector = tl::vector<double, 4100>;
+  long_vector x{}, g{};
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 0.001 * static_cast<double>(k);
+  tl::matrix<double, 64, 3> p{}, gp{};
+  for (std::size_t k = 0; k < p.size(); ++k) p[k] = static_cast<double>(k % 3) + 2.0 * static_cast<double>(k / 3);
+  for (const std::size_t n : {std::size_t{10}, std::size_t{4097}}) {
+    CAPTURE(n);
+    const auto rosenbrock = [n](const auto& v) {
+      return tl::sum_over(
+          tl::indices(n),
+          [](std::size_t i, const auto& w) {
+            return 100.0 * tl::square(w[i + 1] - tl::square(w[i])) + tl::square(1.0 - w[i]);
+          },
+          v);
+    };
+    CHECK(allocations_during([&] { g = tl::grad(rosenbrock)(x); }) == 0);
+    CHECK(g[0] != 0.0);
+  }
+  const auto pair_energy = [](const auto& q) {
+    return tl::sum_over(
+        tl::pairs(64),
+        [](std::size_t i, std::size_t j, const auto& r) {
+          return 1.0 / tl::squared_norm(tl::row(r, i) - tl::row(r, j));
+        },
+        q);
+  };
+  CHECK(allocations_during([&] { gp = tl::grad(pair_energy)(p); }) == 0);
+  CHECK(gp[0] != 0.0);
+}

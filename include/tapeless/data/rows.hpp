@@ -46,6 +46,21 @@ constexpr bool column_is_contiguous(const C& c) {
     return true;
 }
 
+/// Where a column of a rows_view starts: a pointer to its first element, or, for a column that computes
+/// its rows instead of holding them (an index, data/indices.hpp, which states computed_rows), the column
+/// itself; either moves on k rows by `+ k`.
+template <class E>
+struct column_start {
+  using type = const E*;
+};
+template <class E>
+  requires(E::computed_rows)
+struct column_start<E> {
+  using type = E;
+};
+template <class E>
+using column_start_t = typename column_start<E>::type;
+
 }  // namespace detail
 
 /// Columns of data of run-time length, read as rows: row i is (column<0>()[i], column<1>()[i], ...).
@@ -55,26 +70,27 @@ class rows_view {
  public:
   static constexpr std::size_t columns = sizeof...(E);
 
-  constexpr explicit rows_view(std::size_t count, const E*... data) noexcept : count_(count), data_(data...) {}
+  constexpr explicit rows_view(std::size_t count, detail::column_start_t<E>... data) noexcept
+      : count_(count), data_(data...) {}
 
   /// The number of rows.
   [[nodiscard]] constexpr std::size_t size() const noexcept { return count_; }
   [[nodiscard]] constexpr bool empty() const noexcept { return count_ == 0; }
 
-  /// The first element of column K.
+  /// The first element of column K (a computed column: the column, from this view's first row).
   template <std::size_t K>
-  [[nodiscard]] constexpr const auto* column() const noexcept {
+  [[nodiscard]] constexpr auto column() const noexcept {
     return std::get<K>(data_);
   }
 
   /// The rows [begin, begin + count) of the same columns.
   [[nodiscard]] constexpr rows_view part(std::size_t begin, std::size_t count) const noexcept {
-    return std::apply([&](const E*... data) { return rows_view(count, (data + begin)...); }, data_);
+    return std::apply([&](detail::column_start_t<E>... data) { return rows_view(count, (data + begin)...); }, data_);
   }
 
  private:
   std::size_t count_;
-  std::tuple<const E*...> data_;
+  std::tuple<detail::column_start_t<E>...> data_;
 };
 
 /// The columns c... read as rows, without copying them: row i is (c1[i], c2[i], ...), to sum over with

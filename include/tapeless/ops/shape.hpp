@@ -12,8 +12,9 @@
 //   zeros_like(A), ones_like(A)  plain matrices (numbers) of A's type: constants, without adjoint
 //
 // Each one moves elements only, so its adjoint moves them back: the adjoint of a row, column, slice
-// or diagonal is 0 outside it. Indices out of range are a precondition violation (a compile error
-// in a constant expression), as for std::array.
+// or diagonal is 0 outside it. A run-time index past the extent (v[i], A(i, j), row, col) throws
+// std::out_of_range naming the index and the extent, as tl::indices' loops rely on (a compile error in a
+// constant expression); where the index is a constant, the compiler folds the check away.
 #pragma once
 
 #include <tapeless/expr/make.hpp>
@@ -22,6 +23,8 @@
 #include <tapeless/ops/elementwise.hpp>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -215,6 +218,19 @@ struct diagonal : ::tapeless::detail::matrix_operation {
 
 namespace detail {
 
+/// Throws std::out_of_range for `index` past `extent` in the access `access` (v[i], A(i, j), ...). Out
+/// of line and cold, so that the check costs its comparison alone where it passes.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_index_past(const char* which, std::size_t index,
+                                                                          std::size_t extent, const char* access) {
+  throw std::out_of_range(std::string("tl: ") + which + std::to_string(index) + " is past the extent " +
+                          std::to_string(extent) + " of " + access);
+}
+
+/// Checks a run-time index against its extent before the access reads anything.
+constexpr void check_index(std::size_t index, std::size_t extent, const char* which, const char* access) {
+  if (index >= extent) throw_index_past(which, index, extent, access);
+}
+
 template <class E, class Part>
 constexpr auto part_node(const E& e, const Part& part);
 
@@ -266,14 +282,21 @@ template <class E>
 constexpr auto element_of(const E& e, std::size_t i, std::size_t j, layer_above) {
   using M = typename E::value_type;
   static_assert(Matrix<M>, "A(i, j): A is a scalar expression; only a matrix expression has elements");
-  if constexpr (Matrix<M>) return part_node(e, ops::element(i * M::cols() + j));
+  if constexpr (Matrix<M>) {
+    check_index(i, M::rows(), "row index ", "A(i, j)");
+    check_index(j, M::cols(), "column index ", "A(i, j)");
+    return part_node(e, ops::element(i * M::cols() + j));
+  }
 }
 template <class E>
 constexpr auto element_of(const E& e, std::size_t i, layer_above) {
   using M = typename E::value_type;
   static_assert(Matrix<M> && (M::cols() == 1 || M::rows() == 1),
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");
-  if constexpr (Matrix<M>) return part_node(e, ops::element(i));
+  if constexpr (Matrix<M>) {
+    check_index(i, M::size(), "index ", "v[i]");
+    return part_node(e, ops::element(i));
+  }
 }
 }  // namespace detail
 
@@ -293,6 +316,7 @@ template <Operand A>
 constexpr auto row(A&& a, std::size_t i) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
+  if constexpr (kind) detail::check_index(i, value_type_of_t<A>::rows(), "index ", "tl::row(A, i)");
   return detail::part_of<shapes::any_shapes<>, kind>(ops::row(i), std::forward<A>(a));
 }
 
@@ -301,6 +325,7 @@ template <Operand A>
 constexpr auto col(A&& a, std::size_t j) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
+  if constexpr (kind) detail::check_index(j, value_type_of_t<A>::cols(), "index ", "tl::col(A, j)");
   return detail::part_of<shapes::any_shapes<>, kind>(ops::col(j), std::forward<A>(a));
 }
 

@@ -31,6 +31,7 @@
 #include <tapeless/simd/transpose.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/index_rows.hpp>
 
 #include <array>
 #include <cstddef>
@@ -149,10 +150,13 @@ TAPELESS_SWEEP_INLINE TAPELESS_BUILD_INLINE constexpr auto row_lanes(const E* c,
 #endif
 }
 
-/// The leaf of a row's value in a term: a constant, held by value or pointing at the value.
+/// The leaf of a row's value in a term: a constant, held by value or pointing at the value; an index
+/// (sweep/index_rows.hpp) is passed as it is.
 template <class V>
 constexpr auto row_leaf(const V& v) {
-  if constexpr (std::is_pointer_v<V>)
+  if constexpr (is_row_index<V>)
+    return v;
+  else if constexpr (std::is_pointer_v<V>)
     return constant_ref<std::remove_cv_t<std::remove_pointer_t<V>>>(*v);
   else if constexpr (Matrix<V>)
     return constant_ref<V>(v);
@@ -235,7 +239,7 @@ struct parameter_sums {
 };
 
 template <class L, class E>
-using row_leaf_t = decltype(row_leaf(row_lanes<L>(std::declval<const E*>(), 0, 0)));
+using row_leaf_t = decltype(row_leaf(row_lanes<L>(std::declval<column_start_t<E>>(), 0, 0)));
 
 /// The term body(row, params) with lanes L, as a sum that computes Wanted builds it: its type (an
 /// expression, or a plain number where body reads no leaf).
@@ -249,6 +253,9 @@ struct term_of<Body, L, Wanted, View<E...>, P...> {
                               const decltype(parameter_leaf<Wanted, J>(std::declval<const in_lanes_t<L, P>&>()))&...>;
   using type = std::remove_cvref_t<decltype(make(std::index_sequence_for<P...>{}))>;
 };
+/// A view read in runs (tl::pairs): the term of a run's rows.
+template <class Body, class L, wanted Wanted, in_segments View, class... P>
+struct term_of<Body, L, Wanted, View, P...> : term_of<Body, L, Wanted, typename View::segment, P...> {};
 
 /// Whether a term of type N may run a batch of rows at once: every node an operation that does (its
 /// option `batches_rows`, operation/traits.hpp), or a let of such, on leaves (a cut is one), or a plain
@@ -382,14 +389,12 @@ struct block_sum<L, Wanted, View, Body, plain_tuple_of<std::index_sequence<J...>
   }
 };
 
-/// The sum of one block's rows with lanes L: whole batches two at a time (block_sum::add_terms says
-/// why), then one at a time, then the rows that fill no batch as one partial batch.
-template <class L, wanted Wanted, class T, class View, class Body, class Params>
-constexpr auto sum_block_in_lanes(const View& rows, const Body& body, const Params& params) {
-  block_sum<L, Wanted, View, Body, Params> block(rows, body, params);
+/// Adds the terms of the n rows of the block's view: whole batches two at a time (block_sum::add_terms
+/// says why), then one at a time, then the rows that fill no batch as one partial batch.
+template <class L, class Block>
+constexpr void add_rows(Block& block, std::size_t n) {
   constexpr std::size_t w = lanes_of<L>();
   constexpr std::size_t together = w > 1 ? 2 : 1;
-  const std::size_t n = rows.size();
   std::size_t i = 0;
   for (; i + together * w <= n; i += together * w) block.template add_groups<together>(i, w);
   for (; i + w <= n; i += w) block.template add_groups<1>(i, w);
@@ -398,7 +403,24 @@ constexpr auto sum_block_in_lanes(const View& rows, const Body& body, const Para
     if (i < n) block.template add_groups<1>(i, n - i, simd::lanes_below<typename L::value_type>(n - i));
   }
 #endif
-  return block.template total<T>();
+}
+
+/// The sum of one block's rows with lanes L; of a view read in runs, each run's rows in turn.
+template <class L, wanted Wanted, class T, class View, class Body, class Params>
+constexpr auto sum_block_in_lanes(const View& rows, const Body& body, const Params& params) {
+  if constexpr (in_segments<View>) {
+    typename View::segment run(0, {}, {});
+    block_sum<L, Wanted, typename View::segment, Body, Params> block(run, body, params);
+    rows.each_segment([&](const auto& next) {
+      run = next;
+      add_rows<L>(block, run.size());
+    });
+    return block.template total<T>();
+  } else {
+    block_sum<L, Wanted, View, Body, Params> block(rows, body, params);
+    add_rows<L>(block, rows.size());
+    return block.template total<T>();
+  }
 }
 
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
@@ -416,7 +438,8 @@ constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const 
   };
 #if TAPELESS_SIMD
   if constexpr (simd::available<T>) {
-    if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
+    if constexpr (!reads_indices<View> &&
+                  term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
       if (!std::is_constant_evaluated()) return in_lanes_of(std::type_identity<simd::batch<T>>{});
     }
   }

@@ -9,6 +9,7 @@
 // grad of grad run through it as through any node: the loop then runs in dual numbers.
 #pragma once
 
+#include <tapeless/data/indices.hpp>
 #include <tapeless/data/rows.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/make.hpp>
@@ -32,6 +33,8 @@ template <class View>
 inline constexpr bool is_rows_view = false;
 template <class... E>
 inline constexpr bool is_rows_view<rows_view<E...>> = true;
+template <>
+inline constexpr bool is_rows_view<pairs_view> = true;
 
 /// The concepts of a call with a policy first, tl::sum_over(policy, rows, body, params...), named so that
 /// the overloads of <tapeless/parallel.hpp>, which add that the policy is an execution policy, are more
@@ -151,7 +154,11 @@ struct sum_number {
 };
 template <class... E>
 struct sum_number<rows_view<E...>> {
-  using type = std::common_type_t<scalar_of_t<E>...>;
+  using type = std::common_type_t<scalar_of_t<std::conditional_t<is_index_column<E>, double, E>>...>;
+};
+template <>
+struct sum_number<pairs_view> {
+  using type = double;
 };
 
 /// The parameter as the operand of the sum's node: a matrix flattened to a column, to be stacked.
