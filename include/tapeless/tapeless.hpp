@@ -57,6 +57,7 @@
 
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/checkpoints.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/imperative.hpp>
 #include <tapeless/sweep/iterate_steps.hpp>
@@ -66,6 +67,7 @@
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/hessian.hpp>
 #include <tapeless/transforms/iterate.hpp>
+#include <tapeless/transforms/iterate_checkpoints.hpp>
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>

@@ -187,6 +187,20 @@ struct in_workspace {
   }
 };
 
+/// The parameters of a step, from the operand's values: all but init's.
+template <class All, std::size_t... J>
+constexpr auto tail(const All& all, std::index_sequence<J...>) {
+  return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
+}
+/// init's adjoint before the parameters' sums, +0 where no step reached one.
+template <class A, class Sums, std::size_t... J>
+constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
+  using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
+  Out out{{a}, {plain_get<J>(sums)}...};
+  (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
+  return out;
+}
+
 /// The state after n steps of s(k+1) = step(s(k), k, params...), a function of init and the parameters
 /// (their values of doubles in Init and P...; the operand may hold duals): init alone, or init and the
 /// parameters stacked in a vector. Policy says where the states are kept.
@@ -217,21 +231,6 @@ struct iterate_steps : matrix_operation {
     plain_tuple<in_lanes_t<S, P>...> sums{{filled<in_lanes_t<S, P>>(-0.0)}...};
     const State adjoint = reverse_stored(step, states.data(), states.size(), params, State(g), sums);
     return laid_out_as<X>(with_first(adjoint, sums, std::index_sequence_for<P...>{}));
-  }
-
- private:
-  /// The parameters of the step: all but init.
-  template <class All, std::size_t... J>
-  static constexpr auto tail(const All& all, std::index_sequence<J...>) {
-    return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
-  }
-  /// init's adjoint before the parameters' sums, +0 where no step reached one.
-  template <class A, class Sums, std::size_t... J>
-  static constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
-    using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
-    Out out{{a}, {plain_get<J>(sums)}...};
-    (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
-    return out;
   }
 };
 
