@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/lstm_bench.cpp: S14 lstm, one LSTM layer over a sequence of a run-time number of steps:
 // tapeless's tl::iterate over the steps, its state the hidden and cell vectors and the running loss,
-// beside a hand-written backpropagation through time and the tape-based peers. Its own translation
-// unit, so that its compile time is its own (the target: under 15 s with g++ -O3).
+// beside a hand-written backpropagation through time and the tape-based peers. The tapeless gradient
+// has a translation unit of its own (lstm_tapeless.cpp), whose compile time is its own; the inputs are
+// lstm.hpp's.
 #include "cases.hpp"
 #include "loops.hpp"
+#include "lstm.hpp"
 #include "suite.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -22,39 +24,6 @@ namespace tl = tapeless;
 namespace {
 
 using namespace tapeless_bench;
-
-// ---------------------------------------------------------------------------------------------
-// S14 lstm: for t < T, z = W [h(t-1); x(t)] + b, split in four of 16: i, f, o = sigmoid, g = tanh;
-// c(t) = f c(t-1) + i g; h(t) = o tanh(c(t)); f(W, b) = sum_t sum(h(t) .* y(t)); h(-1) = c(-1) = 0.
-// x(t), y(t) = 2u - 1 (all of x, then all of y), then W (64 x 32) and b (64) = 0.2u - 0.1.
-
-inline constexpr std::size_t s14_hidden = 16, s14_input = 16, s14_steps = 64;
-inline constexpr std::size_t s14_gates = 4 * s14_hidden, s14_joined = s14_hidden + s14_input;
-using s14_weights = tl::matrix<double, s14_gates, s14_joined>;
-using s14_bias = tl::vector<double, s14_gates>;
-using s14_gradient = std::tuple<s14_weights, s14_bias>;
-
-struct s14_in {
-  std::vector<tl::vector<double, s14_input>> x;   // one per step: the sequence's length is read at run time
-  std::vector<tl::vector<double, s14_hidden>> y;  // the weights of h(t) in the loss
-  s14_weights W;
-  s14_bias b;
-};
-
-inline s14_in s14_inputs() {
-  tapeless_bench::input_stream u;
-  s14_in in{std::vector<tl::vector<double, s14_input>>(s14_steps),
-            std::vector<tl::vector<double, s14_hidden>>(s14_steps),
-            {},
-            {}};
-  for (auto& x_t : in.x)
-    for (auto& v : x_t) v = u.uniform(-1.0, 1.0);
-  for (auto& y_t : in.y)
-    for (auto& v : y_t) v = u.uniform(-1.0, 1.0);
-  for (auto& v : in.W) v = u.uniform(-0.1, 0.1);
-  for (auto& v : in.b) v = u.uniform(-0.1, 0.1);
-  return in;
-}
 
 TAPELESS_BENCH_KERNEL s14_gradient s14_handwritten(const s14_in& in) {
   constexpr std::size_t H = s14_hidden, G = s14_gates, J = s14_joined;
@@ -128,34 +97,7 @@ TAPELESS_BENCH_KERNEL s14_gradient s14_handwritten(const s14_in& in) {
 }
 
 #if TAPELESS_BENCH_ITERATE
-/// One step of the layer on the state s = [h; c; running loss] (33 numbers), reading x(t) and y(t).
-struct lstm_step {
-  const s14_in* in;
-
-  template <class S, class W, class B>
-  constexpr auto operator()(const S& s, std::size_t t, const W& weights, const B& bias) const {
-    constexpr std::size_t H = s14_hidden;
-    const auto& y_t = in->y[t];
-    return tl::let(tl::matmul(weights, tl::concat(tl::slice<0, H>(s), tl::cref(in->x[t]))) + bias, [&](const auto& z) {
-      const auto i = tl::sigmoid(tl::slice<0, H>(z));
-      const auto f = tl::sigmoid(tl::slice<H, H>(z));
-      const auto o = tl::sigmoid(tl::slice<2 * H, H>(z));
-      const auto g = tl::tanh(tl::slice<3 * H, H>(z));
-      return tl::let(f * tl::slice<H, H>(s) + i * g, [&](const auto& c) {
-        return tl::let(o * tl::tanh(c),
-                       [&](const auto& h) { return tl::concat(h, c, s[2 * H] + tl::sum(h * tl::cref(y_t))); });
-      });
-    });
-  }
-};
-
-TAPELESS_BENCH_KERNEL s14_gradient s14_tapeless(const s14_in& in) {
-  const std::size_t steps = in.x.size();
-  return tl::grad([&in, steps](const auto& W, const auto& b) {
-    // the state starts at h = c = 0 and a loss of 0; the loss is its last number
-    return tl::iterate(steps, tl::vector<double, 2 * s14_hidden + 1>{}, lstm_step{&in}, W, b)[2 * s14_hidden];
-  })(in.W, in.b);
-}
+TAPELESS_BENCH_KERNEL s14_gradient s14_tapeless(const s14_in& in) { return s14_tapeless_gradient(in); }
 #else
 inline constexpr std::nullptr_t s14_tapeless = nullptr;
 #endif
