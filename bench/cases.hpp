@@ -42,8 +42,7 @@
 //
 // A case may add libraries of its own (a peer that needs more than the function `f`, such as ADOL-C's
 // checkpointing of a time-stepping loop) with `static void add_libraries(std::vector<entry_t>&, const
-// std::string& case_name)`. A `tapeless` kernel that is nullptr leaves the case without `/tapeless`
-// (a loop the library does not provide in this build: bench/loops.hpp).
+// std::string& case_name)`.
 #pragma once
 
 #include "harness.hpp"

@@ -5,7 +5,6 @@
 // has a translation unit of its own (lstm_tapeless.cpp), whose compile time is its own; the inputs are
 // lstm.hpp's.
 #include "cases.hpp"
-#include "loops.hpp"
 #include "lstm.hpp"
 #include "suite.hpp"
 
@@ -96,11 +95,7 @@ TAPELESS_BENCH_KERNEL s14_gradient s14_handwritten(const s14_in& in) {
   return result;
 }
 
-#if TAPELESS_BENCH_ITERATE
 TAPELESS_BENCH_KERNEL s14_gradient s14_tapeless(const s14_in& in) { return s14_tapeless_gradient(in); }
-#else
-inline constexpr std::nullptr_t s14_tapeless = nullptr;
-#endif
 
 struct s14 : tapeless_bench::kernels<s14_inputs, s14_handwritten, s14_tapeless> {
   static std::string name() { return "S14_lstm"; }

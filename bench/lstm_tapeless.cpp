@@ -3,7 +3,6 @@
 // its state the hidden and cell vectors and the running loss (33 numbers). A translation unit of its
 // own, linked into the lstm benchmark: its compile time is that of the LSTM's gradient alone (the
 // target: under 15 s with g++ -O3), and a call per gradient of 64 steps costs nothing to measure.
-#include "loops.hpp"
 #include "lstm.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -12,7 +11,6 @@
 
 namespace tl = tapeless;
 
-#if TAPELESS_BENCH_ITERATE
 namespace {
 
 using namespace tapeless_bench;
@@ -47,4 +45,3 @@ s14_gradient tapeless_bench::s14_tapeless_gradient(const s14_in& in) {
     return tl::iterate(steps, tl::vector<double, 2 * s14_hidden + 1>{}, lstm_step{&in}, W, b)[2 * s14_hidden];
   })(in.W, in.b);
 }
-#endif

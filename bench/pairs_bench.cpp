@@ -3,7 +3,6 @@
 // tl::sum_over over tl::pairs(n), n read at run time, beside the hand-written forces (the double loop
 // over the pairs, each pair's force added to both particles) and the tape-based peers.
 #include "cases.hpp"
-#include "loops.hpp"
 #include "suite.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -62,7 +61,6 @@ TAPELESS_BENCH_KERNEL s15_positions s15_handwritten(const s15_in& in) {
   return g;
 }
 
-#if TAPELESS_BENCH_INDICES
 TAPELESS_BENCH_KERNEL s15_positions s15_tapeless(const s15_in& in) {
   const std::size_t n = in.n;
   return tl::grad([n](const auto& p) {
@@ -78,9 +76,6 @@ TAPELESS_BENCH_KERNEL s15_positions s15_tapeless(const s15_in& in) {
         p);
   })(in.p);
 }
-#else
-inline constexpr std::nullptr_t s15_tapeless = nullptr;
-#endif
 
 struct s15 : tapeless_bench::kernels<s15_inputs, s15_handwritten, s15_tapeless> {
   static std::string name() { return "S15_lennard_jones"; }

@@ -11,7 +11,6 @@
 // allocations.hpp), the snapshots a checkpointed loop keeps, and the size of ADOL-C's tapes.
 #include "allocations.hpp"
 #include "cases.hpp"
-#include "loops.hpp"
 #include "suite.hpp"
 
 #include <adolc/checkpointing.h>  // a system header (bench/CMakeLists.txt)
@@ -78,7 +77,6 @@ TAPELESS_BENCH_KERNEL s12_gradient s12_handwritten(const s12_in& in) {
   return {k_bar, c_bar};
 }
 
-#if TAPELESS_BENCH_ITERATE || TAPELESS_BENCH_CHECKPOINTS
 /// One Euler step of the state s = (x, v), the spring constant k and the damping c its parameters.
 inline constexpr auto oscillator_step = [](const auto& s, std::size_t, const auto& k, const auto& c) {
   return tl::concat(s[0] + s12_dt * s[1], s[1] + s12_dt * (-k * s[0] - c * s[1]));
@@ -88,20 +86,14 @@ inline constexpr auto oscillator_step = [](const auto& s, std::size_t, const aut
 inline constexpr auto oscillator_loss = [](const auto& s) { return tl::square(s[0] - 0.25) + s[1]; };
 
 inline constexpr tl::vector<double, 2> oscillator_start{1.0, 0.0};
-#endif
 
-#if TAPELESS_BENCH_ITERATE
 TAPELESS_BENCH_KERNEL s12_gradient s12_tapeless(const s12_in& in) {
   const std::size_t n = in.n;
   return tl::grad([n](const auto& k, const auto& c) {
     return tl::let(tl::iterate(n, oscillator_start, oscillator_step, k, c), oscillator_loss);
   })(in.k, in.c);
 }
-#else
-inline constexpr std::nullptr_t s12_tapeless = nullptr;
-#endif
 
-#if TAPELESS_BENCH_CHECKPOINTS
 TAPELESS_BENCH_KERNEL s12_gradient s12_tapeless_checkpoints(const s12_in& in) {
   const std::size_t n = in.n;
   return tl::grad([n](const auto& k, const auto& c) {
@@ -109,9 +101,6 @@ TAPELESS_BENCH_KERNEL s12_gradient s12_tapeless_checkpoints(const s12_in& in) {
                    oscillator_loss);
   })(in.k, in.c);
 }
-#else
-inline constexpr std::nullptr_t s12_tapeless_checkpoints = nullptr;
-#endif
 
 // ADOL-C's checkpointing (CP_Context): the loop's step is a function of the state alone, so its
 // state is (x, v, k, c), the parameters carried through every step unchanged. The step is recorded
@@ -214,14 +203,10 @@ bool note_memory_of_each() {
   const std::string stored = "S12_oscillator/", checkpointed = "S12_oscillator_checkpoints/";
   note_memory(stored + "handwritten",
               describe(measure_allocations<s12_handwritten, s12_inputs>()) + ": every state (x, v) but the last");
-#if TAPELESS_BENCH_ITERATE
   note_memory(stored + "tapeless", describe(measure_allocations<s12_tapeless, s12_inputs>()));
-#endif
-#if TAPELESS_BENCH_CHECKPOINTS
   note_memory(checkpointed + "tapeless", describe(measure_allocations<s12_tapeless_checkpoints, s12_inputs>()) +
                                              "; at most " + std::to_string(s12_snapshots) + " snapshots of " +
                                              std::to_string(sizeof(tl::vector<double, 2>)) + " bytes on the stack");
-#endif
   // Cases are numbered from 1 in run<...>: S12_oscillator's tape (adolc_tape) is tag 2.
   note_memory(stored + "adolc_tape",
               describe(measure_allocations<detail::peer_kernel<s12, adolc::peer<adolc::mode::tape>, 1>, s12_inputs>()) +

@@ -18,7 +18,6 @@
 #pragma once
 
 #include "adjoints.hpp"
-#include "loops.hpp"
 #include "suite.hpp"
 
 #include <tapeless/tapeless.hpp>
@@ -60,10 +59,8 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_tapeless(double x1, double x
 
 // ---------------------------------------------------------------------------------------------
 // S3 rosenbrock: the sum over the indices i < n - 1 of a term reading x[i] and x[i + 1], n read at run
-// time. Where the build has no tl::indices (bench/loops.hpp), the fold over a fixed n, one node per
-// term, stands in.
+// time.
 
-#if TAPELESS_BENCH_INDICES
 /// S3's inputs and n, the length of x, read at run time in every gradient (the inputs are opaque).
 template <std::size_t N>
 struct s3_users_in : s3_in<N> {
@@ -87,21 +84,6 @@ TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_users(const s3_users_in<N>& in) {
         x);
   })(in.x);
 }
-#else
-template <std::size_t N>
-inline s3_in<N> s3_users_inputs() {
-  return s3_inputs<N>();
-}
-
-template <std::size_t N>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_users(const s3_in<N>& in) {
-  return tl::grad([](const auto& v) {
-    auto term = [&](std::size_t i) { return 100 * tl::square(v[i + 1] - tl::square(v[i])) + tl::square(1 - v[i]); };
-    return [&]<std::size_t... I>(std::index_sequence<I...>) { return (... + term(I)); }
-    (std::make_index_sequence<N - 1>{});
-  })(in.x);
-}
-#endif
 
 // ---------------------------------------------------------------------------------------------
 // S4 log_sum_exp.
