@@ -2,6 +2,7 @@
 // Must not compile: a sum over data of run-time length accumulated with += on an expression, whose type
 // is the whole computation and cannot grow with the loop.
 // expect: tl: an expression cannot.*nor be added to with \+=.*use tl::sum_over\(tl::rows
+// expect: to sum terms over data or indices of run-time length use tl::sum_over\(tl::rows\(\.\.\.\) or tl::indices\(n\)
 // reject: error:.*error:|errors generated|no match for|no viable|invalid use of void|deleted function|no type named
 #include <tapeless/tapeless.hpp>
 

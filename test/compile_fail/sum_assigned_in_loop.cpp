@@ -2,6 +2,7 @@
 // Must not compile: a sum over data of run-time length accumulated by assignment in a loop, where s + term
 // is an expression of another type than s (its type is the whole computation).
 // expect: cannot be assigned, or converted to, an expression of another type.*use tl::sum_over\(tl::rows
+// expect: to sum terms over data or indices of run-time length use tl::sum_over\(tl::rows\(\.\.\.\) or tl::indices\(n\)
 // reject: error:.*error:|errors generated|no match for|no viable|invalid use of void|deleted function|no type named
 #include <tapeless/tapeless.hpp>
 

@@ -51,6 +51,14 @@ struct expression : detail::expression_tag {
     const Other* none = nullptr;
     return *none;  // only so that nothing else fails after the message
   }
+  /// `m = e` and `M m = e` for a plain tl::matrix m (a state that starts as data and is assigned in a
+  /// loop): the same sentence. The matrix's own assignment reaches the expression only through this
+  /// conversion; any operation of a matrix and an expression is a template of an exact match, which wins.
+  template <Matrix M>
+  constexpr operator M() const {  // NOLINT: implicit, for the matrix's assignment to find
+    refuse_new_value<M>();
+    return M{};
+  }
   template <class Term>
   constexpr Derived& operator+=(const Term& /*term*/) {
     refuse_new_value<Term>();
@@ -68,12 +76,14 @@ struct expression : detail::expression_tag {
  protected:
   template <class Other>
   static constexpr void refuse_new_value() {
-    static_assert(sizeof(Other) == 0,
-                  "tl: an expression cannot be assigned, or converted to, an expression of another type, nor be "
-                  "added to with += or -= (its type is the whole computation: declare it with auto); to sum terms "
-                  "over data or indices of run-time length use tl::sum_over(tl::rows(...) or tl::indices(n), body, "
-                  "params...); to carry a state through n steps (for (...) s = step(s);) use tl::iterate(n, init, "
-                  "step, params...)");
+    static_assert(
+        sizeof(Other) == 0,
+        "tl: an expression cannot be assigned, or converted to, an expression of another type or a tl::matrix, "
+        "nor be "
+        "added to with += or -= (its type is the whole computation: declare it with auto); to sum terms "
+        "over data or indices of run-time length use tl::sum_over(tl::rows(...) or tl::indices(n), body, "
+        "params...); to carry a state through n steps (for (...) s = step(s);) use tl::iterate(n, init, "
+        "step, params...)");
   }
 };
 

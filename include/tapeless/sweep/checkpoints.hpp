@@ -43,9 +43,9 @@ namespace tapeless {
 /// most S states (on the stack, inside the call) and recomputes the others from them by Griewank and
 /// Walther's binomial schedule, which recomputes t(n, S) = r n - C(S + r, S + 1) steps for
 /// C(S + r - 1, S) < n <= C(S + r, S): no heap for any n, and the gradient of stored states.
+/// S = 0 stops at a static_assert where tl::iterate takes it.
 template <std::size_t S>
 struct checkpoints {
-  static_assert(S >= 1, "tl::checkpoints<S> needs S >= 1: the reverse sweep advances the loop's state in one of them");
   /// The most states the reverse sweep keeps.
   static constexpr std::size_t states = S;
 };
@@ -54,20 +54,23 @@ struct checkpoints {
 
 namespace tapeless::detail {
 
+/// beta(s, r) from beta(s, r - 1), r >= 1: C(s + r, r) = C(s + r - 1, r - 1) (s + r) / r, exact; the
+/// largest std::size_t where it is larger. beta = q r + m keeps the product in range: beta (s + r) / r
+/// = q (s + r) + m s / r + m, where m s is divisible by r since beta (s + r) is.
+constexpr std::size_t next_binomial_reach(std::size_t beta, std::size_t s, std::size_t r) noexcept {
+  constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+  const std::size_t q = beta / r;
+  const std::size_t m = beta % r;
+  const std::size_t rest = m * s / r + m;
+  if (beta == most || q > (most - rest) / (s + r)) return most;
+  return q * (s + r) + rest;
+}
+
 /// beta(s, r) = C(s + r, s), the most steps s checkpoints reverse with r repetitions; the largest
 /// std::size_t where it is larger. beta(s, 0) = 1.
 constexpr std::size_t binomial_reach(std::size_t s, std::size_t r) noexcept {
-  constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
-  std::size_t beta = 1;  // C(s + j, j), j = 0 .. r
-  for (std::size_t j = 1; j <= r; ++j) {
-    // C(s + j, j) = C(s + j - 1, j - 1) (s + j) / j, exact; beta = q j + m keeps the product in range:
-    // beta (s + j) / j = q (s + j) + m s / j + m, where m s is divisible by j since beta (s + j) is.
-    const std::size_t q = beta / j;
-    const std::size_t m = beta % j;
-    const std::size_t rest = m * s / j + m;
-    if (q > (most - rest) / (s + j)) return most;
-    beta = q * (s + j) + rest;
-  }
+  std::size_t beta = 1;
+  for (std::size_t j = 1; j <= r; ++j) beta = next_binomial_reach(beta, s, j);
   return beta;
 }
 
@@ -87,7 +90,7 @@ constexpr binomial_place binomial_place_of(std::size_t n, std::size_t s) noexcep
     ++at.repetitions;
     at.reach_two_fewer = at.reach_one_fewer;
     at.reach_one_fewer = beta;
-    beta = binomial_reach(s, at.repetitions);
+    beta = next_binomial_reach(beta, s, at.repetitions);  // O(r) a split: O(r n), t's order, a schedule
   }
   return at;
 }
@@ -141,7 +144,7 @@ class checkpoint_sweep {
     }
   }
 
-  constexpr checkpoint_counts counts() const { return counts_; }
+  [[nodiscard]] constexpr checkpoint_counts counts() const { return counts_; }
 
  private:
   std::array<State, S> slots_{};

@@ -169,8 +169,30 @@ class state_store {
   workspace* borrowed_from_ = nullptr;
 };
 
+/// A policy of tl::iterate says what the forward pass keeps for the reverse pass, and runs both:
+///   keep.forward(step, init, n, params)                        with_cache{s(n), what it kept};
+///   keep.reverse(step, init, kept, n, params, adjoint, sums)   the adjoint of s(0) = init from `adjoint`,
+///                                                              that of s(n), adding the parameters'
+///                                                              adjoints into sums;
+/// both on the steps of sweep/iterate_steps.hpp. The policies below store every state the reverse pass
+/// reads, in room that Derived::room<State>(n) makes.
+template <class Derived>
+struct stores_states {
+  template <class State, class Step, class Params>
+  constexpr auto forward(const Step& step, const State& init, std::size_t n, const Params& params) const {
+    state_store<State> states = static_cast<const Derived&>(*this).template room<State>(n);
+    State last = advance_storing(step, init, n, params, states.data());
+    return with_cache<State, state_store<State>>(std::move(last), std::move(states));
+  }
+  template <class State, class Step, class Params, class Sums>
+  constexpr State reverse(const Step& step, const State& /*init*/, const state_store<State>& states, std::size_t n,
+                          const Params& params, const State& adjoint, Sums& sums) const {
+    return reverse_stored(step, states.data(), n, params, adjoint, sums);
+  }
+};
+
 /// The states kept in one allocation per call (tl::iterate's default).
-struct in_own_memory {
+struct in_own_memory : stores_states<in_own_memory> {
   template <class State>
   constexpr state_store<State> room(std::size_t n) const {
     return state_store<State>(n);
@@ -178,7 +200,7 @@ struct in_own_memory {
 };
 
 /// The states kept in a caller's workspace (in one allocation of their own in a constant expression).
-struct in_workspace {
+struct in_workspace : stores_states<in_workspace> {
   workspace* ws;
   template <class State>
   constexpr state_store<State> room(std::size_t n) const {
@@ -187,23 +209,9 @@ struct in_workspace {
   }
 };
 
-/// The parameters of a step, from the operand's values: all but init's.
-template <class All, std::size_t... J>
-constexpr auto tail(const All& all, std::index_sequence<J...>) {
-  return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
-}
-/// init's adjoint before the parameters' sums, +0 where no step reached one.
-template <class A, class Sums, std::size_t... J>
-constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
-  using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
-  Out out{{a}, {plain_get<J>(sums)}...};
-  (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
-  return out;
-}
-
 /// The state after n steps of s(k+1) = step(s(k), k, params...), a function of init and the parameters
 /// (their values of doubles in Init and P...; the operand may hold duals): init alone, or init and the
-/// parameters stacked in a vector. Policy says where the states are kept.
+/// parameters stacked in a vector. Policy says what the forward pass keeps (stores_states).
 template <class Step, class Policy, class Init, class... P>
 struct iterate_steps : matrix_operation {
   static constexpr operation_traits traits{.name = "iterate"};
@@ -217,20 +225,33 @@ struct iterate_steps : matrix_operation {
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);
     const auto params = tail(all, std::index_sequence_for<P...>{});
-    state_store<State> states = keep.template room<State>(n);
-    State last = advance_storing(step, State(plain_get<0>(all)), n, params, states.data());
-    return with_cache<State, state_store<State>>(std::move(last), std::move(states));
+    return keep.forward(step, State(plain_get<0>(all)), n, params);
   }
 
   template <class G, class X, class Y, class C>
-  constexpr X vjp(const G& g, const X& x, const Y&, const C& states) const {
+  constexpr X vjp(const G& g, const X& x, const Y&, const C& kept) const {
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);
     const auto params = tail(all, std::index_sequence_for<P...>{});
     plain_tuple<in_lanes_t<S, P>...> sums{{filled<in_lanes_t<S, P>>(-0.0)}...};
-    const State adjoint = reverse_stored(step, states.data(), states.size(), params, State(g), sums);
+    const State adjoint = keep.reverse(step, State(plain_get<0>(all)), kept, n, params, State(g), sums);
     return laid_out_as<X>(with_first(adjoint, sums, std::index_sequence_for<P...>{}));
+  }
+
+ private:
+  /// The parameters of the step: all but init.
+  template <class All, std::size_t... J>
+  static constexpr auto tail(const All& all, std::index_sequence<J...>) {
+    return plain_tuple<std::remove_cvref_t<decltype(plain_get<J + 1>(all))>...>{{plain_get<J + 1>(all)}...};
+  }
+  /// init's adjoint before the parameters' sums, +0 where no step reached one.
+  template <class A, class Sums, std::size_t... J>
+  static constexpr auto with_first(const A& a, const Sums& sums, std::index_sequence<J...>) {
+    using Out = plain_tuple<A, std::remove_cvref_t<decltype(plain_get<J>(sums))>...>;
+    Out out{{a}, {plain_get<J>(sums)}...};
+    (add_lanes(plain_get<J + 1>(out), filled<std::remove_cvref_t<decltype(plain_get<J>(sums))>>(0.0)), ...);
+    return out;
   }
 };
 
@@ -382,7 +403,7 @@ constexpr auto iterate(std::size_t n, Init&& init, Step step, Params&&... params
 /// nothing is allocated once ws is large enough.
 template <Operand Init, class Step, class... Params>
 constexpr auto iterate(workspace& ws, std::size_t n, Init&& init, Step step, Params&&... params) {
-  return detail::iterate_with(detail::in_workspace{&ws}, n, std::forward<Init>(init), std::move(step),
+  return detail::iterate_with(detail::in_workspace{{}, &ws}, n, std::forward<Init>(init), std::move(step),
                               std::forward<Params>(params)...);
 }
 

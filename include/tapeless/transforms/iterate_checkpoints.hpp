@@ -2,65 +2,51 @@
 // tapeless/transforms/iterate_checkpoints.hpp: tl::iterate(tl::checkpoints<S>{}, n, init, step, params...),
 // the loop whose reverse keeps at most S states and recomputes the others (binomial checkpointing).
 //
-// The loop is tl::iterate's node (transforms/iterate.hpp) with checkpoints<S> as its policy. Its forward
-// pass runs the n steps and keeps nothing: s(0) is the value of its operand, which the evaluated tree
-// holds anyway. Its rule runs the schedule of sweep/checkpoints.hpp from s(0): states are recomputed with
-// the step's value (step_value) into S slots on the stack, and each step is swept with the adjoint of
-// the state after it (step_adjoint) as the schedule reaches it, n - 1 down to 0. Those are the
-// functions, states and order of the stored states' reverse loop, so the gradient is the same to the
-// last bit; what checkpoints cost is t(n, S) steps run again, and no heap for any n.
+// The loop is tl::iterate's node (transforms/iterate.hpp) with the policy keeps_checkpoints<S>. Its
+// forward pass runs the n steps and keeps nothing: s(0) is the value of its operand, which the evaluated
+// tree holds anyway. Its reverse pass runs the schedule of sweep/checkpoints.hpp from s(0): states are
+// recomputed with the step's value (step_value) into S slots on the stack, and each step is swept with
+// the adjoint of the state after it (step_adjoint) as the schedule reaches it, n - 1 down to 0. Those
+// are the functions, states and order of the stored states' reverse loop, so the gradient is the same
+// to the last bit; what checkpoints cost is t(n, S) steps run again, and no heap for any n.
 // Tests: test/unit/transforms/iterate_checkpoints_test.cpp
 #pragma once
 
-#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/expr/concepts.hpp>
-#include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/protocol.hpp>
-#include <tapeless/operation/traits.hpp>
 #include <tapeless/sweep/checkpoints.hpp>
 #include <tapeless/sweep/iterate_steps.hpp>
 #include <tapeless/transforms/iterate.hpp>
-#include <tapeless/transforms/sum_over.hpp>
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless {
 
 namespace detail {
 
-/// tl::iterate's node with checkpoints: the value without a cache, the rule by the binomial schedule.
-template <class Step, std::size_t S, class Init, class... P>
-struct iterate_steps<Step, checkpoints<S>, Init, P...> : matrix_operation {
-  static constexpr operation_traits traits{.name = "iterate"};
-  std::size_t n;
-  Step step;
-  checkpoints<S> keep;
+/// What the forward pass of a loop with checkpoints keeps: nothing, s(0) being its operand's value.
+struct kept_nothing {};
 
-  template <class X>
-  constexpr auto value(const X& x) const {
-    using State = in_lanes_t<scalar_of_t<X>, Init>;
-    const auto all = parameters_from<Init, P...>(x);
-    return advance(step, State(plain_get<0>(all)), 0, n, tail(all, std::index_sequence_for<P...>{}));
+/// tl::iterate's policy with checkpoints<S>: the forward pass runs the steps, the reverse pass the
+/// binomial schedule from s(0) (the policies' interface: transforms/iterate.hpp, stores_states).
+template <std::size_t S>
+struct keeps_checkpoints {
+  template <class State, class Step, class Params>
+  constexpr auto forward(const Step& step, const State& init, std::size_t n, const Params& params) const {
+    return with_cache<State, kept_nothing>(advance(step, init, 0, n, params), kept_nothing{});
   }
-
-  /// Dense adjoints only: the protocol makes a structured one (that of one element read) dense first.
-  template <class G, class X, class Y>
-    requires(!is_structured<G>)
-  constexpr X vjp(const G& g, const X& x, const Y&) const {
-    using T = scalar_of_t<X>;
-    using State = in_lanes_t<T, Init>;
-    const auto all = parameters_from<Init, P...>(x);
-    const auto params = tail(all, std::index_sequence_for<P...>{});
-    plain_tuple<in_lanes_t<T, P>...> sums{{filled<in_lanes_t<T, P>>(-0.0)}...};
-    const State first(plain_get<0>(all));
-    State adjoint(g);
+  template <class State, class Step, class Params, class Sums>
+  constexpr State reverse(const Step& step, const State& init, const kept_nothing&, std::size_t n, const Params& params,
+                          const State& adjoint, Sums& sums) const {
+    State a = adjoint;
     with_step_data(step, [&] {
       return reverse_with_checkpoints<S>(
-          n, first, [&](State& s, std::size_t k) { s = step_value(step, s, k, params); },
-          [&](const State& s, std::size_t k) { adjoint = step_adjoint(step, s, k, params, adjoint, sums); });
+          n, init, [&](State& s, std::size_t k) { s = step_value(step, s, k, params); },
+          [&](const State& s, std::size_t k) { a = step_adjoint(step, s, k, params, a, sums); });
     });
-    return laid_out_as<X>(with_first(adjoint, sums, std::index_sequence_for<P...>{}));
+    return a;
   }
 };
 
@@ -74,8 +60,11 @@ struct iterate_steps<Step, checkpoints<S>, Init, P...> : matrix_operation {
 ///
 ///   auto s = tl::iterate(tl::checkpoints<32>{}, n, s0, step, kk, c);  // n = 1000: 2405 steps run again
 template <std::size_t S, Operand Init, class Step, class... Params>
-constexpr auto iterate(checkpoints<S> keep, std::size_t n, Init&& init, Step step, Params&&... params) {
-  return detail::iterate_with(keep, n, std::forward<Init>(init), std::move(step), std::forward<Params>(params)...);
+constexpr auto iterate(checkpoints<S>, std::size_t n, Init&& init, Step step, Params&&... params) {
+  static_assert(S >= 1, "tl::checkpoints<S> needs S >= 1: the reverse sweep advances the loop's state in one of them");
+  // With S = 0 the loop is built with stored states, so that the sentence above is the only error.
+  using Policy = std::conditional_t<S == 0, detail::in_own_memory, detail::keeps_checkpoints<S>>;
+  return detail::iterate_with(Policy{}, n, std::forward<Init>(init), std::move(step), std::forward<Params>(params)...);
 }
 
 }  // namespace tapeless

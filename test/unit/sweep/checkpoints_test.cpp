@@ -225,6 +225,12 @@ TEST_CASE("checkpoints: 10^5 steps with 32 slots, in order and with no heap") {
   CHECK(s.counts.advances == 433955);  // r = 5: 5 n - C(37, 4)
   CHECK(s.counts.advances == formula(n, 32));
   CHECK(s.counts.slots_used == 32);
+  // two slots repeat each step some 200 times here: the schedule's own work stays of that order
+  const seen two = run<2>(20000, states);
+  CHECK(two.reversals == 20000);
+  CHECK(two.out_of_order == 0);
+  CHECK(two.wrong_states == 0);
+  CHECK(two.counts.advances == formula(20000, 2));
 }
 
 TEST_CASE("checkpoints: the scheduler holds no state besides its S slots") {
