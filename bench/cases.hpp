@@ -33,6 +33,16 @@
 //
 // has a second case beside it, `<case>_users`, whose `tapeless` is that code, timed and checked against
 // the same `handwritten` and `handwritten_simd` kernels.
+//
+// A case whose function takes many numbers, where the forward-mode peers and central differences
+// would take seconds per gradient, names the peers it runs:
+//
+//     using peer_list = std::tuple<tapeless_bench::adolc::peer<tapeless_bench::adolc::mode::tape>,
+//                                  tapeless_bench::sacado::rad>;
+//
+// A case may add libraries of its own (a peer that needs more than the function `f`, such as ADOL-C's
+// checkpointing of a time-stepping loop) with `static void add_libraries(std::vector<entry_t>&, const
+// std::string& case_name)`.
 #pragma once
 
 #include "harness.hpp"
@@ -124,8 +134,19 @@ void add_handwritten_and_tapeless(std::vector<entry_t>& entries, const std::stri
   entries.push_back(entry<Case::handwritten, Inputs>(c + "/handwritten"));
   if constexpr (!std::is_null_pointer_v<decltype(Case::handwritten_simd)>)
     entries.push_back(entry<Case::handwritten_simd, Inputs>(c + "/handwritten_simd"));
-  entries.push_back(entry<Tapeless, Inputs>(c + "/tapeless"));
+  if constexpr (!std::is_null_pointer_v<decltype(Tapeless)>)
+    entries.push_back(entry<Tapeless, Inputs>(c + "/tapeless"));
 }
+
+template <class Case>
+struct peers_of {
+  using type = peers;
+};
+template <class Case>
+  requires requires { typename Case::peer_list; }
+struct peers_of<Case> {
+  using type = typename Case::peer_list;
+};
 
 template <class Case, int Id>
 void add_case(std::vector<entry_t>& entries) {
@@ -136,7 +157,8 @@ void add_case(std::vector<entry_t>& entries) {
   if constexpr (has_peers<Case>)
     [&]<class... Peer>(std::tuple<Peer...>*) {
       (entries.push_back(peer_entry<Case, Peer, Id>(c)), ...);
-    }(static_cast<peers*>(nullptr));
+    }(static_cast<typename peers_of<Case>::type*>(nullptr));
+  if constexpr (requires { Case::add_libraries(entries, c); }) Case::add_libraries(entries, c);
   // Beside it, the case as users write it, timed against the same hand-written adjoints (no peers:
   // their code is the case's).
   if constexpr (requires { typename Case::users; })

@@ -310,8 +310,8 @@ def users_section(args, compilers):
     best = measure(jobs, users_program, flags, args.repeat, args.timeout)
     out = "## The suite as users write it\n\n" + conditions(compilers, flags, args.repeat)
     out += ("`users_style` (`bench/compile/users_style.cpp`) holds the benchmark suite's cases S1 to S9 (S3 and S4 "
-            "at n = 16 and 256) in tapeless as users write them (`bench/users.hpp`: element access in folds over the "
-            "indices, data captured by value, the determinant by minors) beside their hand-written adjoints "
+            "at n = 16 and 256) in tapeless as users write them (`bench/users.hpp`: a sum over `tl::indices` (S3), element "
+            "access in folds over the indices (S7), data captured by value, the determinant by minors) beside their hand-written adjoints "
             "(`bench/adjoints.hpp`), and checks each gradient against the hand-written one when run; "
             "`handwritten_only` (`bench/compile/handwritten_only.cpp`) holds the same hand-written adjoints alone, "
             "without tapeless's header, and `handwritten_only + tapeless.hpp` is it after "

@@ -233,6 +233,16 @@ entry_t entry(std::string name, tolerance agreement = exact, void (*prepare)() =
           prepare};
 }
 
+/// The memory statements of the bench file, by benchmark name, in the order given.
+inline std::vector<std::pair<std::string, std::string>>& memory_notes() {
+  static std::vector<std::pair<std::string, std::string>> notes;
+  return notes;
+}
+
+/// States what the gradient of benchmark `name` ("<case>/<library>") keeps in memory: a sentence that
+/// begins with its figure in bytes. Called before main's checks end (from a check or a preparation).
+inline void note_memory(const std::string& name, const std::string& what) { memory_notes().emplace_back(name, what); }
+
 namespace detail {
 
 inline bool check_entries(const std::vector<entry_t>& entries) {
@@ -326,6 +336,7 @@ inline int main(int argc, char** argv, bool (*check)(), const std::vector<entry_
   }
   // The SIMD widths this build has, for the report (bench/report.py): they follow the -m flags.
   benchmark::AddCustomContext("handwritten_simd_doubles", std::to_string(simd::width));
+  for (const auto& [name, what] : memory_notes()) benchmark::AddCustomContext("memory " + name, what);
 #if TAPELESS_SIMD
   benchmark::AddCustomContext("tapeless_simd_doubles", std::to_string(tapeless::detail::simd::width<double>));
 #endif

@@ -24,7 +24,7 @@
 # REPORT_NOTE="..." adds a sentence on the conditions of the run to the report. Timing starts once the
 # load the build left has settled (1-minute load average below 1, at most SETTLE=180 seconds).
 # --callgrind counts handwritten, handwritten_simd, tapeless (and tapeless_fixed_shape, S6's beside S11)
-# and adolc_tape unless a --benchmark_filter of yours says otherwise: the other peers take minutes under
+# and adolc_tape (and adolc_checkpoints, beside S12's checkpoints) unless a --benchmark_filter of yours says otherwise: the other peers take minutes under
 # valgrind. It leaves out S13, whose threads valgrind runs one at a time.
 #
 # On a fresh Debian 12 machine it first installs what it needs with apt-get.
@@ -75,7 +75,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COM
   -DTAPELESS_BUILD_TESTS=OFF -DTAPELESS_BUILD_EXAMPLES=ON -DTAPELESS_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build"
 # Every case family, in the order of the suite's specification; each prints its own table.
-benches=(scalar vector matrix hessian rows)
+benches=(scalar vector matrix hessian rows steps lstm pairs)
 
 # --- examples -----------------------------------------------------------------------------------
 if ((!callgrind)); then
@@ -131,7 +131,8 @@ if ((!callgrind)); then
 fi
 
 # --- instruction counts -------------------------------------------------------------------------
-# Each benchmark's loop runs $icount times (the rows family: a hundredth of it) between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(name):
+# Each benchmark's loop runs $icount times (the rows and lstm families: a hundredth of it, the steps and
+# pairs families a tenth) between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(name):
 # one dump per benchmark, whose total divided by $icount is the instructions per gradient (with the
 # loop's few instructions of overhead, the same for every library).
 counted="handwritten|handwritten_simd|tapeless|tapeless_fixed_shape|adolc_tape"
@@ -144,8 +145,14 @@ for family in "${benches[@]}"; do
     # time, and its figure is a speed-up over threads, which instructions do not show.
     family_icount=$(((icount + 99) / 100))
     if ((!filtered)); then family_args+=("--benchmark_filter=^S1[01]_.*/($counted)$"); fi
-  elif ((!filtered)); then
-    family_args+=("--benchmark_filter=/($counted)$")
+  else
+    # The loops of run-time length: a gradient of 1,000 steps or 2,016 pairs (a tenth), of 64 LSTM steps
+    # (a hundredth). Their counted libraries include ADOL-C's checkpointing beside S12's.
+    case "$family" in
+      steps | pairs) family_icount=$(((icount + 9) / 10)) ;;
+      lstm) family_icount=$(((icount + 99) / 100)) ;;
+    esac
+    if ((!filtered)); then family_args+=("--benchmark_filter=/($counted|adolc_checkpoints)$"); fi
   fi
   out="$build/callgrind/$family"
   rm -rf "$out" && mkdir -p "$out"

@@ -7,7 +7,9 @@
 // as the case "<case>_users" (bench/cases.hpp), beside the case written the project's way, and the
 // translation units of bench/compile/ compile all of them against the hand-written adjoints alone.
 //   - S1, S2 and S4: a user writes them as the project does, so the project's rows time these kernels.
-//   - S3 and S7: folds over the indices, one term per index, as C++20 folds over a fixed n:
+//   - S3: tl::sum_over(tl::indices(n - 1), term, x), the term reading x[i] and x[i + 1], n read at run
+//     time: the loop a C++ programmer writes.
+//   - S7: folds over the indices, one term per index, as C++20 folds over a fixed n:
 //     [&]<std::size_t... I>(std::index_sequence<I...>) { return (... + term(I)); }.
 //   - S5, S6 and S8: the data captured by value, the function built once before the gradients, as the
 //     user guide's logistic regression builds its loss before its loop (with_function below).
@@ -56,14 +58,30 @@ TAPELESS_BENCH_KERNEL std::tuple<double, double> s2_tapeless(double x1, double x
 }
 
 // ---------------------------------------------------------------------------------------------
-// S3 rosenbrock: one term per element, v[i] and v[i + 1].
+// S3 rosenbrock: the sum over the indices i < n - 1 of a term reading x[i] and x[i + 1], n read at run
+// time.
+
+/// S3's inputs and n, the length of x, read at run time in every gradient (the inputs are opaque).
+template <std::size_t N>
+struct s3_users_in : s3_in<N> {
+  std::size_t n = N;
+};
 
 template <std::size_t N>
-TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_users(const s3_in<N>& in) {
-  return tl::grad([](const auto& v) {
-    auto term = [&](std::size_t i) { return 100 * tl::square(v[i + 1] - tl::square(v[i])) + tl::square(1 - v[i]); };
-    return [&]<std::size_t... I>(std::index_sequence<I...>) { return (... + term(I)); }
-    (std::make_index_sequence<N - 1>{});
+inline s3_users_in<N> s3_users_inputs() {
+  return {s3_inputs<N>(), N};
+}
+
+template <std::size_t N>
+TAPELESS_BENCH_KERNEL tl::vector<double, N> s3_users(const s3_users_in<N>& in) {
+  const std::size_t n = in.n;
+  return tl::grad([n](const auto& x) {
+    return tl::sum_over(
+        tl::indices(n - 1),
+        [](const auto& i, const auto& x) {
+          return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
+        },
+        x);
   })(in.x);
 }
 

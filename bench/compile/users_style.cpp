@@ -25,8 +25,8 @@ int main() {
   bool ok = true;
   ok &= agrees<s1_tapeless, s1_handwritten, s1_inputs>("S1");
   ok &= agrees<s2_tapeless, s2_handwritten, s2_inputs>("S2");
-  ok &= agrees<s3_users<16>, s3_handwritten<16>, s3_inputs<16>>("S3 16");
-  ok &= agrees<s3_users<256>, s3_handwritten<256>, s3_inputs<256>>("S3 256");
+  ok &= agrees<s3_users<16>, s3_handwritten<16>, s3_users_inputs<16>>("S3 16");
+  ok &= agrees<s3_users<256>, s3_handwritten<256>, s3_users_inputs<256>>("S3 256");
   ok &= agrees<s4_tapeless<16>, s4_handwritten<16>, s4_inputs<16>>("S4 16");
   ok &= agrees<s4_tapeless<256>, s4_handwritten<256>, s4_inputs<256>>("S4 256");
   ok &= agrees<s5_users, s5_handwritten, inputs_with_function<s5_inputs, s5_users_function>>("S5");
