@@ -566,6 +566,20 @@ void loop_case(const choices& c, const std::array<double, 2 + loop_points>& x, b
   check_summed_gradient(c, x.data(), x.size(), {ga, gb}, reference, loop_points, f, check_fd);
 }
 
+/// The sum (or mean) of the `count` terms at_point(i, a uses, b uses) on doubles in a plain loop, and the
+/// sum of their magnitudes.
+template <bool Mean, class AtPoint>
+std::array<double, 2> sum_on_doubles(std::size_t count, const AtPoint& at_point, double a, double b) {
+  std::array<double, 2> s{};
+  for (std::size_t i = 0; i < count; ++i) {
+    const double e = at_point(i, std::tie(a, a, a), std::tie(b, b, b));
+    s[0] += e;
+    s[1] += std::abs(e);
+  }
+  if constexpr (Mean) s[0] /= double(count), s[1] /= double(count);
+  return s;
+}
+
 /// The term of the sum over rows: the loop's term K of the first column, plus the second times a (a
 /// use of a that no term K has).
 template <int K>
@@ -589,17 +603,7 @@ void rows_case(const choices& c, const std::vector<double>& x, const std::vector
       return tl::sum_over(tl::rows(t, y), body, a, b);
   };
   const auto at_point = [&t, &y](std::size_t i, const auto& a, const auto& b) { return row_term<K>(t[i], y[i], a, b); };
-  // The sum on doubles, and the sum of its terms' magnitudes.
-  const auto plain_sum = [&](double a, double b) {
-    std::array<double, 2> s{};
-    for (std::size_t i = 0; i < n; ++i) {
-      const double e = at_point(i, std::tie(a, a, a), std::tie(b, b, b));
-      s[0] += e;
-      s[1] += std::abs(e);
-    }
-    if constexpr (Mean) s[0] /= double(n), s[1] /= double(n);
-    return s;
-  };
+  const auto plain_sum = [&](double a, double b) { return sum_on_doubles<Mean>(n, at_point, a, b); };
   const auto plain = [&plain_sum](double a, double b) { return plain_sum(a, b)[0]; };
   std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
   const auto [value, g] = tl::value_and_grad(f)(x[0], x[1]);
@@ -675,16 +679,7 @@ void indices_case(const choices& c, const std::vector<double>& input, std::size_
     const auto [i, j] = elements(t);
     return term_at(xv[i], xv[j], a, b);
   };
-  const auto plain_sum = [&](double a, double b) {
-    std::array<double, 2> s{};
-    for (std::size_t t = 0; t < terms; ++t) {
-      const double e = at_point(t, std::tie(a, a, a), std::tie(b, b, b));
-      s[0] += e;
-      s[1] += std::abs(e);
-    }
-    if constexpr (Mean) s[0] /= double(terms), s[1] /= double(terms);
-    return s;
-  };
+  const auto plain_sum = [&](double a, double b) { return sum_on_doubles<Mean>(terms, at_point, a, b); };
   std::feclearexcept(FE_UNDERFLOW | FE_OVERFLOW);
   const auto [value, g] = tl::value_and_grad(f)(input[0], input[1], xv);
   const auto [expected, magnitude] = plain_sum(input[0], input[1]);

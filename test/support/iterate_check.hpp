@@ -8,11 +8,16 @@
 //                       loss sum(s(n)^2), in (s0, A, b)
 #pragma once
 
+#include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
+
+#include <finite_difference.hpp>
 
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <tuple>
 #include <vector>
 
 namespace iterate_check {
@@ -122,6 +127,27 @@ inline recurrence_expected recurrence_by_hand(const std::vector<double>& u, cons
   }
   for (std::size_t i = 0; i < 3; ++i) e.ds0[i] = a[i];
   return e;
+}
+
+/// At `points` seeded random points (x0, v0, kk, c), each with a step count below 300, the gradient of
+/// loss_of(n) against central differences and tl::check_gradient.
+template <class LossOf>
+void check_oscillator_at_random_points(const LossOf& loss_of, std::uint64_t seed, int points) {
+  fd::rng rng{seed};
+  for (int point = 0; point < points; ++point) {
+    const double x0 = rng.uniform(-2, 2), v0 = rng.uniform(-2, 2), kk = rng.uniform(0.5, 4), c = rng.uniform(0, 2);
+    const auto n = static_cast<std::size_t>(rng.uniform(0, 300));
+    CAPTURE(n);
+    const auto loss = loss_of(n);
+    const auto g = tl::grad(loss)(x0, v0, kk, c);
+    const auto want =
+        fd::gradient([&](double a, double b, double k, double d) { return loss(a, b, k, d); }, x0, v0, kk, c);
+    CHECK(fd::rel_error(std::get<0>(g), want[0]) < 1e-8);
+    CHECK(fd::rel_error(std::get<1>(g), want[1]) < 1e-8);
+    CHECK(fd::rel_error(std::get<2>(g), want[2]) < 1e-8);
+    CHECK(fd::rel_error(std::get<3>(g), want[3]) < 1e-8);
+    CHECK(tl::check_gradient(loss, x0, v0, kk, c));
+  }
 }
 
 }  // namespace iterate_check

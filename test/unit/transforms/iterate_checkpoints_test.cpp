@@ -138,21 +138,8 @@ TEST_CASE(
 }
 
 TEST_CASE("iterate with checkpoints: at seeded random points, against finite differences and tl::check_gradient") {
-  fd::rng rng{4040};
-  for (int point = 0; point < 12; ++point) {
-    const double x0 = rng.uniform(-2, 2), v0 = rng.uniform(-2, 2), kk = rng.uniform(0.5, 4), c = rng.uniform(0, 2);
-    const auto n = static_cast<std::size_t>(rng.uniform(0, 300));
-    CAPTURE(n);
-    const auto loss = oscillator_loss(n, tl::checkpoints<3>{});
-    const auto g = tl::grad(loss)(x0, v0, kk, c);
-    const auto want =
-        fd::gradient([&](double a, double b, double k, double d) { return loss(a, b, k, d); }, x0, v0, kk, c);
-    CHECK(fd::rel_error(std::get<0>(g), want[0]) < 1e-8);
-    CHECK(fd::rel_error(std::get<1>(g), want[1]) < 1e-8);
-    CHECK(fd::rel_error(std::get<2>(g), want[2]) < 1e-8);
-    CHECK(fd::rel_error(std::get<3>(g), want[3]) < 1e-8);
-    CHECK(tl::check_gradient(loss, x0, v0, kk, c));
-  }
+  iterate_check::check_oscillator_at_random_points(
+      [](std::size_t n) { return oscillator_loss(n, tl::checkpoints<3>{}); }, 4040, 12);
 }
 
 TEST_CASE("iterate with checkpoints: a 3-vector state reading an input at step k, and a matrix parameter") {

@@ -51,21 +51,7 @@ TEST_CASE("the damped oscillator against its adjoint by hand, from 0 to 10^5 ste
 }
 
 TEST_CASE("the oscillator at seeded random points: against finite differences and tl::check_gradient") {
-  fd::rng rng{40};
-  for (int point = 0; point < 20; ++point) {
-    const double x0 = rng.uniform(-2, 2), v0 = rng.uniform(-2, 2), kk = rng.uniform(0.5, 4), c = rng.uniform(0, 2);
-    const std::size_t n = static_cast<std::size_t>(rng.uniform(0, 300));
-    CAPTURE(n);
-    const auto loss = oscillator_loss(n);
-    const auto g = tl::grad(loss)(x0, v0, kk, c);
-    const auto fd_g =
-        fd::gradient([&](double a, double b, double k, double d) { return loss(a, b, k, d); }, x0, v0, kk, c);
-    CHECK(fd::rel_error(std::get<0>(g), fd_g[0]) < 1e-8);
-    CHECK(fd::rel_error(std::get<1>(g), fd_g[1]) < 1e-8);
-    CHECK(fd::rel_error(std::get<2>(g), fd_g[2]) < 1e-8);
-    CHECK(fd::rel_error(std::get<3>(g), fd_g[3]) < 1e-8);
-    CHECK(tl::check_gradient(loss, x0, v0, kk, c));
-  }
+  check_oscillator_at_random_points([](std::size_t n) { return oscillator_loss(n); }, 40, 20);
 }
 
 TEST_CASE("a recurrence of 3-vectors with a tanh, reading an input at step k, against its adjoint by hand") {
