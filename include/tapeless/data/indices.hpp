@@ -52,7 +52,7 @@ class pairs_view {
   static constexpr std::size_t columns = 2;
   using segment = rows_view<detail::same_index_column, detail::index_column>;
 
-  constexpr pairs_view(std::size_t n, std::size_t begin, std::size_t count) noexcept
+  constexpr explicit pairs_view(std::size_t n, std::size_t begin, std::size_t count) noexcept
       : n_(n), begin_(begin), count_(count) {}
 
   /// The number of rows (pairs).

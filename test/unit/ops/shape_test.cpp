@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // Taking matrices apart and putting them together (ops/shape.hpp): zeros_like, ones_like, row, col,
 // slice, reshape, concat, diag; values, exact gradients (each moves elements, so its adjoint moves
-// them back), finite differences at several shapes; the Rosenbrock function written with slices.
+// them back), finite differences at several shapes; the Rosenbrock function written with slices; a
+// run-time index past the extent, which throws std::out_of_range naming the index and the extent.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -325,4 +327,31 @@ TEST_CASE("diag: vector to diagonal matrix, square matrix to its diagonal") {
   mx::check_fd(
       "diag of a 1x4 row", [](const auto& x) { return smooth(tl::matmul(x, tl::diag(x))); }, fd_tol,
       mx::random<tl::matrix<double, 1, 4>>(r, -1, 1));
+}
+
+TEST_CASE("a run-time index past the extent throws std::out_of_range naming the index and the extent") {
+  const V3 v{1.0, 2.0, 3.0};
+  std::size_t past = 3;  // known at run time only
+  const auto message = [](const auto& f) -> std::string {
+    try {
+      f();
+    } catch (const std::out_of_range& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(message([&] { (void)tl::grad([&](const auto& x) { return x[past]; })(v); }) ==
+        "tl: index 3 is past the extent 3 of v[i]");
+  CHECK(message([&] { (void)tl::grad([&](const auto& A) { return A(past - 2, past); })(a23); }) ==
+        "tl: column index 3 is past the extent 3 of A(i, j)");
+  CHECK(message([&] { (void)tl::grad([&](const auto& A) { return A(past - 1, 0); })(a23); }) ==
+        "tl: row index 2 is past the extent 2 of A(i, j)");
+  CHECK(message([&] { (void)tl::grad([&](const auto& A) { return tl::sum(tl::row(A, past)); })(a23); }) ==
+        "tl: index 3 is past the extent 2 of tl::row(A, i)");
+  CHECK(message([&] { (void)tl::grad([&](const auto& A) { return tl::sum(tl::col(A, past)); })(a23); }) ==
+        "tl: index 3 is past the extent 3 of tl::col(A, j)");
+  // In range, the same calls read their elements.
+  past = 2;
+  CHECK(tl::grad([&](const auto& x) { return x[past]; })(v)[2] == 1.0);
+  CHECK(tl::grad([&](const auto& A) { return tl::sum(tl::col(A, past)); })(a23)(1, 2) == 1.0);
 }

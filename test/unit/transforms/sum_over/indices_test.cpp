@@ -145,6 +145,14 @@ constexpr auto spread(std::size_t n) {
   };
 }
 
+/// The sum over the pairs of (0, 1, 3) in a constant expression: 1 + 9 + 4, with gradient (-8, -2, 10).
+constexpr bool pairs_in_a_constant_expression() {
+  const tl::vector<double, 3> x{0.0, 1.0, 3.0};
+  const auto g = tl::grad(spread(3))(x);
+  return spread(3)(x) == 14.0 && g[0] == -8.0 && g[1] == -2.0 && g[2] == 10.0;
+}
+static_assert(pairs_in_a_constant_expression());
+
 TEST_CASE("tl::pairs(n): a sum over pairs, by hand, where the pairs fill a batch, a block and several") {
   // 91 indices have 4095 pairs, 92 have 4186: a block ends inside a row of pairs, as do several of 200.
   constexpr std::size_t most = 200;
