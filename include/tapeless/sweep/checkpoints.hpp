@@ -118,6 +118,7 @@ class checkpoint_sweep {
 
   /// Reverses the steps [begin, end) from `base`, the state at begin, with the slots from `free` up.
   constexpr void reverse_range(const State& base, std::size_t begin, std::size_t end, std::size_t free) {
+    if (end - begin <= S - free + 1) return reverse_in_slots(base, begin, end, free);
     while (end - begin > 1) {
       // Two steps or more need a slot to advance in; the split below leaves one step to the last slot.
       const std::size_t slots = S - free;
@@ -131,10 +132,8 @@ class checkpoint_sweep {
       kept = base;
       ++counts_.copies;
       if (free + 1 > counts_.slots_used) counts_.slots_used = free + 1;
-      for (std::size_t k = begin; k < begin + left; ++k) {
-        advance_(kept, k);
-        ++counts_.advances;
-      }
+      for (std::size_t k = begin; k < begin + left; ++k) advance_(kept, k);
+      counts_.advances += left;
       reverse_range(kept, begin + left, end, free + 1);
       end = begin + left;
     }
@@ -147,6 +146,28 @@ class checkpoint_sweep {
   [[nodiscard]] constexpr checkpoint_counts counts() const { return counts_; }
 
  private:
+  /// Reverses [begin, end) from `base` where each of its states but the first has a free slot (one
+  /// repetition): the schedule above then advances one step per slot, s(begin + 1) into slot `free`,
+  /// s(begin + 2) into the next, and reverses from the last back to base. The same steps, copies and
+  /// order as its recursion, in two loops, without a split computed per step.
+  constexpr void reverse_in_slots(const State& base, std::size_t begin, std::size_t end, std::size_t free) {
+    if (end == begin) return;
+    const std::size_t kept = end - begin - 1;  // s(begin + 1) ... s(end - 1), in slots free ... free + kept - 1
+    const State* from = &base;
+    for (std::size_t j = 0; j < kept; ++j) {
+      State& slot = slots_[free + j];
+      slot = *from;
+      advance_(slot, begin + j);
+      from = &slot;
+    }
+    counts_.copies += kept;
+    counts_.advances += kept;
+    if (kept > 0 && free + kept > counts_.slots_used) counts_.slots_used = free + kept;
+    for (std::size_t j = kept; j > 0; --j) reverse_(slots_[free + j - 1], begin + j);
+    reverse_(base, begin);
+    counts_.reversals += kept + 1;
+  }
+
   std::array<State, S> slots_{};
   Advance& advance_;
   Reverse& reverse_;
