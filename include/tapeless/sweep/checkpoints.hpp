@@ -20,7 +20,8 @@
 // counts its first checkpoint, the one holding s(0), among its s, and runs the steps in one working
 // state besides them; here s(0) is the caller's and the working state is one of the S slots: a slot is
 // copied from the state below it, advanced in place to where the schedule keeps a state, and is that
-// kept state from then on. So S slots serve as revolve's s = S, and t(n, S) above is the count.
+// kept state from then on (a trivially copyable state of at most 64 bytes is advanced in registers and
+// then copied to its slot). So S slots serve as revolve's s = S, and t(n, S) above is the count.
 // Recursion is at most S + 1 calls deep (each nested call holds one more slot).
 //
 // The schedule. To reverse [b, e) from the state at b with s slots free: for e - b = 1, reverse step b
@@ -36,6 +37,7 @@
 #include <concepts>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 namespace tapeless {
 
@@ -118,6 +120,7 @@ class checkpoint_sweep {
 
   /// Reverses the steps [begin, end) from `base`, the state at begin, with the slots from `free` up.
   constexpr void reverse_range(const State& base, std::size_t begin, std::size_t end, std::size_t free) {
+    if (end - begin <= S - free + 1) return reverse_in_slots(base, begin, end, free);
     while (end - begin > 1) {
       // Two steps or more need a slot to advance in; the split below leaves one step to the last slot.
       const std::size_t slots = S - free;
@@ -128,13 +131,10 @@ class checkpoint_sweep {
       const std::size_t left =
           at.reach_one_fewer < end - begin - right_least ? at.reach_one_fewer : end - begin - right_least;
       State& kept = slots_[free];
-      kept = base;
+      advance_into(kept, base, begin, left);
       ++counts_.copies;
       if (free + 1 > counts_.slots_used) counts_.slots_used = free + 1;
-      for (std::size_t k = begin; k < begin + left; ++k) {
-        advance_(kept, k);
-        ++counts_.advances;
-      }
+      counts_.advances += left;
       reverse_range(kept, begin + left, end, free + 1);
       end = begin + left;
     }
@@ -147,6 +147,49 @@ class checkpoint_sweep {
   [[nodiscard]] constexpr checkpoint_counts counts() const { return counts_; }
 
  private:
+  /// Whether a state is advanced in a local, which the compiler keeps in registers, and copied to its
+  /// slot after: advanced in the slot itself, through memory, each step waits for the store of the last
+  /// to be read back. Only a small trivially copyable state: any other is advanced in its slot, so that
+  /// the recursion's frames hold no state of their own and no object but the slots holds a state.
+  static constexpr bool in_registers = std::is_trivially_copyable_v<State> && sizeof(State) <= 64;
+
+  /// slot = from advanced `count` steps from step `first`.
+  constexpr void advance_into(State& slot, const State& from, std::size_t first, std::size_t count) {
+    if constexpr (in_registers) {
+      State s = from;
+      for (std::size_t k = first; k < first + count; ++k) advance_(s, k);
+      slot = s;
+    } else {
+      slot = from;
+      for (std::size_t k = first; k < first + count; ++k) advance_(slot, k);
+    }
+  }
+
+  /// Reverses [begin, end) from `base` where each of its states but the first has a free slot (one
+  /// repetition): the schedule above then advances one step per slot, s(begin + 1) into slot `free`,
+  /// s(begin + 2) into the next, and reverses from the last back to base. The same steps, copies and
+  /// order as its recursion, in two loops, without a split computed per step.
+  constexpr void reverse_in_slots(const State& base, std::size_t begin, std::size_t end, std::size_t free) {
+    if (end == begin) return;
+    const std::size_t kept = end - begin - 1;  // s(begin + 1) ... s(end - 1), in slots free ... free + kept - 1
+    if constexpr (in_registers) {
+      State s = base;
+      for (std::size_t j = 0; j < kept; ++j) {
+        advance_(s, begin + j);
+        slots_[free + j] = s;
+      }
+    } else {
+      for (std::size_t j = 0; j < kept; ++j)
+        advance_into(slots_[free + j], j == 0 ? base : slots_[free + j - 1], begin + j, 1);
+    }
+    counts_.copies += kept;
+    counts_.advances += kept;
+    if (kept > 0 && free + kept > counts_.slots_used) counts_.slots_used = free + kept;
+    for (std::size_t j = kept; j > 0; --j) reverse_(slots_[free + j - 1], begin + j);
+    reverse_(base, begin);
+    counts_.reversals += kept + 1;
+  }
+
   std::array<State, S> slots_{};
   Advance& advance_;
   Reverse& reverse_;

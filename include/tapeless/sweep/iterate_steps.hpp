@@ -34,6 +34,23 @@
 #include <type_traits>
 #include <utility>
 
+// TAPELESS_STEP_FLATTEN marks the functions of a schedule that run one step (the checkpoints' advance
+// and reverse, transforms/iterate_checkpoints.hpp): step_value or step_adjoint, and every function
+// they call, is inlined into them, with g++ as with clang. Left to itself, g++ 12 calls the step's
+// evaluation and sweep out of line from the schedule, and builds the step's tree in memory at every
+// call: S12 of bench/steps_bench.cpp runs 27% more instructions per gradient with checkpoints<32>.
+// The loops over stored states are left to the inliner, which inlines the step into them already
+// (flattened, g++ keeps the parameters' sums in memory there). Written in GNU syntax, which applies to
+// a lambda's call operator. Not at -O0 (no __OPTIMIZE__), where it only costs compile time; defined
+// before this header, empty, it leaves those functions to the compiler's inliner.
+#ifndef TAPELESS_STEP_FLATTEN
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+#define TAPELESS_STEP_FLATTEN __attribute__((flatten))
+#else
+#define TAPELESS_STEP_FLATTEN
+#endif
+#endif
+
 namespace tapeless::detail {
 
 /// The term of one step, step(s, k, params...), built on leaves: the state takes the slot of parameter
@@ -156,8 +173,13 @@ template <class State, class Step, class Params, class Sums>
 constexpr State reverse_stored(const Step& step, const State* states, std::size_t n, const Params& params,
                                const State& adjoint, Sums& sums) {
   return with_step_data(step, [&] {
+    // The parameters and the sums in locals of the loop: g++ otherwise loads and stores them through
+    // their references at every step where it inlines the loop into a larger function.
+    const Params values = params;
+    Sums local_sums = sums;
     State a = adjoint;
-    for (std::size_t k = n; k-- > 0;) a = step_adjoint(step, states[k], k, params, a, sums);
+    for (std::size_t k = n; k-- > 0;) a = step_adjoint(step, states[k], k, values, a, local_sums);
+    sums = local_sums;
     return a;
   });
 }

@@ -43,8 +43,8 @@ struct keeps_checkpoints {
     State a = adjoint;
     with_step_data(step, [&] {
       return reverse_with_checkpoints<S>(
-          n, init, [&](State& s, std::size_t k) { s = step_value(step, s, k, params); },
-          [&](const State& s, std::size_t k) { a = step_adjoint(step, s, k, params, a, sums); });
+          n, init, [&](State& s, std::size_t k) TAPELESS_STEP_FLATTEN { s = step_value(step, s, k, params); },
+          [&](const State& s, std::size_t k) TAPELESS_STEP_FLATTEN { a = step_adjoint(step, s, k, params, a, sums); });
     });
     return a;
   }
