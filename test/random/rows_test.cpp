@@ -6,6 +6,10 @@
 // a few hundred, and past a block of rows (tapeless::detail::rows_block). The value is checked against
 // the same sum of the std:: reference (reference.hpp) in a plain loop, the gradient against the sum of
 // the rows' gradients (tl::grad of the term on numbers) and against finite differences of that loop.
+// The first compositions of numbers again, read by index: their row is x[i] of a parameter vector x,
+// summed over tl::indices(n), the gradient in x against each term's in its row; and as the step of
+// tl::iterate, s' = s + h term(s, p, q), with stored states and with tl::checkpoints<2> (the same
+// gradient to the bit), against the reference's loop and its differences.
 #include <doctest/doctest.h>
 
 #include "build.hpp"
@@ -266,9 +270,170 @@ void check_family() {
   }
 }
 
+// ---- the same compositions read by index, and as the step of a loop ---------------------------------
+
+/// The scalar families read again by index and as a step: the first index_families of them.
+constexpr int index_families = 8;
+/// The parameter vector a sum over indices reads, and the most indices it sums over.
+constexpr std::size_t index_extent = 64;
+using index_vector = tl::vector<double, index_extent>;
+/// The steps' size: s' = s + step_size term(s, p, q) stays near s for the steps counts drawn (at most
+/// max_steps), so that the state stays where the compositions are defined.
+constexpr double step_size = 1.0 / 64;
+constexpr std::size_t max_steps = 24;
+
+/// Scalar family F over tl::indices(n), its row read from a parameter vector x by index: the value
+/// against the reference's sum, the gradient in p and q against the sum of the terms' gradients and
+/// against differences, and in x: each element i < n the term's gradient in its row, the others +0.
+template <int F>
+void check_indices(fd::rng& r, std::size_t n) {
+  constexpr family f = all[F];
+  constexpr int I = f.composition, R = f.row;
+  const rdt::composition& c = rdt::spec<I>;
+  index_vector x;
+  for (auto& e : x) e = random_element<double>(r);
+  const double p = random_element<double>(r), q = random_element<double>(r);
+  const auto loss = [n](const auto& a, const auto& b, const auto& v) {
+    const auto body = [](std::size_t i, const auto& a, const auto& b, const auto& v) {
+      return term<I, R>{}(v[i], a, b);
+    };
+    if constexpr (f.mean)
+      return tl::mean_over(tl::indices(n), body, a, b, v);
+    else
+      return tl::sum_over(tl::indices(n), body, a, b, v);
+  };
+  const auto value_and_gradient = tl::value_and_grad(loss)(p, q, x);
+  const double value = value_and_gradient.first;
+  const auto& gradient = value_and_gradient.second;
+  const double count = static_cast<double>(n);
+  const auto reference = [&](double pv, double qv) {
+    std::array<double, 2> sum{};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double t = rdt::evaluate_node(c, c.root, arguments<R>(x[i], pv, qv)).e[0];
+      sum[0] += t;
+      sum[1] += std::abs(t);
+    }
+    if (f.mean) sum = {sum[0] / count, sum[1] / count};
+    return sum;
+  };
+  const auto [expected, magnitude] = reference(p, q);
+  std::array<double, 3> by_terms{}, by_terms_magnitude{};  // in p, q, and x[i] of the term at i
+  index_vector in_x{}, in_x_magnitude{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto g =
+        tl::grad([](const auto& row, const auto& a, const auto& b) { return term<I, R>{}(row, a, b); })(x[i], p, q);
+    const std::array<double, 3> each{std::get<1>(g), std::get<2>(g), std::get<0>(g)};
+    for (std::size_t j = 0; j < 2; ++j) by_terms[j] += each[j], by_terms_magnitude[j] += std::abs(each[j]);
+    in_x[i] = each[2];
+    in_x_magnitude[i] = std::abs(each[2]);
+  }
+  const double scale = f.mean ? 1.0 / count : 1.0;  // over no indices the mean is NaN, as 0 / 0
+  const std::string over = f.mean ? "averaged" : "summed";
+  INFO("composition " << I << ", " << over << " over " << n << " indices, argument " << R
+                      << " read as x[i]: " << rdt::describe(c));
+  INFO("parameters " << fd::str(p) << " and " << fd::str(q) << "; value " << fd::str(value) << ", reference "
+                     << fd::str(expected));
+  CHECK(agree(value, expected, value_tol, magnitude));
+  std::ostringstream mismatches;
+  mismatches.precision(17);
+  const std::array<double, 2> ad{std::get<0>(gradient), std::get<1>(gradient)};
+  for (std::size_t j = 0; j < 2; ++j) {
+    if (!agree(ad[j], by_terms[j] * scale, rows_tol, by_terms_magnitude[j] * std::abs(scale)))
+      mismatches << "parameter " << j << ": AD " << ad[j] << ", the terms' gradients " << by_terms[j] * scale << "\n";
+    if (!std::isfinite(expected)) continue;
+    const fd::estimate d = fd::derivative_and_error(
+        [&](double v) { return j == 0 ? reference(v, q)[0] : reference(p, v)[0]; }, j == 0 ? p : q);
+    if (!(std::abs(ad[j] - d.value) <= fd_rtol * std::max(std::abs(ad[j]), std::abs(d.value)) + 2 * d.error + fd_atol))
+      mismatches << "parameter " << j << ": AD " << ad[j] << ", FD " << d.value << "\n";
+  }
+  const index_vector& gx = std::get<2>(gradient);
+  for (std::size_t i = 0; i < index_extent; ++i) {
+    // An element no term reads: +0, or NaN in a mean over no indices.
+    const bool read = i < n, unread_nan = f.mean && n == 0;
+    if (read ? !agree(gx[i], in_x[i] * scale, rows_tol, in_x_magnitude[i] * std::abs(scale))
+             : !(unread_nan ? std::isnan(gx[i]) : gx[i] == 0 && !std::signbit(gx[i])))
+      mismatches << "x[" << i << "]: AD " << gx[i] << ", the term's gradient " << (read ? in_x[i] * scale : 0.0)
+                 << "\n";
+  }
+  INFO(mismatches.str());
+  CHECK(mismatches.str().empty());
+}
+
+/// Scalar family F as the step of a loop, s' = s + step_size term(s, p, q), for n steps from s0, by
+/// tl::iterate with every state stored and with tl::checkpoints<2>: the two gradients the same to the
+/// bit, the value against the reference's loop, and the gradient in (s0, p, q) against its differences.
+template <int F>
+void check_steps(fd::rng& r, std::size_t n) {
+  constexpr family f = all[F];
+  constexpr int I = f.composition, R = f.row;
+  const rdt::composition& c = rdt::spec<I>;
+  const double s0 = random_element<double>(r), p = random_element<double>(r), q = random_element<double>(r);
+  constexpr auto step = [](const auto& s, std::size_t, const auto& a, const auto& b) {
+    return s + step_size * term<I, R>{}(s, a, b);
+  };
+  const auto stored = [n](const auto& s, const auto& a, const auto& b) { return tl::iterate(n, s, step, a, b); };
+  const auto kept = [n](const auto& s, const auto& a, const auto& b) {
+    return tl::iterate(tl::checkpoints<2>{}, n, s, step, a, b);
+  };
+  const auto [value, g] = tl::value_and_grad(stored)(s0, p, q);
+  const auto [value_kept, g_kept] = tl::value_and_grad(kept)(s0, p, q);
+  const auto reference = [&](const std::array<double, 3>& at) {
+    double s = at[0];
+    for (std::size_t k = 0; k < n; ++k)
+      s += step_size * rdt::evaluate_node(c, c.root, arguments<R>(s, at[1], at[2])).e[0];
+    return s;
+  };
+  const std::array<double, 3> at{s0, p, q};
+  const double expected = reference(at);
+  INFO("composition " << I << " as a step, " << n << " steps, argument " << R << " the state: " << rdt::describe(c));
+  INFO("s0 " << fd::str(s0) << ", parameters " << fd::str(p) << " and " << fd::str(q) << "; value " << fd::str(value)
+             << ", reference " << fd::str(expected));
+  CHECK(std::bit_cast<std::uint64_t>(value) == std::bit_cast<std::uint64_t>(value_kept));
+  CHECK(agree(value, expected, value_tol * static_cast<double>(n + 1), std::abs(expected)));
+  const std::array<double, 3> ad{std::get<0>(g), std::get<1>(g), std::get<2>(g)},
+      ad_kept{std::get<0>(g_kept), std::get<1>(g_kept), std::get<2>(g_kept)};
+  std::ostringstream mismatches;
+  mismatches.precision(17);
+  for (std::size_t j = 0; j < 3; ++j) {
+    if (std::bit_cast<std::uint64_t>(ad[j]) != std::bit_cast<std::uint64_t>(ad_kept[j]))
+      mismatches << "argument " << j << ": stored " << ad[j] << ", checkpoints<2> " << ad_kept[j] << "\n";
+    if (!std::isfinite(expected)) continue;
+    const fd::estimate d = fd::derivative_and_error(
+        [&](double v) {
+          std::array<double, 3> moved = at;
+          moved[j] = v;
+          return reference(moved);
+        },
+        at[j]);
+    if (!(std::abs(ad[j] - d.value) <= fd_rtol * std::max(std::abs(ad[j]), std::abs(d.value)) + 2 * d.error + fd_atol))
+      mismatches << "argument " << j << ": AD " << ad[j] << ", FD " << d.value << "\n";
+  }
+  INFO(mismatches.str());
+  CHECK(mismatches.str().empty());
+}
+
+/// Scalar family F over indices and as steps, at the fixed counts, random ones and the whole extent.
+template <int F>
+void check_indices_and_steps() {
+  fd::rng r{7000 + static_cast<std::uint64_t>(F)};
+  std::vector<std::size_t> counts(fixed_counts.begin(), fixed_counts.end());
+  for (int k = 0; k < random_counts; ++k)
+    counts.push_back(static_cast<std::size_t>(r.uniform(2, static_cast<double>(index_extent) + 1)));
+  counts.push_back(index_extent);
+  for (const std::size_t n : counts) {
+    check_indices<F>(r, n);
+    check_steps<F>(r, n % (max_steps + 1));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("random sums over rows: value against a loop of std::, gradient against the rows' and differences") {
   []<int... F>(std::integer_sequence<int, F...>) { (check_family<F>(), ...); }
   (std::make_integer_sequence<int, family_count>{});
+}
+
+TEST_CASE("random sums over indices and loops of steps: the compositions read as x[i], and as a step") {
+  []<int... F>(std::integer_sequence<int, F...>) { (check_indices_and_steps<F>(), ...); }
+  (std::make_integer_sequence<int, index_families>{});
 }
