@@ -82,6 +82,22 @@ inline auto recurrence_step(const std::vector<double>& u) {
   };
 }
 
+/// The recurrence's inputs: n inputs u, the initial state, A and b, drawn from rng.
+struct recurrence_inputs {
+  std::vector<double> u;
+  vec3 s0;
+  mat3 A;
+  vec3 b;
+};
+inline recurrence_inputs draw_recurrence(fd::rng& rng, std::size_t n) {
+  recurrence_inputs in{std::vector<double>(n), {}, {}, {}};
+  for (double& x : in.u) x = rng.uniform(-1, 1);
+  for (std::size_t i = 0; i < 3; ++i) in.s0[i] = rng.uniform(-1, 1);
+  for (std::size_t i = 0; i < 9; ++i) in.A[i] = rng.uniform(-0.8, 0.8);
+  for (std::size_t i = 0; i < 3; ++i) in.b[i] = rng.uniform(-1, 1);
+  return in;
+}
+
 /// sum(s(n)^2) after u.size() steps, in (s0, A, b).
 inline auto recurrence_loss(const std::vector<double>& u) {
   return [&u](const auto& s0, const auto& A, const auto& b) {

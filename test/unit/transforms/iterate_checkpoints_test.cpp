@@ -144,17 +144,14 @@ TEST_CASE("iterate with checkpoints: at seeded random points, against finite dif
 
 TEST_CASE("iterate with checkpoints: a 3-vector state reading an input at step k, and a matrix parameter") {
   // s' = tanh(A s + b u[k]), u captured by the step: its data is read in place while the schedule runs
-  using vec3 = tl::vector<double, 3>;
-  using mat3 = tl::matrix<double, 3, 3>;
   fd::rng rng{4041};
   for (const std::size_t n : {0, 1, 2, 5, 6, 7, 35, 36, 500}) {
     CAPTURE(n);
-    std::vector<double> u(n);
-    for (double& x : u) x = rng.uniform(-1, 1);
-    const vec3 s0{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
-    mat3 a{};
-    for (std::size_t i = 0; i < 9; ++i) a[i] = rng.uniform(-0.8, 0.8);
-    const vec3 b{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    const auto in = iterate_check::draw_recurrence(rng, n);  // named members: clang 14 captures no structured binding
+    const auto& u = in.u;
+    const auto& s0 = in.s0;
+    const auto& a = in.A;
+    const auto& b = in.b;
     const auto loss = [&u](auto... keep) {
       return [&u, keep...](const auto& s, const auto& m, const auto& w) {
         const auto step = [&u](const auto& x, std::size_t k, const auto& mm, const auto& ww) {

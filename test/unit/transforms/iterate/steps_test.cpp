@@ -58,12 +58,11 @@ TEST_CASE("a recurrence of 3-vectors with a tanh, reading an input at step k, ag
   fd::rng rng{41};
   for (const std::size_t n : {0, 1, 2, 33, 500}) {
     CAPTURE(n);
-    std::vector<double> u(n);
-    for (double& x : u) x = rng.uniform(-1, 1);
-    const vec3 s0{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
-    mat3 A{};
-    for (std::size_t i = 0; i < 9; ++i) A[i] = rng.uniform(-0.8, 0.8);
-    const vec3 b{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    const auto in = draw_recurrence(rng, n);  // named members: clang 14 captures no structured binding
+    const auto& u = in.u;
+    const auto& s0 = in.s0;
+    const auto& A = in.A;
+    const auto& b = in.b;
     const auto loss = recurrence_loss(u);
     const auto e = recurrence_by_hand(u, s0, A, b);
     const auto [value, g] = tl::value_and_grad(loss)(s0, A, b);
