@@ -316,7 +316,9 @@ void check_indices(fd::rng& r, std::size_t n) {
     if (f.mean) sum = {sum[0] / count, sum[1] / count};
     return sum;
   };
-  const auto [expected, magnitude] = reference(p, q);
+  // Not structured bindings: clang 14 does not let INFO's lambdas capture them.
+  const std::array<double, 2> sum_and_magnitude = reference(p, q);
+  const double expected = sum_and_magnitude[0], magnitude = sum_and_magnitude[1];
   std::array<double, 3> by_terms{}, by_terms_magnitude{};  // in p, q, and x[i] of the term at i
   index_vector in_x{}, in_x_magnitude{};
   for (std::size_t i = 0; i < n; ++i) {
@@ -368,15 +370,19 @@ void check_steps(fd::rng& r, std::size_t n) {
   constexpr int I = f.composition, R = f.row;
   const rdt::composition& c = rdt::spec<I>;
   const double s0 = random_element<double>(r), p = random_element<double>(r), q = random_element<double>(r);
-  constexpr auto step = [](const auto& s, std::size_t, const auto& a, const auto& b) {
+  const auto step = [](const auto& s, std::size_t, const auto& a, const auto& b) {
     return s + step_size * term<I, R>{}(s, a, b);
   };
-  const auto stored = [n](const auto& s, const auto& a, const auto& b) { return tl::iterate(n, s, step, a, b); };
-  const auto kept = [n](const auto& s, const auto& a, const auto& b) {
+  const auto stored = [n, step](const auto& s, const auto& a, const auto& b) { return tl::iterate(n, s, step, a, b); };
+  const auto kept = [n, step](const auto& s, const auto& a, const auto& b) {
     return tl::iterate(tl::checkpoints<2>{}, n, s, step, a, b);
   };
-  const auto [value, g] = tl::value_and_grad(stored)(s0, p, q);
-  const auto [value_kept, g_kept] = tl::value_and_grad(kept)(s0, p, q);
+  // Not structured bindings: clang 14 does not let INFO's lambdas capture them.
+  const auto stored_result = tl::value_and_grad(stored)(s0, p, q);
+  const auto kept_result = tl::value_and_grad(kept)(s0, p, q);
+  const double value = stored_result.first, value_kept = kept_result.first;
+  const auto& g = stored_result.second;
+  const auto& g_kept = kept_result.second;
   const auto reference = [&](const std::array<double, 3>& at) {
     double s = at[0];
     for (std::size_t k = 0; k < n; ++k)
