@@ -147,6 +147,82 @@ TEST_CASE("pow by a number: x^p") {
   }
 }
 
+TEST_CASE("pow by a number that is a small integer: repeated squaring, as pow by an integer") {
+  SUBCASE("random points, p in {-3, -1, 0, 1, 2, 5, 64, -64} on either side of 0, against std::pow") {
+    for (const double p : {-3.0, -1.0, 0.0, 1.0, 2.0, 5.0, 64.0, -64.0}) {
+      CAPTURE(p);
+      const double reach = std::abs(p) > 8 ? 1.5 : 3.0, gap = std::abs(p) > 8 ? 0.7 : 0.2;  // x^64 stays finite
+      const auto sample = [reach, gap](fd::rng& r) { return r.uniform_away(-reach, reach, {0.0}, gap); };
+      check_unary(
+          "pow(x, p)", [p](auto&& x) { return tl::pow(x, p); }, [p](double x) { return std::pow(x, p); },
+          [p](double x) { return p == 0.0 ? 0.0 : p * std::pow(x, p - 1.0); }, sample, 214, pow_tolerances);
+    }
+  }
+  SUBCASE("the values of pow by an int bit for bit, its derivatives to rounding; at 0, inf and NaN both") {
+    fd::rng r{215};
+    for (const int n : {-3, -1, 0, 1, 2, 3, 7, 64, -64}) {
+      CAPTURE(n);
+      for (int i = 0; i < points; ++i) {
+        const double x = r.uniform(-3, 3);
+        CAPTURE(x);
+        const auto real = at([n](auto a) { return tl::pow(a, double(n)); }, x);
+        const auto integer = at([n](auto a) { return tl::pow(a, n); }, x);
+        CHECK(real.first == integer.first);
+        CHECK(fd::rel_error(real.second, integer.second) < 1e-14);
+      }
+      for (const double x : {0.0, -0.0, infinity, -infinity}) {
+        CAPTURE(x);
+        const auto real = at([n](auto a) { return tl::pow(a, double(n)); }, x);
+        CHECK(real.first == std::pow(x, double(n)));
+        CHECK(std::signbit(real.first) == std::signbit(std::pow(x, double(n))));
+        CHECK(real == at([n](auto a) { return tl::pow(a, n); }, x));
+      }
+      const auto nan = at([n](auto a) { return tl::pow(a, double(n)); }, qnan);
+      if (n == 0) {
+        CHECK(nan.first == std::pow(qnan, 0.0));  // 1, as std::pow gives
+      } else {
+        CHECK(std::isnan(nan.first));
+        CHECK(std::isnan(nan.second));
+      }
+    }
+  }
+  SUBCASE("past 64, and not integers (0.5, 2.5, -1.5, 64.5): std::pow, against finite differences") {
+    for (const double p : {65.0, 0.5, 2.5, -1.5, 64.5}) {
+      CAPTURE(p);
+      const double low = p > 8 ? 0.3 : 0.1, high = p > 8 ? 1.5 : 3.0;
+      const auto sample = [low, high](fd::rng& r) { return r.uniform(low, high); };
+      check_unary(
+          "pow(x, p)", [p](auto&& x) { return tl::pow(x, p); }, [p](double x) { return std::pow(x, p); },
+          [p](double x) { return p * std::pow(x, p - 1.0); }, sample, 216, pow_tolerances);
+      CHECK(at([p](auto a) { return tl::pow(a, p); }, 1.7).first == std::pow(1.7, p));
+    }
+  }
+  SUBCASE("at 0 for each kind of exponent: the value of std::pow, the derivative p 0^(p-1) (0 for p = 0)") {
+    CHECK(at([](auto a) { return tl::pow(a, -3.0); }, 0.0) == std::pair{infinity, -infinity});
+    CHECK(at([](auto a) { return tl::pow(a, -3.0); }, -0.0) == std::pair{-infinity, -infinity});
+    CHECK(at([](auto a) { return tl::pow(a, -2.0); }, -0.0) == std::pair{infinity, infinity});
+    CHECK(at([](auto a) { return tl::pow(a, 0.0); }, 0.0) == std::pair{1.0, 0.0});
+    CHECK(at([](auto a) { return tl::pow(a, 0.5); }, 0.0) == std::pair{0.0, infinity});
+    CHECK(at([](auto a) { return tl::pow(a, 2.5); }, 0.0) == std::pair{0.0, 0.0});
+    CHECK(at([](auto a) { return tl::pow(a, -1.5); }, 0.0) == std::pair{infinity, -infinity});
+  }
+  SUBCASE("an exponent known at run time only takes the same path") {
+    volatile double runtime_p = -3.0;
+    const double p = runtime_p;
+    fd::rng r{217};
+    for (int i = 0; i < points; ++i) {
+      const double x = r.uniform_away(-3, 3, {0.0}, 0.2);
+      CAPTURE(x);
+      CHECK(at([p](auto a) { return tl::pow(a, p); }, x) == at([](auto a) { return tl::pow(a, -3.0); }, x));
+    }
+  }
+  SUBCASE("in a constant expression") {
+    constexpr auto g = tl::grad([](auto a) { return tl::pow(a, -2.0); })(2.0);
+    static_assert(g == -0.25);
+    CHECK(g == -0.25);
+  }
+}
+
 TEST_CASE("pow of a number: c^y") {
   const auto anywhere = [](fd::rng& r) { return r.uniform(-5, 5); };
   SUBCASE("random points, c in {0.5, 2, e, 10, 1}") {
