@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/inline.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -35,11 +36,15 @@ struct expression : detail::expression_tag {
   /// as PyTorch's Tensor.backward() does: gradients add up across calls until zero_grad().
   constexpr void backward() const { backward_from_root(self(), detail::layer_above{}); }
 
-  /// Element (i, j) of a matrix-valued node, and element i of a vector-valued one: scalar nodes.
-  constexpr auto operator()(std::size_t i, std::size_t j) const {
+  /// Element (i, j) of a matrix-valued node, and element i of a vector-valued one: scalar nodes. Forced
+  /// inline with element_of (expr/inline.hpp), so that the range check of a constant index folds away
+  /// where the access is written, before g++'s inliner weighs the function that writes it.
+  TAPELESS_BUILD_INLINE constexpr auto operator()(std::size_t i, std::size_t j) const {
     return element_of(self(), i, j, detail::layer_above{});
   }
-  constexpr auto operator[](std::size_t i) const { return element_of(self(), i, detail::layer_above{}); }
+  TAPELESS_BUILD_INLINE constexpr auto operator[](std::size_t i) const {
+    return element_of(self(), i, detail::layer_above{});
+  }
 
   /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
   /// take the value of one of another type. The copy or move assignment of s reaches another node only

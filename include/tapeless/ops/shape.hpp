@@ -17,6 +17,7 @@
 // constant expression); where the index is a constant, the compiler folds the check away.
 #pragma once
 
+#include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
@@ -218,17 +219,33 @@ struct diagonal : ::tapeless::detail::matrix_operation {
 
 namespace detail {
 
-/// Throws std::out_of_range for `index` past `extent` in the access `access` (v[i], A(i, j), ...). Out
-/// of line and cold, so that the check costs its comparison alone where it passes.
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_index_past(const char* which, std::size_t index,
-                                                                          std::size_t extent, const char* access) {
+/// The access a run-time index is checked for, named in the message of throw_index_past.
+enum class index_access : unsigned char { element, element_row, element_column, row, column };
+
+/// Throws std::out_of_range for `index` past `extent` in `access`. Out of line and cold, and taking
+/// integers only, so that where the check passes it costs its comparison and a short call.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_index_past(std::size_t index, std::size_t extent,
+                                                                          index_access access) {
+  const char* which = access == index_access::element_row      ? "row index "
+                      : access == index_access::element_column ? "column index "
+                                                               : "index ";
+  const char* where = access == index_access::element  ? "v[i]"
+                      : access == index_access::row    ? "tl::row(A, i)"
+                      : access == index_access::column ? "tl::col(A, j)"
+                                                       : "A(i, j)";
   throw std::out_of_range(std::string("tl: ") + which + std::to_string(index) + " is past the extent " +
-                          std::to_string(extent) + " of " + access);
+                          std::to_string(extent) + " of " + where);
 }
 
-/// Checks a run-time index against its extent before the access reads anything.
-constexpr void check_index(std::size_t index, std::size_t extent, const char* which, const char* access) {
-  if (index >= extent) throw_index_past(which, index, extent, access);
+/// Checks a run-time index against its extent before the access reads anything. Forced inline, as are
+/// element_of, row, col and the element operators of expr/expression.hpp (expr/inline.hpp): left to
+/// g++'s early inliner, the call the check adds stops the builders from being inlined into the function
+/// that writes the access, so its nodes stay in memory, that function's stack frame passes g++'s
+/// large-stack-frame-growth limit and it is called out of line from the gradient, 1.4 times slower for a
+/// small network. Inlined, a constant index folds the check away where it is written.
+TAPELESS_BUILD_INLINE constexpr void check_index(std::size_t index, std::size_t extent, index_access access) {
+  if (index >= extent) [[unlikely]]
+    throw_index_past(index, extent, access);
 }
 
 template <class E, class Part>
@@ -279,22 +296,22 @@ constexpr auto part_of(const Part& part, A&& a) {
 
 /// A(i, j) and v[i] of a matrix node, reached from expr/expression.hpp through its tag layer_above.
 template <class E>
-constexpr auto element_of(const E& e, std::size_t i, std::size_t j, layer_above) {
+TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, std::size_t j, layer_above) {
   using M = typename E::value_type;
   static_assert(Matrix<M>, "A(i, j): A is a scalar expression; only a matrix expression has elements");
   if constexpr (Matrix<M>) {
-    check_index(i, M::rows(), "row index ", "A(i, j)");
-    check_index(j, M::cols(), "column index ", "A(i, j)");
+    check_index(i, M::rows(), index_access::element_row);
+    check_index(j, M::cols(), index_access::element_column);
     return part_node(e, ops::element(i * M::cols() + j));
   }
 }
 template <class E>
-constexpr auto element_of(const E& e, std::size_t i, layer_above) {
+TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, layer_above) {
   using M = typename E::value_type;
   static_assert(Matrix<M> && (M::cols() == 1 || M::rows() == 1),
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");
   if constexpr (Matrix<M>) {
-    check_index(i, M::size(), "index ", "v[i]");
+    check_index(i, M::size(), index_access::element);
     return part_node(e, ops::element(i));
   }
 }
@@ -313,19 +330,19 @@ constexpr auto ones_like(const X&) {
 
 /// Row i of the matrix a, as a 1 x C matrix.
 template <Operand A>
-constexpr auto row(A&& a, std::size_t i) {
+TAPELESS_BUILD_INLINE constexpr auto row(A&& a, std::size_t i) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
-  if constexpr (kind) detail::check_index(i, value_type_of_t<A>::rows(), "index ", "tl::row(A, i)");
+  if constexpr (kind) detail::check_index(i, value_type_of_t<A>::rows(), detail::index_access::row);
   return detail::part_of<shapes::any_shapes<>, kind>(ops::row(i), std::forward<A>(a));
 }
 
 /// Column j of the matrix a, as an R x 1 vector.
 template <Operand A>
-constexpr auto col(A&& a, std::size_t j) {
+TAPELESS_BUILD_INLINE constexpr auto col(A&& a, std::size_t j) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
   static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
-  if constexpr (kind) detail::check_index(j, value_type_of_t<A>::cols(), "index ", "tl::col(A, j)");
+  if constexpr (kind) detail::check_index(j, value_type_of_t<A>::cols(), detail::index_access::column);
   return detail::part_of<shapes::any_shapes<>, kind>(ops::col(j), std::forward<A>(a));
 }
 
