@@ -53,7 +53,7 @@ struct pow_real {
   /// The largest |p| computed by repeated squaring: at most 12 multiplications and one division.
   static constexpr long long max_repeated_squaring = 64;
   P p;
-  constexpr bool small_integer() const {
+  [[nodiscard]] constexpr bool small_integer() const {
     if constexpr (std::floating_point<P>)
       return p >= P(-max_repeated_squaring) && p <= P(max_repeated_squaring) && p == P(static_cast<long long>(p));
     else
