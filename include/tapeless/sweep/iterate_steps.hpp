@@ -52,16 +52,15 @@
 #endif
 #endif
 
-// TAPELESS_STEP_LOOP marks the forward loops over the steps (store_steps, run_steps): g++ runs each out
-// of line, and without its basic-block (SLP) vectorizer. Inlined into the gradient, the loop begins
-// after the allocation of the states, a call across which g++ keeps no floating-point register: it
-// then reads the parameters from the stack at every step, and carries part of the state through
-// memory. And where a step's parts have the same form (s[0] + dt * s[1] and s[1] + dt * (...)), the
-// SLP vectorizer packs the state into one vector register to store it in one instruction, which puts
-// two shuffles on the chain of dependent operations from one step to the next: S12 of
-// bench/steps_bench.cpp runs its forward loop 25% slower so. A larger state's step runs in tapeless's
-// own SIMD batches, which do not depend on that vectorizer. Defined before this header, empty, it
-// leaves those functions to the compiler.
+// TAPELESS_STEP_LOOP marks the forward loops over a small state's steps (store_small_steps,
+// run_small_steps; small_state below): g++ runs each out of line, and without its basic-block (SLP)
+// vectorizer. Inlined into the gradient, the loop begins after the allocation of the states, a call
+// across which g++ keeps no floating-point register: it then reads the parameters from the stack at
+// every step, and carries part of the state through memory. And where a step's parts have the same
+// form (s[0] + dt * s[1] and s[1] + dt * (...)), the SLP vectorizer packs the state into one vector
+// register to store it in one instruction, which puts two shuffles on the chain of dependent
+// operations from one step to the next: S12 of bench/steps_bench.cpp runs its forward loop 25% slower
+// so. Defined before this header, empty, it leaves those functions to the compiler.
 #ifndef TAPELESS_STEP_LOOP
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #define TAPELESS_STEP_LOOP __attribute__((noinline, optimize("no-tree-slp-vectorize")))
@@ -106,7 +105,7 @@ inline constexpr bool is_state_leaf = false;
 template <class V>
 inline constexpr bool is_state_leaf<argument<parameter_slot, V>> = true;
 
-/// The adjoint of a matrix state of at most 64 elements, summed element by element: the first adjoint
+/// The adjoint of a small matrix state (small_state), summed element by element: the first adjoint
 /// to reach an element is copied into it and the others added, and an element none reached is +0 at
 /// the end. A step reads its state by elements (s[0] + dt * s[1]), whose adjoints are one element
 /// each; summed as one matrix (adjoint_sum), the first would write zeros around its element and every
@@ -115,7 +114,8 @@ inline constexpr bool is_state_leaf<argument<parameter_slot, V>> = true;
 /// fold away.
 template <class State>
 struct elementwise_sum {
-  static constexpr std::size_t size = State::size();
+  static constexpr std::size_t size = State::size();  // at most 64: a small state's bytes
+  static_assert(size <= 64);
   static constexpr std::uint64_t every = size == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << size) - 1;
   State value;
   std::uint64_t written = 0;  // bit e: element e has received an adjoint
@@ -173,13 +173,22 @@ struct elementwise_sum {
   }
 };
 
-/// The sum of a state's adjoints in one step: element by element for a matrix of at most 64 elements.
+/// Whether a state is small: trivially copyable, of at most 64 bytes (8 doubles), as the checkpoints
+/// advance in registers (sweep/checkpoints.hpp). Its step is a short chain of scalar operations, whose
+/// latency is the loop's: the forward loops over it run as TAPELESS_STEP_LOOP says, and its adjoint is
+/// summed element by element. A larger state's step does more work side by side, in tapeless's own
+/// SIMD batches and the vectorizer's, whose packing it needs (S14 of bench/lstm_bench.cpp, a state of
+/// 33 numbers, runs 3% more instructions without it), and its adjoint is one matrix.
+template <class State>
+inline constexpr bool small_state = std::is_trivially_copyable_v<State> && sizeof(State) <= 64;
+
+/// The sum of a state's adjoints in one step: element by element for a small matrix state.
 template <class State>
 struct state_sum {
   using type = adjoint_sum<State>;
 };
 template <Matrix State>
-  requires(State::size() <= 64)
+  requires small_state<State>
 struct state_sum<State> {
   using type = elementwise_sum<State>;
 };
@@ -238,10 +247,10 @@ constexpr auto with_step_data(const Step& step, const Run& run) {
   return result;
 }
 
-/// The loop of advance_storing, in the step's data scope.
+/// The loop of advance_storing for a small state, in the step's data scope.
 template <class State, class Step, class Params>
-TAPELESS_STEP_LOOP constexpr State store_steps(const Step& step, const State& init, std::size_t n, const Params& params,
-                                               State* states) {
+TAPELESS_STEP_LOOP constexpr State store_small_steps(const Step& step, const State& init, std::size_t n,
+                                                     const Params& params, State* states) {
   const Params values = params;  // a local: the stores to `states` cannot change it
   State s = init;
   for (std::size_t k = 0; k < n; ++k) {
@@ -256,13 +265,24 @@ TAPELESS_STEP_LOOP constexpr State store_steps(const Step& step, const State& in
 template <class State, class Step, class Params>
 constexpr State advance_storing(const Step& step, const State& init, std::size_t n, const Params& params,
                                 State* states) {
-  return with_step_data(step, [&] { return store_steps(step, init, n, params, states); });
+  return with_step_data(step, [&] {
+    if constexpr (small_state<State>) {
+      return store_small_steps(step, init, n, params, states);
+    } else {
+      State s = init;
+      for (std::size_t k = 0; k < n; ++k) {
+        std::construct_at(states + k, s);
+        s = step_value(step, states[k], k, params);
+      }
+      return s;
+    }
+  });
 }
 
-/// The loop of advance, in the step's data scope.
+/// The loop of advance for a small state, in the step's data scope.
 template <class State, class Step, class Params>
-TAPELESS_STEP_LOOP constexpr State run_steps(const Step& step, const State& init, std::size_t first, std::size_t last,
-                                             const Params& params) {
+TAPELESS_STEP_LOOP constexpr State run_small_steps(const Step& step, const State& init, std::size_t first,
+                                                   std::size_t last, const Params& params) {
   const Params values = params;
   State s = init;
   for (std::size_t k = first; k < last; ++k) s = step_value(step, s, k, values);
@@ -273,7 +293,15 @@ TAPELESS_STEP_LOOP constexpr State run_steps(const Step& step, const State& init
 template <class State, class Step, class Params>
 constexpr State advance(const Step& step, const State& init, std::size_t first, std::size_t last,
                         const Params& params) {
-  return with_step_data(step, [&] { return run_steps(step, init, first, last, params); });
+  return with_step_data(step, [&] {
+    if constexpr (small_state<State>) {
+      return run_small_steps(step, init, first, last, params);
+    } else {
+      State s = init;
+      for (std::size_t k = first; k < last; ++k) s = step_value(step, s, k, params);
+      return s;
+    }
+  });
 }
 
 /// The adjoint of s(0), from `adjoint`, that of s(n), reading the states advance_storing stored; adds
