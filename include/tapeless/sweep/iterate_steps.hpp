@@ -30,6 +30,7 @@
 #include <tapeless/sweep/sum_over_rows.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -48,6 +49,23 @@
 #define TAPELESS_STEP_FLATTEN __attribute__((flatten))
 #else
 #define TAPELESS_STEP_FLATTEN
+#endif
+#endif
+
+// TAPELESS_STEP_LOOP marks the forward loops over a small state's steps (store_small_steps,
+// run_small_steps; small_state below): g++ runs each out of line, and without its basic-block (SLP)
+// vectorizer. Inlined into the gradient, the loop begins after the allocation of the states, a call
+// across which g++ keeps no floating-point register: it then reads the parameters from the stack at
+// every step, and carries part of the state through memory. And where a step's parts have the same
+// form (s[0] + dt * s[1] and s[1] + dt * (...)), the SLP vectorizer packs the state into one vector
+// register to store it in one instruction, which puts two shuffles on the chain of dependent
+// operations from one step to the next: S12 of bench/steps_bench.cpp runs its forward loop 25% slower
+// so. Defined before this header, empty, it leaves those functions to the compiler.
+#ifndef TAPELESS_STEP_LOOP
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#define TAPELESS_STEP_LOOP __attribute__((noinline, optimize("no-tree-slp-vectorize")))
+#else
+#define TAPELESS_STEP_LOOP
 #endif
 #endif
 
@@ -87,11 +105,99 @@ inline constexpr bool is_state_leaf = false;
 template <class V>
 inline constexpr bool is_state_leaf<argument<parameter_slot, V>> = true;
 
+/// The adjoint of a small matrix state (small_state), summed element by element: the first adjoint
+/// to reach an element is copied into it and the others added, and an element none reached is +0 at
+/// the end. A step reads its state by elements (s[0] + dt * s[1]), whose adjoints are one element
+/// each; summed as one matrix (adjoint_sum), the first would write zeros around its element and every
+/// later one add to those zeros, an addition of +0 per element and step on the reverse loop's chain of
+/// dependent operations. With the sweep inlined, `written` is known where it is tested, and the tests
+/// fold away.
+template <class State>
+struct elementwise_sum {
+  static constexpr std::size_t size = State::size();  // at most 64: a small state's bytes
+  static_assert(size <= 64);
+  static constexpr std::uint64_t every = size == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << size) - 1;
+  State value;
+  std::uint64_t written = 0;  // bit e: element e has received an adjoint
+
+  constexpr elementwise_sum() : value(uninitialized) {}
+
+  template <class G>
+  TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
+    if constexpr (is_one_element<G> || is_placed<G> || is_strided_part<G> || is_scaled_elements<G>) {
+      g.each_element([this](std::size_t e, const auto& v) { add_at(e, v); });
+    } else {
+      if (written == 0) {
+        assign_adjoint(value, g);
+      } else if (written == every) {
+        add_adjoint(value, g);
+      } else {
+        const State d = dense_of(g);
+        for (std::size_t e = 0; e < size; ++e) add_at(e, d[e]);
+      }
+      written = every;
+    }
+  }
+  /// The sum, for a rule to write its first adjoint into; nullptr once an adjoint has arrived.
+  constexpr State* claim() {
+    if (written != 0) return nullptr;
+    written = every;
+    return &value;
+  }
+  /// The sum, `none` in every element no adjoint reached (as adjoint_sum::total).
+  constexpr const State& total(double none) {
+    if (written != every)
+      for (std::size_t e = 0; e < size; ++e)
+        if ((written >> e & 1) == 0) value[e] = typename State::value_type(none);
+    written = every;
+    return value;
+  }
+
+ private:
+  template <class V>
+  TAPELESS_SWEEP_INLINE constexpr void add_at(std::size_t e, const V& v) {
+    const std::uint64_t bit = std::uint64_t{1} << e;
+    if ((written & bit) != 0) {
+      value[e] += v;
+    } else {
+      value[e] = v;
+      written |= bit;
+    }
+  }
+  template <class G>
+  static constexpr State dense_of(const G& g) {
+    if constexpr (is_structured<G>)
+      return g.dense();
+    else
+      return State(g);
+  }
+};
+
+/// Whether a state is small: trivially copyable, of at most 64 bytes (8 doubles), as the checkpoints
+/// advance in registers (sweep/checkpoints.hpp). Its step is a short chain of scalar operations, whose
+/// latency is the loop's: the forward loops over it run as TAPELESS_STEP_LOOP says, and its adjoint is
+/// summed element by element. A larger state's step does more work side by side, in tapeless's own
+/// SIMD batches and the vectorizer's, whose packing it needs (S14 of bench/lstm_bench.cpp, a state of
+/// 33 numbers, runs 3% more instructions without it), and its adjoint is one matrix.
+template <class State>
+inline constexpr bool small_state = std::is_trivially_copyable_v<State> && sizeof(State) <= 64;
+
+/// The sum of a state's adjoints in one step: element by element for a small matrix state.
+template <class State>
+struct state_sum {
+  using type = adjoint_sum<State>;
+};
+template <Matrix State>
+  requires small_state<State>
+struct state_sum<State> {
+  using type = elementwise_sum<State>;
+};
+
 /// The adjoints of one step's sweep: the state's in a sum of its own (it starts afresh at every step),
 /// the parameters' added into the sums kept over all the steps.
 template <class State, class Sums>
 struct step_adjoints {
-  adjoint_sum<State> state{};
+  typename state_sum<State>::type state{};
   Sums& sums;
 
   template <class Leaf, class G>
@@ -141,19 +247,46 @@ constexpr auto with_step_data(const Step& step, const Run& run) {
   return result;
 }
 
+/// The loop of advance_storing for a small state, in the step's data scope.
+template <class State, class Step, class Params>
+TAPELESS_STEP_LOOP constexpr State store_small_steps(const Step& step, const State& init, std::size_t n,
+                                                     const Params& params, State* states) {
+  const Params values = params;  // a local: the stores to `states` cannot change it
+  State s = init;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::construct_at(states + k, s);
+    s = step_value(step, s, k, values);
+  }
+  return State(s);  // a copy: s itself is no return slot in memory, and stays in registers
+}
+
 /// s(n) from s(0) = init, storing s(0) ... s(n - 1) at `states` (room for n states, constructed here),
 /// which the reverse loop reads.
 template <class State, class Step, class Params>
 constexpr State advance_storing(const Step& step, const State& init, std::size_t n, const Params& params,
                                 State* states) {
   return with_step_data(step, [&] {
-    State s = init;
-    for (std::size_t k = 0; k < n; ++k) {
-      std::construct_at(states + k, s);
-      s = step_value(step, states[k], k, params);
+    if constexpr (small_state<State>) {
+      return store_small_steps(step, init, n, params, states);
+    } else {
+      State s = init;
+      for (std::size_t k = 0; k < n; ++k) {
+        std::construct_at(states + k, s);
+        s = step_value(step, states[k], k, params);
+      }
+      return s;
     }
-    return s;
   });
+}
+
+/// The loop of advance for a small state, in the step's data scope.
+template <class State, class Step, class Params>
+TAPELESS_STEP_LOOP constexpr State run_small_steps(const Step& step, const State& init, std::size_t first,
+                                                   std::size_t last, const Params& params) {
+  const Params values = params;
+  State s = init;
+  for (std::size_t k = first; k < last; ++k) s = step_value(step, s, k, values);
+  return State(s);
 }
 
 /// s(n) from s(0) = init, storing nothing: the loop outside a gradient, or a schedule's recomputation.
@@ -161,9 +294,13 @@ template <class State, class Step, class Params>
 constexpr State advance(const Step& step, const State& init, std::size_t first, std::size_t last,
                         const Params& params) {
   return with_step_data(step, [&] {
-    State s = init;
-    for (std::size_t k = first; k < last; ++k) s = step_value(step, s, k, params);
-    return s;
+    if constexpr (small_state<State>) {
+      return run_small_steps(step, init, first, last, params);
+    } else {
+      State s = init;
+      for (std::size_t k = first; k < last; ++k) s = step_value(step, s, k, params);
+      return s;
+    }
   });
 }
 

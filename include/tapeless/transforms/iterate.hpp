@@ -259,12 +259,6 @@ struct iterate_steps : matrix_operation {
 template <class T, class E>
 using step_value_t = std::conditional_t<Matrix<value_type_of_t<E>>, value_type_of_t<E>, T>;
 
-/// A number or matrix V in number type U.
-template <class U, class V>
-constexpr in_lanes_t<U, V> in_number(const V& v) {
-  return broadcast<U>(v);
-}
-
 /// Whether an operand is differentiable and depends on an argument: a var, or an active node. An
 /// expression of constants (tl::cref data, a sum's row) counts as its plain value.
 template <class E>
@@ -294,8 +288,8 @@ constexpr auto iterate_on_numbers(const Policy& keep, std::size_t n, Init&& init
     // tl::jvp holds them.
     using U = std::common_type_t<T, scalar_of_t<Result>>;
     const plain_tuple<in_lanes_t<U, step_value_t<T, Params>>...> values{
-        {in_number<U>(static_cast<step_value_t<T, Params>>(value_of(params)))}...};
-    return advance(step, in_number<U>(static_cast<step_value_t<T, Init>>(value_of(init))), 0, n, values);
+        {broadcast<U>(static_cast<step_value_t<T, Params>>(value_of(params)))}...};
+    return advance(step, broadcast<U>(static_cast<step_value_t<T, Init>>(value_of(init))), 0, n, values);
   } else {
     using Op = iterate_steps<Step, Policy, InitV, in_lanes_t<T, step_value_t<T, Params>>...>;
     Op op{{}, n, std::move(step), keep};

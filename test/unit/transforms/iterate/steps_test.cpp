@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: BSL-1.0
 // tl::iterate against loops whose adjoints are written by hand: the damped oscillator (a state of two
 // numbers, two parameters) at step counts from 0 to 10^5, a recurrence of 3-vectors with a tanh and an
-// input read at step k, a number state, a 2 x 2 matrix state, iterate inside the body of tl::sum_over,
-// tl::check_gradient and finite differences at seeded random points, and the inspectors.
+// input read at step k, a number state, a 2 x 2 matrix state, a 3-vector state read by elements and
+// whole, iterate inside the body of tl::sum_over, tl::check_gradient and finite differences at seeded
+// random points, and the inspectors.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <finite_difference.hpp>
 #include <iterate_check.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <sstream>
@@ -111,6 +113,65 @@ TEST_CASE("a 2 x 2 matrix state, its parameter a matrix: S' = tanh(W S) + S / 2"
           n, S, [](const auto& X, std::size_t, const auto& V) { return tl::tanh(tl::matmul(V, X)) + X / 2.0; }, Wm));
     };
     CHECK(tl::check_gradient(f, S0, W));
+  }
+}
+
+TEST_CASE("a 3-vector state read by elements and whole, or with an element no step reads") {
+  // The state's adjoint is summed element by element: first adjoints of single elements, then one of
+  // the whole state (mixed), and a state element that receives none (+0). Both against the reverse loop
+  // by hand, seeded with the gradient of sum(s(n)), and tl::check_gradient.
+  using v3 = tl::vector<double, 3>;
+  const v3 s0{0.5, -0.75, 0.25};
+  const double a = 0.9;
+  // mixed: s' = (a y, z - x, x y) + s / 2
+  const auto mixed = [](const auto& s, std::size_t, const auto& p) {
+    return tl::concat(p * s[1], s[2] - s[0], s[0] * s[1]) + s / 2.0;
+  };
+  // untouched: s' = (a x, x + y, a), which reads no z
+  const auto untouched = [](const auto& s, std::size_t, const auto& p) {
+    return tl::concat(p * s[0], s[0] + s[1], 1.0 * p);
+  };
+  for (const std::size_t n : {0, 1, 2, 3, 12}) {
+    CAPTURE(n);
+    std::vector<std::array<double, 3>> states(n + 1);
+    // mixed, by hand
+    states[0] = {s0[0], s0[1], s0[2]};
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto [x, y, z] = states[k];
+      states[k + 1] = {a * y + x / 2, z - x + y / 2, x * y + z / 2};
+    }
+    std::array<double, 3> g{1, 1, 1};
+    double ga = 0;
+    for (std::size_t k = n; k-- > 0;) {
+      const auto [x, y, z] = states[k];
+      ga += y * g[0];
+      g = {-g[1] + y * g[2] + g[0] / 2, a * g[0] + x * g[2] + g[1] / 2, g[1] + g[2] / 2};
+    }
+    const auto f_mixed = [n, mixed](const auto& s, const auto& p) { return tl::sum(tl::iterate(n, s, mixed, p)); };
+    const auto [gs, gp] = tl::grad(f_mixed)(s0, a);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(near(gs[i], g[i], 1e-13));
+    CHECK(near(gp, ga, 1e-13));
+    CHECK(tl::check_gradient(f_mixed, s0, a));
+    // untouched, by hand
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto [x, y, z] = states[k];
+      (void)z;
+      states[k + 1] = {a * x, x + y, a};
+    }
+    g = {1, 1, 1};
+    ga = 0;
+    for (std::size_t k = n; k-- > 0;) {
+      ga += states[k][0] * g[0] + g[2];
+      g = {a * g[0] + g[1], g[1], 0.0};
+    }
+    const auto f_untouched = [n, untouched](const auto& s, const auto& p) {
+      return tl::sum(tl::iterate(n, s, untouched, p));
+    };
+    const auto [hs, hp] = tl::grad(f_untouched)(s0, a);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(near(hs[i], g[i], 1e-13));
+    CHECK(near(hp, ga, 1e-13));
+    if (n > 0) CHECK(!std::signbit(hs[2]));  // +0: no adjoint reached z of s(0)
+    CHECK(tl::check_gradient(f_untouched, s0, a));
   }
 }
 
