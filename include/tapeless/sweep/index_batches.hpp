@@ -139,14 +139,12 @@ constexpr bool index_rows_batch() {
 }
 
 #if TAPELESS_SIMD
-/// The sums a sum over indices in lanes L adds the terms' adjoints into: a matrix parameter's own (each
-/// lane's adjoint added to its element), a number's in lanes, whose real lanes `real` marks.
-template <class L, class Partials, class Index, class... Real>
+/// The sums a sum over indices in lanes L adds a whole batch's adjoints into: a matrix parameter's own
+/// (each lane's adjoint added to its element, lane after lane), a number's in lanes.
+template <class L, class Partials, class Index>
 struct index_sums {
   Partials& partials;
   const Index& index;
-  std::size_t count;  // the real lanes
-  plain_tuple<Real...> real;
 
   template <class Leaf, class G>
   TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
@@ -154,14 +152,30 @@ struct index_sums {
       constexpr std::size_t j = (Leaf::slot - read_slot) / reads_per_parameter;
       const auto& at = index[(Leaf::slot - read_slot) % reads_per_parameter];
       auto* sum = plain_get<j>(partials).data();
-      const L lanes = static_cast<L>(g);
       alignas(64) std::array<typename L::value_type, L::size> each{};
-      lanes.store_aligned(each.data());
-      for (std::size_t l = 0; l < count; ++l) sum[at[l]] += each[l];
+      static_cast<L>(g).store_aligned(each.data());
+      for (std::size_t l = 0; l < L::size; ++l) sum[at[l]] += each[l];
     } else {
-      auto& sum = plain_get<Leaf::slot - parameter_slot>(partials);
-      apply_plain([&](const auto&... r) { add_lanes(sum, static_cast<L>(g), r...); }, real);
+      plain_get<Leaf::slot - parameter_slot>(partials) += static_cast<L>(g);
     }
+  }
+};
+
+/// The store of the rows after the last whole batch, run one at a time on numbers (a batch of them, its
+/// padding lanes gathered and selected away, costs more than the rows): a matrix parameter's adjoint
+/// goes to its sum, a number's to a sum of its own, added to the lanes' at the end.
+template <class Partials, class Numbers>
+struct index_tail_sums {
+  Partials& partials;
+  Numbers& numbers;
+
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    constexpr std::size_t j = Leaf::slot - parameter_slot;
+    if constexpr (Matrix<std::remove_cvref_t<decltype(plain_get<j>(partials))>>)
+      add_adjoint(plain_get<j>(partials), g);
+    else
+      add_adjoint(plain_get<j>(numbers), g);
   }
 };
 
@@ -185,34 +199,47 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
     (std::make_index_sequence<View::columns>{});
   };
   using Term = typename term_of<Body, T, Wanted, View, P...>::type;
-  const auto add_batch = [&](std::size_t i, std::size_t count, const auto&... real) {
+  const auto add_batch = [&](std::size_t i) {
     read_indices<L, Term> index;
     const auto term = [&]<std::size_t... U>(std::index_sequence<U...>) {
-      return stack_lanes<L>(index, term_at(i + (U < count ? U : 0))...);
+      return stack_lanes<L>(index, term_at(i + U)...);
     }
     (std::make_index_sequence<w>{});
     using Stacked = std::remove_cvref_t<decltype(term)>;
     if constexpr (!Expression<Stacked>) {
-      if constexpr (wants_value(Wanted)) add_lanes(value, term, real...);
+      if constexpr (wants_value(Wanted)) value += term;
     } else {
       const evaluated<Stacked, wants_value(Wanted)> values(term);
-      if constexpr (wants_value(Wanted)) add_lanes(value, L(value_at(term, values)), real...);
+      if constexpr (wants_value(Wanted)) value += L(value_at(term, values));
       if constexpr (wants_partials(Wanted) && Stacked::is_active) {
-        index_sums<L, decltype(partials), read_indices<L, Term>, std::remove_cvref_t<decltype(real)>...> store{
-            partials, index, count, {{real}...}};
+        index_sums<L, decltype(partials), read_indices<L, Term>> store{partials, index};
         backward_sweep(term, values, L(1), store);
       }
     }
   };
   const std::size_t n = rows.size();
   std::size_t i = 0;
-  for (; i + w <= n; i += w) add_batch(i, w);
-  if (i < n) add_batch(i, n - i, simd::lanes_below<T>(n - i));
-  return {lanes_total<T>(value), {{[&] {
+  for (; i + w <= n; i += w) add_batch(i);
+  T tail_value = T(-0.0);
+  plain_tuple<std::conditional_t<Matrix<P>, T, P>...> tail_numbers{{std::conditional_t<Matrix<P>, T, P>(-0.0)}...};
+  for (; i < n; ++i) {
+    const Term term = term_at(i);
+    if constexpr (!Expression<Term>) {
+      if constexpr (wants_value(Wanted)) tail_value += term;
+    } else {
+      const evaluated<Term, wants_value(Wanted)> values(term);
+      if constexpr (wants_value(Wanted)) tail_value += value_at(term, values);
+      if constexpr (wants_partials(Wanted) && Term::is_active) {
+        index_tail_sums<decltype(partials), decltype(tail_numbers)> store{partials, tail_numbers};
+        backward_sweep(term, values, T(1), store);
+      }
+    }
+  }
+  return {lanes_total<T>(value) + tail_value, {{[&] {
             if constexpr (Matrix<P>)
               return plain_get<J>(partials);
             else
-              return lanes_total<P>(plain_get<J>(partials));
+              return lanes_total<P>(plain_get<J>(partials)) + plain_get<J>(tail_numbers);
           }()}...}};
 }
 
