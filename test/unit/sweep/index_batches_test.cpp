@@ -4,7 +4,7 @@
 // static_cast<double>(i), a captured std::vector indexed by i, a data column zipped with the indices,
 // a number parameter) at every count around a batch and a block, against its gradient by hand in long
 // double, against the same term run a row at a time, and against central finite differences at seeded
-// random points; an index past the extent in the last lane of a batch.
+// random points; an index past the extent in the last lane of a batch and in a row after the batches.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -150,15 +150,20 @@ TEST_CASE("a term in batches against central finite differences at seeded random
   }
 }
 
-TEST_CASE("an index past the extent in a batch's last lane throws before anything is added") {
-  tl::vector<double, lanes + 1> x{};
-  tl::var<double> s{2.0};
-  const auto sum = tl::sum_over(
-      tl::indices(lanes + 1), [](std::size_t i, const auto& c, const auto& v) { return c * v[i + 1]; }, s, x);
-  const std::string past = std::to_string(lanes + 1);
-  const std::string message = "tl: index " + past + " is past the extent " + past + " of v[i]";
-  CHECK_THROWS_WITH_AS(sum.backward(), message.c_str(), std::out_of_range);
-  CHECK(s.grad() == 0.0);
+TEST_CASE("an index past the extent in a batch's last lane, or in a row after the batches, throws first") {
+  // lanes rows read v[1] .. v[lanes]: the batch's last lane is past the extent lanes; with lanes + 1
+  // elements the row after the batch is.
+  const auto check = [](auto x, std::size_t n) {
+    tl::var<double> s{2.0};
+    const auto sum = tl::sum_over(
+        tl::indices(n), [](std::size_t i, const auto& c, const auto& v) { return c * v[i + 1]; }, s, x);
+    const std::string past = std::to_string(x.size());
+    const std::string message = "tl: index " + past + " is past the extent " + past + " of v[i]";
+    CHECK_THROWS_WITH_AS(sum.backward(), message.c_str(), std::out_of_range);
+    CHECK(s.grad() == 0.0);
+  };
+  check(tl::vector<double, lanes>{}, lanes);
+  check(tl::vector<double, lanes + 1>{}, lanes + 1);
 }
 
 }  // namespace index_batches
