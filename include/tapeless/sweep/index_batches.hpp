@@ -9,8 +9,8 @@
 // number computed from the index a constant holding each lane's, a number parameter the same in every
 // lane. That term is evaluated and swept by the engine as a batch of data rows is. Each read leaf has
 // a slot of its own, which says the parameter and the read; the store keeps the read's indices and
-// adds lane l's adjoint to element k_l, lane after lane (so lanes that read one element add up), or as
-// one vector where the k_l are consecutive. A term with any other node (a let, a row of a matrix, an
+// adds lane l's adjoint to element k_l, lane after lane, so lanes that read one element add up. The
+// rows after the last whole batch run one at a time. A term with any other node (a let, a row of a matrix, an
 // operation holding a value) runs a row at a time.
 // Tests: test/unit/sweep/index_batches_test.cpp test/unit/transforms/sum_over/indices_test.cpp
 #pragma once
