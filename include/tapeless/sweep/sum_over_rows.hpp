@@ -439,6 +439,12 @@ constexpr auto sum_block_in_lanes(const View& rows, const Body& body, const Para
   }
 }
 
+/// Whether a sum over indices runs in batches of L, and its sum of one block so (sweep/index_batches.hpp).
+template <class L, class Body, class T, wanted Wanted, class View, class... P>
+constexpr bool index_rows_batch();
+template <class L, wanted Wanted, class T, class View, class Body, class I, class... P>
+rows_sum<T, P...> sum_index_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params);
+
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
 /// allow, else a row at a time.
 template <wanted Wanted, class T, class View, class Body, class I, class... P>
@@ -454,8 +460,16 @@ constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const 
   };
 #if TAPELESS_SIMD
   if constexpr (simd::available<T>) {
-    if constexpr (!reads_indices<View> &&
-                  term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
+    if constexpr (reads_indices<View>) {
+      if constexpr (index_rows_batch<simd::batch<T>, Body, T, Wanted, View, P...>()) {
+        if (!std::is_constant_evaluated()) {
+          const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
+          const auto sum = sum_index_block<simd::batch<T>, Wanted, T>(rows, body, params);
+          close_data_scope(outer);
+          return sum;
+        }
+      }
+    } else if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
       if (!std::is_constant_evaluated()) return in_lanes_of(std::type_identity<simd::batch<T>>{});
     }
   }
@@ -507,3 +521,5 @@ constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const p
 }
 
 }  // namespace tapeless::detail
+
+#include <tapeless/sweep/index_batches.hpp>  // sum_index_block, which builds on this header

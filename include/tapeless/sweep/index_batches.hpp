@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/index_batches.hpp: sums over tl::indices in SIMD batches, body still seeing a std::size_t.
+//
+// body receives an index as a std::size_t (it indexes std::vectors with it, computes i + 1, i / 2,
+// static_cast<double>(i)), so a batch of indices is not one call of body. A batch of W rows is W calls,
+// one per lane with that lane's index, whose terms have one type; stack_lanes then makes one term of
+// them with batch leaves: a read x[k] of a parameter (ops::element of its argument leaf) becomes a leaf
+// holding lane l's element k_l (one vector load where the k_l are consecutive, else a gather), a
+// number computed from the index a constant holding each lane's, a number parameter the same in every
+// lane. That term is evaluated and swept by the engine as a batch of data rows is. Each read leaf has
+// a slot of its own, which says the parameter and the read; the store keeps the read's indices and
+// adds lane l's adjoint to element k_l, lane after lane, so lanes that read one element add up. The
+// rows after the last whole batch run one at a time. A term with any other node (a let, a row of a matrix, an
+// operation holding a value) runs a row at a time.
+// Tests: test/unit/sweep/index_batches_test.cpp test/unit/transforms/sum_over/indices_test.cpp
+#pragma once
+
+#include <tapeless/sweep/sum_over_rows.hpp>
+
+#include <tapeless/expr/binary.hpp>
+#include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/unary.hpp>
+#include <tapeless/ops/shape.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// The slot of read K of parameter J in a term of lanes: above every parameter's slot.
+inline constexpr std::size_t read_slot = 2 * parameter_slot;
+inline constexpr std::size_t reads_per_parameter = std::size_t{1} << 16;
+template <std::size_t J, std::size_t K>
+inline constexpr std::size_t read_slot_of = read_slot + J* reads_per_parameter + K;
+
+/// How a term's node of type N is stacked over lanes: `ok` where it can be, and its parameters' reads.
+template <class N>
+struct stacked {
+  static constexpr bool ok = false;
+  static constexpr std::size_t reads = 0;
+};
+template <class T>
+  requires(!Matrix<T>)
+struct stacked<constant<T>> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t reads = 0;
+  template <class L, std::size_t K, class Index, class... N>
+  static constexpr auto make(Index&, const N&... lane) {
+    return constant<L>(L{lane.value()...});
+  }
+};
+template <std::size_t S, class T>
+  requires(!Matrix<T> && S >= parameter_slot && S < read_slot)
+struct stacked<argument<S, T>> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t reads = 0;
+  template <class L, std::size_t K, class Index, class First, class... N>
+  static constexpr auto make(Index&, const First& first, const N&...) {
+    return argument<S, L>(L(first.value()));
+  }
+};
+template <std::size_t S, Matrix M>
+  requires(S >= parameter_slot && S < read_slot)
+struct stacked<unary_node<ops::element, argument<S, M>>> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t reads = 1;
+  template <class L, std::size_t K, class Index, class First, class... N>
+  static auto make(Index& index, const First& first, const N&... lane) {
+    auto& at = index[K];
+    at = {first.op.index, lane.op.index...};
+    const auto* x = first.arg.value().data();
+    bool consecutive = true;
+    for (std::size_t l = 1; l < L::size; ++l) consecutive = consecutive && at[l] == at[0] + l;
+    const L v = consecutive ? L::load_unaligned(x + at[0]) : [&]<std::size_t... U>(std::index_sequence<U...>) {
+      return L{x[at[U]]...};
+    }
+    (std::make_index_sequence<L::size>{});
+    return argument<read_slot_of<S - parameter_slot, K>, L>(v);
+  }
+};
+template <class Op, class A>
+  requires(std::is_empty_v<Op> && !is_matrix_operation<Op>)
+struct stacked<unary_node<Op, A>> {
+  static constexpr bool ok = stacked<A>::ok;
+  static constexpr std::size_t reads = stacked<A>::reads;
+  template <class L, std::size_t K, class Index, class First, class... N>
+  static constexpr auto make(Index& index, const First& first, const N&... lane) {
+    auto a = stacked<A>::template make<L, K>(index, first.arg, lane.arg...);
+    return unary_node<Op, decltype(a)>(first.op, std::move(a));
+  }
+};
+template <class Op, class A, class B>
+  requires(std::is_empty_v<Op> && !is_matrix_operation<Op>)
+struct stacked<binary_node<Op, A, B>> {
+  static constexpr bool ok = stacked<A>::ok && stacked<B>::ok;
+  static constexpr std::size_t reads = stacked<A>::reads + stacked<B>::reads;
+  template <class L, std::size_t K, class Index, class First, class... N>
+  static constexpr auto make(Index& index, const First& first, const N&... lane) {
+    auto a = stacked<A>::template make<L, K>(index, first.lhs, lane.lhs...);
+    auto b = stacked<B>::template make<L, K + stacked<A>::reads>(index, first.rhs, lane.rhs...);
+    return binary_node<Op, decltype(a), decltype(b)>(first.op, std::move(a), std::move(b));
+  }
+};
+
+/// The indices each read of a term of lanes L takes, lane by lane.
+template <class L, class Term>
+using read_indices = std::array<std::array<std::size_t, L::size>, stacked<Term>::reads == 0 ? 1 : stacked<Term>::reads>;
+
+/// The term of lanes L stacked from the lanes' terms, which have one type; `index` receives the reads'
+/// indices.
+template <class L, class Term, class... N>
+constexpr auto stack_lanes(read_indices<L, Term>& index, const Term& first, const N&... lane) {
+  if constexpr (!Expression<Term>)
+    return L{first, lane...};
+  else
+    return stacked<Term>::template make<L, 0>(index, first, lane...);
+}
+
+/// Whether a sum over View, with Body's term, runs in batches of L: every node stacks, the stacked term
+/// batches (sum_over_rows.hpp, term_batches), and the view's rows are one run of indices.
+template <class L, class Body, class T, wanted Wanted, class View, class... P>
+constexpr bool index_rows_batch() {
+  if constexpr (in_segments<View>) {
+    return false;
+  } else {
+    using Term = typename term_of<Body, T, Wanted, View, P...>::type;
+    if constexpr (!Expression<Term>) {
+      return true;
+    } else if constexpr (!stacked<Term>::ok || stacked<Term>::reads >= reads_per_parameter) {
+      return false;
+    } else {
+      using Stacked = decltype(stack_lanes<L>(std::declval<read_indices<L, Term>&>(), std::declval<const Term&>(),
+                                              std::declval<const Term&>()));
+      return term_batches(std::type_identity<Stacked>{});
+    }
+  }
+}
+
+#if TAPELESS_SIMD
+/// The sums a sum over indices in lanes L adds a whole batch's adjoints into: a matrix parameter's own
+/// (each lane's adjoint added to its element, lane after lane), a number's in lanes.
+template <class L, class Partials, class Index>
+struct index_sums {
+  Partials& partials;
+  const Index& index;
+
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    if constexpr (Leaf::slot >= read_slot) {
+      constexpr std::size_t j = (Leaf::slot - read_slot) / reads_per_parameter;
+      const auto& at = index[(Leaf::slot - read_slot) % reads_per_parameter];
+      auto* sum = plain_get<j>(partials).data();
+      alignas(64) std::array<typename L::value_type, L::size> each{};
+      static_cast<L>(g).store_aligned(each.data());
+      for (std::size_t l = 0; l < L::size; ++l) sum[at[l]] += each[l];
+    } else {
+      plain_get<Leaf::slot - parameter_slot>(partials) += static_cast<L>(g);
+    }
+  }
+};
+
+/// The store of the rows after the last whole batch, run one at a time on numbers (a batch of them, its
+/// padding lanes gathered and selected away, costs more than the rows): a matrix parameter's adjoint
+/// goes to its sum, a number's to a sum of its own, added to the lanes' at the end.
+template <class Partials, class Numbers>
+struct index_tail_sums {
+  Partials& partials;
+  Numbers& numbers;
+
+  template <class Leaf, class G>
+  TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
+    constexpr std::size_t j = Leaf::slot - parameter_slot;
+    if constexpr (Matrix<std::remove_cvref_t<decltype(plain_get<j>(partials))>>)
+      add_adjoint(plain_get<j>(partials), g);
+    else
+      add_adjoint(plain_get<j>(numbers), g);
+  }
+};
+
+/// A parameter's sum in a sum over indices in lanes L: a matrix's its own type, a number's in lanes.
+template <class L, class P>
+using index_partial_t = std::conditional_t<Matrix<P>, P, L>;
+
+/// One block's sum over indices in lanes L: each batch's W terms built with their rows' values, one
+/// per lane, stacked into one term of lanes, evaluated, and swept into the parameters' sums.
+template <class L, wanted Wanted, class T, std::size_t... J, class View, class Body, class I, class... P>
+rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
+  constexpr std::size_t w = L::size;
+  L value = L(-0.0);
+  plain_tuple<index_partial_t<L, P>...> partials{{filled<index_partial_t<L, P>>(-0.0)}...};
+  // Row r's term, on numbers.
+  const auto term_at = [&](std::size_t r) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return body(row_leaf(row_lanes<T>(rows.template column<K>(), r, 1))...,
+                  parameter_leaf<Wanted, J>(plain_get<J>(params))...);
+    }
+    (std::make_index_sequence<View::columns>{});
+  };
+  using Term = typename term_of<Body, T, Wanted, View, P...>::type;
+  const auto add_batch = [&](std::size_t i) {
+    read_indices<L, Term> index;
+    const auto term = [&]<std::size_t... U>(std::index_sequence<U...>) {
+      return stack_lanes<L>(index, term_at(i + U)...);
+    }
+    (std::make_index_sequence<w>{});
+    using Stacked = std::remove_cvref_t<decltype(term)>;
+    if constexpr (!Expression<Stacked>) {
+      if constexpr (wants_value(Wanted)) value += term;
+    } else {
+      const evaluated<Stacked, wants_value(Wanted)> values(term);
+      if constexpr (wants_value(Wanted)) value += L(value_at(term, values));
+      if constexpr (wants_partials(Wanted) && Stacked::is_active) {
+        index_sums<L, decltype(partials), read_indices<L, Term>> store{partials, index};
+        backward_sweep(term, values, L(1), store);
+      }
+    }
+  };
+  const std::size_t n = rows.size();
+  std::size_t i = 0;
+  for (; i + w <= n; i += w) add_batch(i);
+  T tail_value = T(-0.0);
+  plain_tuple<std::conditional_t<Matrix<P>, T, P>...> tail_numbers{{std::conditional_t<Matrix<P>, T, P>(-0.0)}...};
+  for (; i < n; ++i) {
+    const Term term = term_at(i);
+    if constexpr (!Expression<Term>) {
+      if constexpr (wants_value(Wanted)) tail_value += term;
+    } else {
+      const evaluated<Term, wants_value(Wanted)> values(term);
+      if constexpr (wants_value(Wanted)) tail_value += value_at(term, values);
+      if constexpr (wants_partials(Wanted) && Term::is_active) {
+        index_tail_sums<decltype(partials), decltype(tail_numbers)> store{partials, tail_numbers};
+        backward_sweep(term, values, T(1), store);
+      }
+    }
+  }
+  return {lanes_total<T>(value) + tail_value, {{[&] {
+            if constexpr (Matrix<P>)
+              return plain_get<J>(partials);
+            else
+              return lanes_total<P>(plain_get<J>(partials)) + plain_get<J>(tail_numbers);
+          }()}...}};
+}
+
+template <class L, wanted Wanted, class T, class View, class Body, class I, class... P>
+rows_sum<T, P...> sum_index_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    return sum_index_block_of<L, Wanted, T, J...>(rows, body, params);
+  }
+  (std::index_sequence_for<P...>{});
+}
+
+#endif
+
+}  // namespace tapeless::detail
