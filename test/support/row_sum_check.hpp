@@ -4,7 +4,7 @@
 // (closed-form gradients added in a plain loop, in long double), and the comparison of a result with
 // them within the rounding the library's grouping of the sum allows.
 //
-//   row_sums::row_counts()               0, 1, lanes ± 1, block boundaries, 100000: no repeats
+//   row_sums::row_counts()               0, 1, lanes ± 1, block boundaries, many_blocks: no repeats
 //   row_sums::some_row_counts()          fewer of them, for the slower checks
 //   row_sums::decay_data<T>(n)           S10's points t[i] = 5 i / n, y[i] = 2 exp(-0.7 t) + 0.3 + noise
 //   row_sums::logistic_data(n)           rows x[i] of 8 numbers in [-1, 1), labels y[i] in {0, 1}
@@ -58,12 +58,18 @@ inline std::vector<std::size_t> distinct(std::vector<std::size_t> n) {
   return out;
 }
 
+/// Many blocks, the last part full and ending in a part-full batch: 100000 rows (24 blocks and 1696
+/// rows); under the sanitizers (test/run.sh's clang++ part, at -O0, where these rows are most of its test
+/// time) 9 blocks and 3 rows, a block for each of 8 threads and one more, through the same paths at a
+/// third of the rows.
+inline constexpr std::size_t many_blocks = test_support::address_sanitizer ? 9 * block + 3 : 100000;
+
 /// The row counts the issue names: empty, one row, around one batch (of doubles and of floats), around
 /// one and two blocks, and many blocks. Sorted, without repeats.
 inline std::vector<std::size_t> row_counts() {
   std::vector<std::size_t> n{
       0,         1,     lanes - 1, lanes,         lanes + 1, float_lanes - 1,       float_lanes, float_lanes + 1,
-      block - 1, block, block + 1, 2 * block - 1, 2 * block, 2 * block + lanes + 1, 100000};
+      block - 1, block, block + 1, 2 * block - 1, 2 * block, 2 * block + lanes + 1, many_blocks};
   return distinct(std::move(n));
 }
 
@@ -79,16 +85,17 @@ class uniform {
 };
 
 /// Whether to check against finite differences at n rows: always, but under the sanitizers (test/run.sh's
-/// clang++ part, at -O0) only up to one block and a row, as they run a tenth of other tests' points: there
-/// they look for reads past a column's end, which the row counts up to there all show, and 100000
-/// rows are still checked against the sums by hand.
+/// clang++ part, at -O0) only around a batch and at one block and a row, as they run a tenth of other
+/// tests' points: there they look for reads past a column's end, which every count shows through the
+/// value on plain numbers and through the gradient, checked against the sums by hand at every count;
+/// the differences cost several evaluations of f per parameter, most of the run time at a block's rows.
 inline constexpr bool finite_differences_at(std::size_t n) {
-  return !test_support::address_sanitizer || n <= block + 1;
+  return !test_support::address_sanitizer || n <= float_lanes + 1 || n == block + 1;
 }
 
-/// The largest row count of the parallel tests: 10^6 + 3 (a part-full last block), 10^5 + 3 under
-/// the sanitizers, where the threads run at -O0.
-inline constexpr std::size_t many_rows = test_support::address_sanitizer ? 100003 : 1000003;
+/// The largest row count of the parallel tests: 10^6 + 3 (a part-full last block); under the
+/// sanitizers, where the threads run at -O0, 16 blocks and 3 rows, two blocks for each of 8 threads.
+inline constexpr std::size_t many_rows = test_support::address_sanitizer ? 16 * block + 3 : 1000003;
 
 /// Fewer row counts, for the slower checks: one row, on both sides of a batch and of a block, and several
 /// blocks with a part-full batch at the end.

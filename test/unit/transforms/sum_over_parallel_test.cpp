@@ -3,7 +3,7 @@
 // max_allowed_parallelism, in an arena of as many slots) the value and the gradient are the same bits, and the same
 // bits as the sequential sum's, which groups its terms in the same blocks; and they are the sum by hand, within its
 // rounding. At 10^5 rows and at 10^6 + 3 (a last block part full), for number, vector and matrix parameters, and
-// through hessian.
+// through hessian; under the sanitizers at fewer blocks, still more than the threads (row_sums::many_blocks).
 #include <doctest/doctest.h>
 #include <tapeless/parallel.hpp>
 
@@ -64,7 +64,7 @@ void check_same_on_every_thread_count(const Sequential& sequential, const Parall
 }  // namespace
 
 TEST_CASE("S10's decay sum and mean over threads: the sequential bits on 1, 2 and 8 threads") {
-  for (const std::size_t n : {std::size_t{100000}, many_rows}) {
+  for (const std::size_t n : {many_blocks, many_rows}) {
     CAPTURE(n);
     const auto d = decay_data(n);
     const auto sum = decay_sum(d.t, d.y);
@@ -80,7 +80,7 @@ TEST_CASE("S10's decay sum and mean over threads: the sequential bits on 1, 2 an
 }
 
 TEST_CASE("float data, a vector parameter and a matrix parameter over threads") {
-  constexpr std::size_t n = 100000;
+  constexpr std::size_t n = many_blocks;
   const auto single = decay_data<float>(n);
   const auto f_seq = decay_sum(single.t, single.y);
   const auto f_par = decay_sum(std::execution::par, single.t, single.y);
@@ -106,7 +106,7 @@ TEST_CASE("float data, a vector parameter and a matrix parameter over threads") 
 }
 
 TEST_CASE("the Hessian through a sum over threads is the sequential one, bit for bit") {
-  constexpr std::size_t n = 100000;
+  constexpr std::size_t n = many_blocks;
   const auto d = decay_data(n);
   const auto seq = decay_sum(d.t, d.y);
   const auto par = decay_sum(std::execution::par, d.t, d.y);
