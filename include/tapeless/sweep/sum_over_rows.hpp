@@ -493,10 +493,28 @@ constexpr rows_sum<T, P...> empty_sum() {
   return {T(-0.0), {{filled<P>(-0.0)}...}};
 }
 
-/// The sum finished: +0 where it is -0 (no row added anything), x + 0 = x elsewhere.
+/// x + 0 in place, element by element for a matrix: +0 where x is -0, x elsewhere.
+template <class V>
+constexpr void add_positive_zero(V& x) {
+  if constexpr (Matrix<V>) {
+    for (std::size_t e = 0; e < V::size(); ++e) x[e] += std::remove_cvref_t<decltype(x[e])>(0.0);
+  } else {
+    x += V(0.0);
+  }
+}
+
+/// The sum finished in place: +0 where it is -0 (no row added anything), x + 0 = x elsewhere.
+template <class T, class... P>
+constexpr void make_zeros_positive(rows_sum<T, P...>& sum) {
+  add_positive_zero(sum.value);
+  [&]<std::size_t... J>(std::index_sequence<J...>) { (add_positive_zero(plain_get<J>(sum.partials)), ...); }
+  (std::index_sequence_for<P...>{});
+}
+
+/// The sum finished, as make_zeros_positive.
 template <class T, class... P>
 constexpr rows_sum<T, P...> with_positive_zeros(rows_sum<T, P...> sum) {
-  add_block(sum, rows_sum<T, P...>{T(0), {{filled<P>(0.0)}...}});
+  make_zeros_positive(sum);
   return sum;
 }
 
@@ -514,10 +532,14 @@ constexpr View block_rows(const View& rows, std::size_t b) {
 /// The sum over all rows, block after block; +0 where it is empty.
 template <wanted Wanted, class T, class View, class Body, class I, class... P>
 constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
-  auto total = empty_sum<T, P...>();
-  for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
+  // The first block's sum is the total so far as it is (-0 + s = s, bit for bit), not copied into an
+  // empty sum: at one block, the common case, the sum is written once where it is returned.
+  rows_sum<T, P...> total =
+      rows.size() == 0 ? empty_sum<T, P...>() : sum_block<Wanted, T>(block_rows(rows, 0), body, params);
+  for (std::size_t b = 1; b < blocks_of(rows.size()); ++b)
     add_block(total, sum_block<Wanted, T>(block_rows(rows, b), body, params));
-  return with_positive_zeros(total);
+  make_zeros_positive(total);
+  return total;
 }
 
 }  // namespace tapeless::detail
