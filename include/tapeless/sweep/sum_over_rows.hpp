@@ -445,6 +445,23 @@ constexpr bool index_rows_batch();
 template <class L, wanted Wanted, class T, class View, class Body, class I, class... P>
 rows_sum<T, P...> sum_index_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params);
 
+/// body's closure as the data in use (in_place.hpp) while this lives: the block's sum is returned as
+/// it is made, not copied out of a local before the scope closes.
+class body_data_scope {
+ public:
+  constexpr body_data_scope(const void* body, std::size_t size) noexcept {
+    if (!std::is_constant_evaluated()) outer_ = open_data_scope(body, size, nullptr, 0);
+  }
+  body_data_scope(const body_data_scope&) = delete;
+  body_data_scope& operator=(const body_data_scope&) = delete;
+  constexpr ~body_data_scope() {
+    if (!std::is_constant_evaluated()) close_data_scope(outer_);
+  }
+
+ private:
+  data_in_use outer_;
+};
+
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
 /// allow, else a row at a time.
 template <wanted Wanted, class T, class View, class Body, class I, class... P>
@@ -452,21 +469,16 @@ constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const 
   // The sum with lanes L. The term's data leaves may read matrices that body holds by value, in place:
   // body outlives every term (nothing to name in a constant expression).
   const auto in_lanes_of = [&]<class L>(std::type_identity<L>) {
-    if (std::is_constant_evaluated()) return sum_block_in_lanes<L, Wanted, T>(rows, body, params);
-    const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-    const auto sum = sum_block_in_lanes<L, Wanted, T>(rows, body, params);
-    close_data_scope(outer);
-    return sum;
+    const body_data_scope scope(&body, sizeof(Body));
+    return sum_block_in_lanes<L, Wanted, T>(rows, body, params);
   };
 #if TAPELESS_SIMD
   if constexpr (simd::available<T>) {
     if constexpr (reads_indices<View>) {
       if constexpr (index_rows_batch<simd::batch<T>, Body, T, Wanted, View, P...>()) {
         if (!std::is_constant_evaluated()) {
-          const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-          const auto sum = sum_index_block<simd::batch<T>, Wanted, T>(rows, body, params);
-          close_data_scope(outer);
-          return sum;
+          const body_data_scope scope(&body, sizeof(Body));
+          return sum_index_block<simd::batch<T>, Wanted, T>(rows, body, params);
         }
       }
     } else if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
