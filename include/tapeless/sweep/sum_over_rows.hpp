@@ -454,6 +454,8 @@ class body_data_scope {
   }
   body_data_scope(const body_data_scope&) = delete;
   body_data_scope& operator=(const body_data_scope&) = delete;
+  body_data_scope(body_data_scope&&) = delete;
+  body_data_scope& operator=(body_data_scope&&) = delete;
   constexpr ~body_data_scope() {
     if (!std::is_constant_evaluated()) close_data_scope(outer_);
   }
