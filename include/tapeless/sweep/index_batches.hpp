@@ -139,11 +139,12 @@ constexpr bool index_rows_batch() {
 }
 
 #if TAPELESS_SIMD
-/// The sums a sum over indices in lanes L adds a whole batch's adjoints into: a matrix parameter's own
-/// (each lane's adjoint added to its element, lane after lane), a number's in lanes.
-template <class L, class Partials, class Index>
+/// Where a sum over indices in lanes L adds a whole batch's adjoints: a matrix parameter's into its
+/// sum in `sums` (each lane's adjoint added to its element, lane after lane), a number's into `lanes`.
+template <class L, class Sums, class Lanes, class Index>
 struct index_sums {
-  Partials& partials;
+  Sums& sums;
+  Lanes& lanes;
   const Index& index;
 
   template <class Leaf, class G>
@@ -151,12 +152,12 @@ struct index_sums {
     if constexpr (Leaf::slot >= read_slot) {
       constexpr std::size_t j = (Leaf::slot - read_slot) / reads_per_parameter;
       const auto& at = index[(Leaf::slot - read_slot) % reads_per_parameter];
-      auto* sum = plain_get<j>(partials).data();
+      auto* sum = plain_get<j>(sums).data();
       alignas(64) std::array<typename L::value_type, L::size> each{};
       static_cast<L>(g).store_aligned(each.data());
       for (std::size_t l = 0; l < L::size; ++l) sum[at[l]] += each[l];
     } else {
-      plain_get<Leaf::slot - parameter_slot>(partials) += static_cast<L>(g);
+      plain_get<Leaf::slot - parameter_slot>(lanes) += static_cast<L>(g);
     }
   }
 };
@@ -164,32 +165,40 @@ struct index_sums {
 /// The store of the rows after the last whole batch, run one at a time on numbers (a batch of them, its
 /// padding lanes gathered and selected away, costs more than the rows): a matrix parameter's adjoint
 /// goes to its sum, a number's to a sum of its own, added to the lanes' at the end.
-template <class Partials, class Numbers>
+template <class Sums, class Numbers>
 struct index_tail_sums {
-  Partials& partials;
+  Sums& sums;
   Numbers& numbers;
 
   template <class Leaf, class G>
   TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
     constexpr std::size_t j = Leaf::slot - parameter_slot;
-    if constexpr (Matrix<std::remove_cvref_t<decltype(plain_get<j>(partials))>>)
-      add_adjoint(plain_get<j>(partials), g);
+    if constexpr (Matrix<std::remove_cvref_t<decltype(plain_get<j>(sums))>>)
+      add_adjoint(plain_get<j>(sums), g);
     else
       add_adjoint(plain_get<j>(numbers), g);
   }
 };
 
-/// A parameter's sum in a sum over indices in lanes L: a matrix's its own type, a number's in lanes.
+/// No sum in lanes: a matrix parameter's batches add into its own sum.
+struct no_lanes {
+  constexpr explicit no_lanes(double) {}
+};
+
+/// A parameter's sum in lanes in a sum over indices in lanes L: a number's, none for a matrix.
 template <class L, class P>
-using index_partial_t = std::conditional_t<Matrix<P>, P, L>;
+using index_lanes_t = std::conditional_t<Matrix<P>, no_lanes, L>;
 
 /// One block's sum over indices in lanes L: each batch's W terms built with their rows' values, one
 /// per lane, stacked into one term of lanes, evaluated, and swept into the parameters' sums.
 template <class L, wanted Wanted, class T, std::size_t... J, class View, class Body, class I, class... P>
 rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
   constexpr std::size_t w = L::size;
+  // The block's sum, written where it is returned: a matrix parameter's batches and rows add straight
+  // into it (a copy of its sum costs as much as many batches).
+  rows_sum<T, P...> sum{T(-0.0), {{filled<P>(-0.0)}...}};
   L value = L(-0.0);
-  plain_tuple<index_partial_t<L, P>...> partials{{filled<index_partial_t<L, P>>(-0.0)}...};
+  plain_tuple<index_lanes_t<L, P>...> lanes{{index_lanes_t<L, P>(-0.0)}...};
   // Row r's term, on numbers.
   const auto term_at = [&](std::size_t r) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -212,7 +221,7 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
       const evaluated<Stacked, wants_value(Wanted)> values(term);
       if constexpr (wants_value(Wanted)) value += L(value_at(term, values));
       if constexpr (wants_partials(Wanted) && Stacked::is_active) {
-        index_sums<L, decltype(partials), read_indices<L, Term>> store{partials, index};
+        index_sums<L, decltype(sum.partials), decltype(lanes), read_indices<L, Term>> store{sum.partials, lanes, index};
         backward_sweep(term, values, L(1), store);
       }
     }
@@ -230,17 +239,19 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
       const evaluated<Term, wants_value(Wanted)> values(term);
       if constexpr (wants_value(Wanted)) tail_value += value_at(term, values);
       if constexpr (wants_partials(Wanted) && Term::is_active) {
-        index_tail_sums<decltype(partials), decltype(tail_numbers)> store{partials, tail_numbers};
+        index_tail_sums<decltype(sum.partials), decltype(tail_numbers)> store{sum.partials, tail_numbers};
         backward_sweep(term, values, T(1), store);
       }
     }
   }
-  return {lanes_total<T>(value) + tail_value, {{[&] {
-            if constexpr (Matrix<P>)
-              return plain_get<J>(partials);
-            else
-              return lanes_total<P>(plain_get<J>(partials)) + plain_get<J>(tail_numbers);
-          }()}...}};
+  sum.value = lanes_total<T>(value) + tail_value;
+  (
+      [&] {
+        if constexpr (!Matrix<P>)
+          plain_get<J>(sum.partials) = lanes_total<P>(plain_get<J>(lanes)) + plain_get<J>(tail_numbers);
+      }(),
+      ...);
+  return sum;
 }
 
 template <class L, wanted Wanted, class T, class View, class Body, class I, class... P>

@@ -445,6 +445,25 @@ constexpr bool index_rows_batch();
 template <class L, wanted Wanted, class T, class View, class Body, class I, class... P>
 rows_sum<T, P...> sum_index_block(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params);
 
+/// body's closure as the data in use (in_place.hpp) while this lives: the block's sum is returned as
+/// it is made, not copied out of a local before the scope closes.
+class body_data_scope {
+ public:
+  constexpr body_data_scope(const void* body, std::size_t size) noexcept {
+    if (!std::is_constant_evaluated()) outer_ = open_data_scope(body, size, nullptr, 0);
+  }
+  body_data_scope(const body_data_scope&) = delete;
+  body_data_scope& operator=(const body_data_scope&) = delete;
+  body_data_scope(body_data_scope&&) = delete;
+  body_data_scope& operator=(body_data_scope&&) = delete;
+  constexpr ~body_data_scope() {
+    if (!std::is_constant_evaluated()) close_data_scope(outer_);
+  }
+
+ private:
+  data_in_use outer_;
+};
+
 /// The sum of one block of rows (at most rows_block), in SIMD batches of rows where T and the term
 /// allow, else a row at a time.
 template <wanted Wanted, class T, class View, class Body, class I, class... P>
@@ -452,21 +471,16 @@ constexpr rows_sum<T, P...> sum_block(const View& rows, const Body& body, const 
   // The sum with lanes L. The term's data leaves may read matrices that body holds by value, in place:
   // body outlives every term (nothing to name in a constant expression).
   const auto in_lanes_of = [&]<class L>(std::type_identity<L>) {
-    if (std::is_constant_evaluated()) return sum_block_in_lanes<L, Wanted, T>(rows, body, params);
-    const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-    const auto sum = sum_block_in_lanes<L, Wanted, T>(rows, body, params);
-    close_data_scope(outer);
-    return sum;
+    const body_data_scope scope(&body, sizeof(Body));
+    return sum_block_in_lanes<L, Wanted, T>(rows, body, params);
   };
 #if TAPELESS_SIMD
   if constexpr (simd::available<T>) {
     if constexpr (reads_indices<View>) {
       if constexpr (index_rows_batch<simd::batch<T>, Body, T, Wanted, View, P...>()) {
         if (!std::is_constant_evaluated()) {
-          const data_in_use outer = open_data_scope(&body, sizeof(Body), nullptr, 0);
-          const auto sum = sum_index_block<simd::batch<T>, Wanted, T>(rows, body, params);
-          close_data_scope(outer);
-          return sum;
+          const body_data_scope scope(&body, sizeof(Body));
+          return sum_index_block<simd::batch<T>, Wanted, T>(rows, body, params);
         }
       }
     } else if constexpr (term_batches(std::type_identity<typename term_of<Body, T, Wanted, View, P...>::type>{})) {
@@ -493,10 +507,28 @@ constexpr rows_sum<T, P...> empty_sum() {
   return {T(-0.0), {{filled<P>(-0.0)}...}};
 }
 
-/// The sum finished: +0 where it is -0 (no row added anything), x + 0 = x elsewhere.
+/// x + 0 in place, element by element for a matrix: +0 where x is -0, x elsewhere.
+template <class V>
+constexpr void add_positive_zero(V& x) {
+  if constexpr (Matrix<V>) {
+    for (std::size_t e = 0; e < V::size(); ++e) x[e] += std::remove_cvref_t<decltype(x[e])>(0.0);
+  } else {
+    x += V(0.0);
+  }
+}
+
+/// The sum finished in place: +0 where it is -0 (no row added anything), x + 0 = x elsewhere.
+template <class T, class... P>
+constexpr void make_zeros_positive(rows_sum<T, P...>& sum) {
+  add_positive_zero(sum.value);
+  [&]<std::size_t... J>(std::index_sequence<J...>) { (add_positive_zero(plain_get<J>(sum.partials)), ...); }
+  (std::index_sequence_for<P...>{});
+}
+
+/// The sum finished, as make_zeros_positive.
 template <class T, class... P>
 constexpr rows_sum<T, P...> with_positive_zeros(rows_sum<T, P...> sum) {
-  add_block(sum, rows_sum<T, P...>{T(0), {{filled<P>(0.0)}...}});
+  make_zeros_positive(sum);
   return sum;
 }
 
@@ -514,10 +546,14 @@ constexpr View block_rows(const View& rows, std::size_t b) {
 /// The sum over all rows, block after block; +0 where it is empty.
 template <wanted Wanted, class T, class View, class Body, class I, class... P>
 constexpr rows_sum<T, P...> sum_rows(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
-  auto total = empty_sum<T, P...>();
-  for (std::size_t b = 0; b < blocks_of(rows.size()); ++b)
+  // The first block's sum is the total so far as it is (-0 + s = s, bit for bit), not copied into an
+  // empty sum: at one block, the common case, the sum is written once where it is returned.
+  rows_sum<T, P...> total =
+      rows.size() == 0 ? empty_sum<T, P...>() : sum_block<Wanted, T>(block_rows(rows, 0), body, params);
+  for (std::size_t b = 1; b < blocks_of(rows.size()); ++b)
     add_block(total, sum_block<Wanted, T>(block_rows(rows, b), body, params));
-  return with_positive_zeros(total);
+  make_zeros_positive(total);
+  return total;
 }
 
 }  // namespace tapeless::detail

@@ -134,7 +134,11 @@ struct sum_over_rows : matrix_operation {
     using S = scalar_of_t<X>;
     constexpr bool with_value = wants_value(Wanted);
     const auto sum = run.template operator()<Wanted, S>(rows, body, parameters_from<P...>(x));
-    return with_cache<S, X>(with_value ? sum.value : S(0), laid_out_as<X>(sum.partials));
+    // One parameter of x's type: its partials are copied once, straight into the cache.
+    if constexpr (sizeof...(P) == 1 && std::is_same_v<X, std::remove_cvref_t<decltype(plain_get<0>(sum.partials))>>)
+      return with_cache<S, X>(with_value ? sum.value : S(0), plain_get<0>(sum.partials));
+    else
+      return with_cache<S, X>(with_value ? sum.value : S(0), laid_out_as<X>(sum.partials));
   }
 };
 
