@@ -53,22 +53,23 @@ struct pow_real {
   /// The largest |p| computed by repeated squaring: at most 12 multiplications and one division.
   static constexpr long long max_repeated_squaring = 64;
   P p;
-  [[nodiscard]] constexpr bool small_integer() const {
-    if constexpr (std::floating_point<P>)
-      return p >= P(-max_repeated_squaring) && p <= P(max_repeated_squaring) && p == P(static_cast<long long>(p));
-    else
-      return false;
+  /// Whether p is such an integer. Asked only of a floating-point p: a p of dual numbers (a constant
+  /// of a Hessian's tangents) always calls pow.
+  [[nodiscard]] constexpr bool small_integer() const requires std::floating_point<P> {
+    return p >= P(-max_repeated_squaring) && p <= P(max_repeated_squaring) && p == P(static_cast<long long>(p));
   }
   template <class T>
   constexpr T value(T x) const {
-    if (small_integer()) return detail::ipow(x, static_cast<long long>(p));
+    if constexpr (std::floating_point<P>)
+      if (small_integer()) return detail::ipow(x, static_cast<long long>(p));
     return math::pow(x, T(p));
   }
   template <class T>
   constexpr T derivative(T x, T y) const {
     if (x != T(0) && !math::isinf(x)) return T(p) * y / x;
     if (T(p) == T(0)) return T(0);
-    if (small_integer()) return T(p) * detail::ipow(x, static_cast<long long>(p) - 1);
+    if constexpr (std::floating_point<P>)
+      if (small_integer()) return T(p) * detail::ipow(x, static_cast<long long>(p) - 1);
     return T(p) * math::pow(x, T(p) - T(1));
   }
 };

@@ -216,6 +216,13 @@ TEST_CASE("pow by a number that is a small integer: repeated squaring, as pow by
       CHECK(at([p](auto a) { return tl::pow(a, p); }, x) == at([](auto a) { return tl::pow(a, -3.0); }, x));
     }
   }
+  SUBCASE("through tl::hessian, whose tangents make a plain exponent a dual number: std::pow's path") {
+    const auto f = [](const auto& x, const auto& p) { return tl::pow(x, p); };
+    for (const double p : {3.0, -2.0, 2.5}) {
+      CAPTURE(p);
+      CHECK(fd::rel_error(tl::hessian<0>(f)(1.5, p), p * (p - 1.0) * std::pow(1.5, p - 2.0)) < 1e-14);
+    }
+  }
   SUBCASE("in a constant expression") {
     constexpr auto g = tl::grad([](auto a) { return tl::pow(a, -2.0); })(2.0);
     static_assert(g == -0.25);
