@@ -42,7 +42,12 @@ struct gathered_matrix_adjoint {
   // User-provided, so that the tuple of them is not zeroed first (value-initialization would); and the
   // matrix constructed here, not returned by a constexpr function, which g++ folds into a constant
   // whose uninitialized elements are zeros, filled in.
-  constexpr gathered_matrix_adjoint() : sum(uninitialized), out(sum.data()) {}  // the loop writes all
+  // The loop writes all. Elements of dual numbers (a Hessian's tangents) start as zeros, though: g++
+  // -Wmaybe-uninitialized cannot follow the loop through their tangents' lanes, and warns in the user's
+  // build; zeroing a few of them costs nothing beside the tangents' work.
+  constexpr gathered_matrix_adjoint() : sum(uninitialized), out(sum.data()) {
+    if constexpr (!std::is_arithmetic_v<element>) sum = V{};
+  }
 
   /// For a matrix leaf (an argument, a let's name) whose first adjoint this is: the loop writes into
   /// the store's sum of its adjoints itself, and the copy from `sum` is spared. For a slice of such a

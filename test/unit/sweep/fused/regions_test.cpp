@@ -410,6 +410,16 @@ TEST_CASE("hessian through a region: the loop in dual numbers") {
     }
 }
 
+TEST_CASE("hessian of a small region beside a number: its gathered adjoint starts as zeros") {
+  // f = p sum(exp(x)) over 2 elements, the Hessian in x diagonal, p exp(x). Compiled with -Werror, this
+  // also checks that g++'s -Wmaybe-uninitialized finds nothing in the dual numbers' loop.
+  const auto f = [](const auto& x, const auto& p) { return tl::sum(tl::exp(x)) * p; };
+  const auto x = seeded<2>(42, -1, 1);
+  const auto h = tl::hessian<0>(f)(x, 1.5);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 2; ++j) CHECK(h(i, j) == doctest::Approx(i == j ? 1.5 * std::exp(x[i]) : 0.0));
+}
+
 TEST_CASE("a region at the root, swept from a dense cotangent") {
   // vjp of a matrix-valued f: the root is a region, its adjoint the cotangent u, element by element.
   const auto f = [](const auto& x) { return tl::exp(x) * x + tl::sin(x); };
