@@ -83,7 +83,9 @@ struct stacked<unary_node<ops::element, argument<S, M>>> {
 template <class Op, class A>
   requires(std::is_empty_v<Op> && !is_matrix_operation<Op>)
 struct stacked<unary_node<Op, A>> {
-  static constexpr bool ok = stacked<A>::ok;
+  // Only an operation written for batches: the stacked node's type alone computes its value's type on
+  // batches, where another operation (pow of two expressions, cbrt, atan2) has no overload.
+  static constexpr bool ok = runs_on_row_batches<Op> && stacked<A>::ok;
   static constexpr std::size_t reads = stacked<A>::reads;
   template <class L, std::size_t K, class Index, class First, class... N>
   static constexpr auto make(Index& index, const First& first, const N&... lane) {
@@ -94,7 +96,7 @@ struct stacked<unary_node<Op, A>> {
 template <class Op, class A, class B>
   requires(std::is_empty_v<Op> && !is_matrix_operation<Op>)
 struct stacked<binary_node<Op, A, B>> {
-  static constexpr bool ok = stacked<A>::ok && stacked<B>::ok;
+  static constexpr bool ok = runs_on_row_batches<Op> && stacked<A>::ok && stacked<B>::ok;
   static constexpr std::size_t reads = stacked<A>::reads + stacked<B>::reads;
   template <class L, std::size_t K, class Index, class First, class... N>
   static constexpr auto make(Index& index, const First& first, const N&... lane) {

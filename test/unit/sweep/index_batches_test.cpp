@@ -90,6 +90,8 @@ constexpr auto rosenbrock_term = [](std::size_t i, const auto& x) {
   return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
 };
 constexpr auto row_term = [](std::size_t i, const auto& x) { return tl::sum(tl::row(x, i)); };
+// pow of two expressions and cbrt have no batch form: their terms run a row at a time.
+constexpr auto pow_term = [](std::size_t i, const auto& x) { return tl::pow(x[i], x[i + 1]) + tl::cbrt(x[i]); };
 // Terms of numbers and elements stack, for a value, partials or both; a let or a row does not.
 static_assert(index_rows_batch<batch, decltype(rosenbrock_term), double, wanted::both, index_rows, long_vector>());
 static_assert(index_rows_batch<batch, decltype(rosenbrock_term), double, wanted::value, index_rows, long_vector>());
@@ -99,6 +101,7 @@ static_assert(!index_rows_batch<batch, mixed_term_by_rows, double, wanted::parti
                                 tl::vector<double, extent>>());
 static_assert(
     !index_rows_batch<batch, decltype(row_term), double, wanted::both, index_rows, tl::matrix<double, 4, 3>>());
+static_assert(!index_rows_batch<batch, decltype(pow_term), double, wanted::both, index_rows, long_vector>());
 #endif
 
 TEST_CASE("a term that computes with its index, in batches, at every count around a batch and a block") {
