@@ -125,7 +125,7 @@ struct elementwise_sum {
   template <class G>
   TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
     if constexpr (is_one_element<G> || is_placed<G> || is_strided_part<G> || is_scaled_elements<G>) {
-      g.each_element([this](std::size_t e, const auto& v) { add_at(e, v); });
+      g.each_element([this](std::size_t e, const auto& v) { this->add_at(e, v); });
     } else {
       if (written == 0) {
         assign_adjoint(value, g);
