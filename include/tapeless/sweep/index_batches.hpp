@@ -8,9 +8,11 @@
 // holding lane l's element k_l (one vector load where the k_l are consecutive, else a gather), a
 // number computed from the index a constant holding each lane's, a number parameter the same in every
 // lane. That term is evaluated and swept by the engine as a batch of data rows is. Each read leaf has
-// a slot of its own, which says the parameter and the read; the store keeps the read's indices and
-// adds lane l's adjoint to element k_l, lane after lane, so lanes that read one element add up. The
-// rows after the last whole batch run one at a time. A term with any other node (a let, a row of a matrix, an
+// a slot of its own, which says the parameter and the read; the store keeps the read's indices. A
+// read of consecutive elements from 0 to W places past the batch's first index adds its adjoint to
+// the parameter's window (simd/window.hpp), stored once per element; any other adds lane l's adjoint
+// to element k_l, lane after lane, so lanes that read one element add up. The rows after the last
+// whole batch run one at a time. A term with any other node (a let, a row of a matrix, an
 // operation holding a value) runs a row at a time.
 // Tests: test/unit/sweep/index_batches_test.cpp test/unit/transforms/sum_over/indices_test.cpp
 #pragma once
@@ -21,6 +23,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/ops/shape.hpp>
+#include <tapeless/simd/window.hpp>
 
 #include <array>
 #include <cstddef>
@@ -143,10 +146,12 @@ constexpr bool index_rows_batch() {
 #if TAPELESS_SIMD
 /// Where a sum over indices in lanes L adds a whole batch's adjoints: a matrix parameter's into its
 /// sum in `sums` (each lane's adjoint added to its element, lane after lane), a number's into `lanes`.
-template <class L, class Sums, class Lanes, class Index>
+template <class L, class Sums, class Lanes, class Windows, class Index>
 struct index_sums {
   Sums& sums;
   Lanes& lanes;
+  Windows& windows;
+  std::size_t base;  // the first element of the matrix parameters' windows
   const Index& index;
 
   template <class Leaf, class G>
@@ -154,6 +159,11 @@ struct index_sums {
     if constexpr (Leaf::slot >= read_slot) {
       constexpr std::size_t j = (Leaf::slot - read_slot) / reads_per_parameter;
       const auto& at = index[(Leaf::slot - read_slot) % reads_per_parameter];
+      // Consecutive elements from at most W past the window's base go to the window; the others,
+      // lane after lane, to the sum (lanes that read one element add up there).
+      bool consecutive = at[0] >= base;
+      for (std::size_t l = 1; l < L::size; ++l) consecutive = consecutive && at[l] == at[0] + l;
+      if (consecutive && plain_get<j>(windows).add(static_cast<L>(g), at[0] - base)) return;
       auto* sum = plain_get<j>(sums).data();
       alignas(64) std::array<typename L::value_type, L::size> each{};
       static_cast<L>(g).store_aligned(each.data());
@@ -191,6 +201,34 @@ struct no_lanes {
 template <class L, class P>
 using index_lanes_t = std::conditional_t<Matrix<P>, no_lanes, L>;
 
+/// No window: a number parameter's adjoint adds into its lanes.
+struct no_window {};
+
+/// A parameter's window in a sum over indices in lanes L: a matrix's, none for a number.
+template <class L, class P>
+using index_window_t = std::conditional_t<Matrix<P>, simd::window<L>, no_window>;
+
+/// The base of the windows of the batch of rows from row r: the index that row holds in the view's first
+/// column of tl::indices, else r; either moves up by W from one batch to the next.
+template <class View>
+constexpr std::size_t window_base(const View& rows, std::size_t r) {
+  std::size_t base = r;
+  bool found = false;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (
+        [&] {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(rows.template column<K>())>, index_column>)
+            if (!found) {
+              base = rows.template column<K>().first + r;
+              found = true;
+            }
+        }(),
+        ...);
+  }
+  (std::make_index_sequence<View::columns>{});
+  return base;
+}
+
 /// One block's sum over indices in lanes L: each batch's W terms built with their rows' values, one
 /// per lane, stacked into one term of lanes, evaluated, and swept into the parameters' sums.
 template <class L, wanted Wanted, class T, std::size_t... J, class View, class Body, class I, class... P>
@@ -210,6 +248,8 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
     (std::make_index_sequence<View::columns>{});
   };
   using Term = typename term_of<Body, T, Wanted, View, P...>::type;
+  // The matrix parameters' windows, from the batch's base (window_base) on.
+  plain_tuple<index_window_t<L, P>...> windows{};
   const auto add_batch = [&](std::size_t i) {
     read_indices<L, Term> index;
     const auto term = [&]<std::size_t... U>(std::index_sequence<U...>) {
@@ -223,14 +263,30 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
       const evaluated<Stacked, wants_value(Wanted)> values(term);
       if constexpr (wants_value(Wanted)) value += L(value_at(term, values));
       if constexpr (wants_partials(Wanted) && Stacked::is_active) {
-        index_sums<L, decltype(sum.partials), decltype(lanes), read_indices<L, Term>> store{sum.partials, lanes, index};
+        index_sums<L, decltype(sum.partials), decltype(lanes), decltype(windows), read_indices<L, Term>> store{
+            sum.partials, lanes, windows, window_base(rows, i), index};
         backward_sweep(term, values, L(1), store);
       }
     }
   };
+  // Adds the windows' lower batches, of the elements from the base of the batch of rows from row i, to
+  // the sums and moves the windows up.
+  const auto advance_windows = [&](std::size_t i) {
+    if constexpr (wants_partials(Wanted))
+      (
+          [&] {
+            if constexpr (Matrix<P>)
+              plain_get<J>(windows).advance(plain_get<J>(sum.partials).data(), window_base(rows, i), P::size());
+          }(),
+          ...);
+  };
   const std::size_t n = rows.size();
   std::size_t i = 0;
-  for (; i + w <= n; i += w) add_batch(i);
+  for (; i + w <= n; i += w) {
+    add_batch(i);
+    advance_windows(i);
+  }
+  advance_windows(i);  // the upper batches of the last batch of rows
   T tail_value = T(-0.0);
   plain_tuple<std::conditional_t<Matrix<P>, T, P>...> tail_numbers{{std::conditional_t<Matrix<P>, T, P>(-0.0)}...};
   for (; i < n; ++i) {

@@ -5,13 +5,18 @@
 // a number parameter) at every count around a batch and a block, against its gradient by hand in long
 // double, against the same term run a row at a time, and against central finite differences at seeded
 // random points; an index past the extent in the last lane of a batch and in a row after the batches.
+// The window that holds the adjoints of consecutive reads (simd/window.hpp): a batch at every offset,
+// the elements past the vector's end, -0 where nothing was added, inf and NaN; a term reading x[i + d]
+// at every offset d in the window and past it, and x in reverse, around a batch and a block.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <row_sum_check.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -151,6 +156,104 @@ TEST_CASE("a term in batches against central finite differences at seeded random
     for (auto& e : x) e = u(-1.0, 1.0);
     CHECK(tl::check_gradient(f, u(-1.0, 1.0), x));
   }
+}
+
+#if TAPELESS_SIMD
+TEST_CASE("a window adds a batch at every offset to its elements, once, and -0 where nothing was added") {
+  using window = tl::detail::simd::window<batch>;
+  constexpr std::size_t size = 3 * lanes + 1;
+  for (std::size_t d = 0; d <= lanes + 1; ++d) {
+    CAPTURE(d);
+    // Element base + d + l receives 10 (l + 1), from base = lanes on, over a vector whose last element
+    // is size - 1: the window's upper batch reaches past it where d > 0.
+    std::array<double, lanes> g{};
+    for (std::size_t l = 0; l < lanes; ++l) g[l] = 10.0 * static_cast<double>(l + 1);
+    std::array<double, size> v;
+    v.fill(-0.0);
+    window w;
+    const bool added = w.add(batch::load_unaligned(g.data()), d);
+    CHECK(added == (d <= lanes));  // past W the window takes nothing
+    w.advance(v.data(), lanes, size);
+    w.advance(v.data(), 2 * lanes, size);
+    for (std::size_t k = 0; k < size; ++k) {
+      CAPTURE(k);
+      const bool written = added && k >= lanes + d && k < 2 * lanes + d;
+      if (written) {
+        CHECK(v[k] == g[k - lanes - d]);
+      } else {
+        CHECK(v[k] == 0.0);
+        CHECK(std::signbit(v[k]));  // -0 + -0: untouched
+      }
+    }
+  }
+  // Two batches at offsets 0 and 1 add up; inf and NaN propagate.
+  std::array<double, 2 * lanes> v;
+  v.fill(1.0);
+  window w;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::array<double, lanes> first{}, second{};
+  first.fill(2.0);
+  second.fill(3.0);
+  first[0] = inf;
+  second[lanes - 1] = std::numeric_limits<double>::quiet_NaN();
+  CHECK(w.add(batch::load_unaligned(first.data()), 0));
+  CHECK(w.add(batch::load_unaligned(second.data()), 1));
+  w.advance(v.data(), 0, v.size());
+  w.advance(v.data(), lanes, v.size());
+  CHECK(v[0] == inf);
+  for (std::size_t k = 1; k < lanes; ++k) CHECK(v[k] == 6.0);
+  CHECK(std::isnan(v[lanes]));
+  for (std::size_t k = lanes + 1; k < v.size(); ++k) CHECK(v[k] == 1.0);
+}
+#endif
+
+/// Reads x[i + D] for every D, each squared and weighted by D + 1, and x[last - i], the indices in
+/// reverse; ByRows puts the term in a let, which runs a row at a time.
+template <bool ByRows, std::size_t... D>
+struct offsets_term {
+  std::size_t last;
+  template <class X>
+  auto operator()(std::size_t i, const X& x) const {
+    auto t = ((static_cast<double>(D + 1) * tl::square(x[i + D])) + ...) + tl::exp(0.5 * x[last - i]);
+    if constexpr (ByRows)
+      return tl::let(t, [](const auto& s) { return s; });
+    else
+      return t;
+  }
+};
+
+template <bool ByRows, std::size_t... D>
+void check_offsets(std::index_sequence<D...>) {
+  constexpr std::size_t reach = sizeof...(D) - 1;  // the largest offset
+  constexpr std::size_t size = block + reach + 1;
+  row_sums::uniform u(73);
+  tl::vector<double, size> x{};
+  for (auto& e : x) e = u(-1.0, 1.0);
+  for (const std::size_t n : row_sums::distinct({0, 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 1, block - 1,
+                                                 block, block + 1})) {
+    CAPTURE(n);
+    const std::size_t last = n + reach - 1;  // x[last - i] runs from there down to x[reach]
+    const auto f = [&](const auto& v) {
+      return tl::sum_over(tl::indices(n), offsets_term<ByRows, D...>{last}, v);
+    };
+    std::vector<long double> want(size, 0.0L);
+    for (std::size_t i = 0; i < n; ++i) {
+      ((want[i + D] += 2.0L * static_cast<long double>(D + 1) * x[i + D]), ...);
+      want[last - i] += 0.5L * std::exp(0.5L * x[last - i]);
+    }
+    const auto g = tl::grad(f)(x);
+    for (std::size_t k = 0; k < size; ++k) {
+      CAPTURE(k);
+      check_near(g[k], want[k], 10.0L * static_cast<long double>(reach + 1));
+      if (want[k] == 0.0L) CHECK(g[k] == 0.0);
+    }
+  }
+}
+
+TEST_CASE("reads at every offset of a batch's window, past it and in reverse, around a batch and a block") {
+  // Offsets 0 .. lanes fall in the window; lanes + 1 and the reverse read go lane by lane.
+  check_offsets<false>(std::make_index_sequence<row_sums::lanes + 2>{});
+  check_offsets<true>(std::make_index_sequence<row_sums::lanes + 2>{});
 }
 
 TEST_CASE("an index past the extent in a batch's last lane, or in a row after the batches, throws first") {
