@@ -140,19 +140,19 @@ TEST_CASE("a term that computes with its index, in batches, at every count aroun
 }
 
 TEST_CASE("a term in batches against central finite differences at seeded random points") {
+  // Two batches and a row after them, at every batch width: x[i + 1] reads up to x[n].
+  constexpr std::size_t n = 2 * lanes + 1;
   row_sums::uniform u(72);
-  std::vector<double> y(13), w(13);
-  for (std::size_t k = 0; k < 13; ++k) {
+  std::vector<double> y(n), w(n);
+  for (std::size_t k = 0; k < n; ++k) {
     y[k] = u(-1.0, 1.0);
     w[k] = u(0.5, 1.5);
   }
-  const std::size_t n = 2 * lanes + 1;
-  const std::vector<double> y_n(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(n));
   const auto f = [&](const auto& a, const auto& x) {
-    return tl::sum_over(tl::rows(tl::indices(n), y_n), mixed_term{&w}, a, x);
+    return tl::sum_over(tl::rows(tl::indices(n), y), mixed_term{&w}, a, x);
   };
   for (int point = 0; point < 5; ++point) {
-    tl::vector<double, 12> x{};
+    tl::vector<double, n + 1> x{};
     for (auto& e : x) e = u(-1.0, 1.0);
     CHECK(tl::check_gradient(f, u(-1.0, 1.0), x));
   }
@@ -229,13 +229,11 @@ void check_offsets(std::index_sequence<D...>) {
   row_sums::uniform u(73);
   tl::vector<double, size> x{};
   for (auto& e : x) e = u(-1.0, 1.0);
-  for (const std::size_t n : row_sums::distinct({0, 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 1, block - 1,
-                                                 block, block + 1})) {
+  for (const std::size_t n :
+       row_sums::distinct({0, 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 1, block - 1, block, block + 1})) {
     CAPTURE(n);
     const std::size_t last = n + reach - 1;  // x[last - i] runs from there down to x[reach]
-    const auto f = [&](const auto& v) {
-      return tl::sum_over(tl::indices(n), offsets_term<ByRows, D...>{last}, v);
-    };
+    const auto f = [&](const auto& v) { return tl::sum_over(tl::indices(n), offsets_term<ByRows, D...>{last}, v); };
     std::vector<long double> want(size, 0.0L);
     for (std::size_t i = 0; i < n; ++i) {
       ((want[i + D] += 2.0L * static_cast<long double>(D + 1) * x[i + D]), ...);
