@@ -31,7 +31,9 @@ class window {
 
   /// Adds g, whose lane l belongs to element base + d + l, where 0 <= d <= W: false, adding nothing,
   /// for any other d.
-  [[gnu::always_inline]] bool add(const L& g, std::size_t d) noexcept { return add_at_one_of(g, d, std::make_index_sequence<width + 1>{}); }
+  [[gnu::always_inline]] bool add(const L& g, std::size_t d) noexcept {
+    return add_at_one_of(g, d, std::make_index_sequence<width + 1>{});
+  }
 
   /// Adds the elements [base, base + W) that lie below `size` to v[base], ..., and moves the window up
   /// by W: the upper batch becomes the lower.

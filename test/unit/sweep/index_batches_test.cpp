@@ -229,13 +229,11 @@ void check_offsets(std::index_sequence<D...>) {
   row_sums::uniform u(73);
   tl::vector<double, size> x{};
   for (auto& e : x) e = u(-1.0, 1.0);
-  for (const std::size_t n : row_sums::distinct({0, 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 1, block - 1,
-                                                 block, block + 1})) {
+  for (const std::size_t n :
+       row_sums::distinct({0, 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 1, block - 1, block, block + 1})) {
     CAPTURE(n);
     const std::size_t last = n + reach - 1;  // x[last - i] runs from there down to x[reach]
-    const auto f = [&](const auto& v) {
-      return tl::sum_over(tl::indices(n), offsets_term<ByRows, D...>{last}, v);
-    };
+    const auto f = [&](const auto& v) { return tl::sum_over(tl::indices(n), offsets_term<ByRows, D...>{last}, v); };
     std::vector<long double> want(size, 0.0L);
     for (std::size_t i = 0; i < n; ++i) {
       ((want[i + D] += 2.0L * static_cast<long double>(D + 1) * x[i + D]), ...);
