@@ -17,7 +17,8 @@
 // number their sum. Then each input's own subtree is swept with its adjoint. At run time, for double,
 // when every operation of the region is written for SIMD batches (simd/batch.hpp) and batches pay
 // (region_in_batches), the element is a batch of elements: the same scalar tree, on xsimd::batch.
-// Small regions of plain arithmetic stay node by node (fused_region).
+// Small regions of plain arithmetic stay node by node (fused_region), but where they read shifted
+// slices of one leaf: those run in batches that add the slices' adjoints in a window (region_in_window).
 //
 // Where every input with an adjoint is a number and the loop's adjoint is the same for every element
 // (under sum or mean: normal_logpdf's mu and sigma), the loop keeps the factors common to every element
@@ -36,8 +37,8 @@
 // the loop one element at a time.
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
-
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/region.hpp>
@@ -64,6 +65,23 @@ constexpr void sweep_region(const Root& n, const region_evaluated<Root, std::ind
   const auto in = region_inputs(n);
   using inputs_t = region_inputs_t<Root>;
   const auto values = region_values(n, v);
+#if TAPELESS_SIMD
+  // Slices of one leaf gathered in a window, where the store lets the loop write the leaf's adjoints
+  // (not under tl::trace, whose store records each input's adjoint: there the loop below).
+  if constexpr (region_in_window<Root, T>) {
+    if (!std::is_constant_evaluated()) {
+      const auto& leaf = child<0>(*plain_get<shifted_slices<inputs_t>::first_active>(in));
+      using L = typename std::remove_cvref_t<decltype(leaf)>::value_type;
+      if constexpr (std::is_same_v<decltype(claim_sum(store, leaf)), L*>) {
+        if (L* destination = claim_sum(store, leaf)) {
+          sweep_region_window<M::size(), T, Root>(element_sweep_of<inputs>(n), g, values, destination->data(),
+                                                  L::size(), std::index_sequence<K...>{});
+          return;
+        }
+      }
+    }
+  }
+#endif
   // An adjoint gathered per input that owns its slot (the first use of x, not the others).
   plain_tuple<
       gathered_adjoint<region_input_t<Root, K>, region_input_t<Root, K>::is_active && input_slot<inputs_t, K> == K,

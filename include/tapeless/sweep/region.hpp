@@ -21,9 +21,11 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/meta/type_list.hpp>
+#include <tapeless/operation/traits.hpp>
 #include <tapeless/ops/elementwise.hpp>
 #include <tapeless/simd/batch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -164,6 +166,58 @@ template <class Root, class T>
 inline constexpr bool region_in_batches = region_vectorised<Root, T> &&
                                           (!region_plain<Root> || sums_a_number<region_inputs_t<Root>>);
 
+/// Whether an input is a slice of a leaf (an argument, a let's name, a constant): the loop reads its
+/// elements in place, from the leaf's value, where the slice's evaluation would copy them (Rosenbrock's
+/// head and tail: two copies of nearly all of x).
+template <class N>
+struct slice_of_leaf : std::false_type {
+  static constexpr std::size_t start = 0;  // a leaf itself is its own part
+};
+template <class N>
+  requires(elements_from<operation_of_t<N>>.has_value() && is_leaf<child_t<0, N>>)
+struct slice_of_leaf<N> : std::true_type {
+  static constexpr std::size_t start = *elements_from<operation_of_t<N>>;
+};
+template <class N>
+inline constexpr bool slices_a_leaf = slice_of_leaf<N>::value;
+
+/// The leaf a slice of a leaf reads; any other input is its own.
+template <class In>
+struct sliced_leaf {
+  using type = In;
+};
+template <class In>
+  requires slices_a_leaf<In>
+struct sliced_leaf<In> {
+  using type = std::remove_cvref_t<child_t<0, In>>;
+};
+
+/// Whether every input with an adjoint is a slice of one and the same leaf, of at least two starts:
+/// Rosenbrock's head and tail, x[0 .. n - 1) and x[1 .. n). `least` and `greatest` are their starts'.
+template <class Inputs>
+struct shifted_slices {
+  static constexpr bool value = false;
+  static constexpr std::size_t least = 0, greatest = 0;
+};
+template <class... In>
+struct shifted_slices<type_list<In...>> {
+  template <class A, class... B>
+  static constexpr bool leaf_of_all =
+      ((!B::is_active || std::is_same_v<typename sliced_leaf<A>::type, typename sliced_leaf<B>::type>)&&...);
+  static constexpr std::size_t none = ~std::size_t{0};
+  static constexpr std::size_t least = std::min({(In::is_active ? slice_of_leaf<In>::start : none)...});
+  static constexpr std::size_t greatest = std::max({(In::is_active ? slice_of_leaf<In>::start : 0)...});
+  static constexpr bool value =
+      ((!In::is_active || (slices_a_leaf<In> && leaf_of_all<In, In...>)) && ...) && least != none && least != greatest;
+  /// The first input with an adjoint: one of the slices, of the leaf they read.
+  static constexpr std::size_t first_active = [] {
+    constexpr std::array<bool, sizeof...(In)> active{In::is_active...};
+    std::size_t k = 0;
+    while (k < active.size() && !active[k]) ++k;
+    return k;
+  }();
+};
+
 /// Regions smaller than this that are plain arithmetic into matrices stay node by node: the compiler
 /// unrolls such small loops completely and fuses them across nodes itself, faster than one loop of
 /// the region's scalar tree. Above it, one loop is faster than the compiler's fusion.
@@ -175,6 +229,25 @@ inline constexpr std::size_t fuse_min_elements = 32;
 /// are a handful of operations. The limit bounds the compile cost of regions far larger than those.
 inline constexpr std::size_t fuse_max_operations = 16;
 
+/// Whether the region's loop runs in SIMD batches of T that gather its adjoints in a window of the
+/// leaf's elements (sweep_region_window): a region smaller than fuse_min_elements whose inputs with an
+/// adjoint are slices of one leaf, their starts at most a batch apart and their elements one run.
+/// Node by node, g++ computes such a shifted slice's adjoint a second time, one element at a time, and
+/// assembles its batches lane by lane (S3, n = 16: 58 of its 131 instructions per gradient scalar, 14
+/// moving lanes); the window rotates each batch into place in registers instead.
+template <class Root, class T>
+constexpr bool gathers_in_window() {
+#if TAPELESS_SIMD
+  using S = shifted_slices<region_inputs_t<Root>>;
+  if constexpr (region_vectorised<Root, T> && S::value)
+    return Root::value_type::size() < fuse_min_elements && S::greatest - S::least <= simd::width<T> &&
+           S::greatest - S::least <= Root::value_type::size();
+#endif
+  return false;
+}
+template <class Root, class T>
+inline constexpr bool region_in_window = gathers_in_window<Root, T>();
+
 inline constexpr bool fusion_enabled = TAPELESS_FUSE != 0;
 template <class N>
 inline constexpr bool region_within_limit = region_operations<N> <= fuse_max_operations;
@@ -182,7 +255,8 @@ inline constexpr bool region_within_limit = region_operations<N> <= fuse_max_ope
 /// The elementwise trees that are swept as a region when nothing reads their value.
 template <class N>
 concept fused_region = fusion_enabled && is_elementwise_node<N> && region_within_limit<N> &&
-    (!region_plain<N> || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements);
+    (!region_plain<N> || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements ||
+     region_in_window<N, typename N::value_type::value_type>);
 
 /// Which inputs of the region rooted at Root are the same for every element: its numbers, bit K for
 /// input K (the uniform leaves of sweep/adjoint_parts.hpp).

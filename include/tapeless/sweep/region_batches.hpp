@@ -6,13 +6,15 @@
 // (sweep/region_tree.hpp); the last, partial batch is padded and only its real lanes kept. Under sum or
 // mean, with number inputs only, the loop sums each input's lines per batch and multiplies each sum by
 // its scale once, after the loop; where a sum or a scale is not comfortably normal, it runs again with
-// plain adjoints.
-// Tests: test/unit/sweep/fused/
+// plain adjoints. Where the inputs with an adjoint are slices of one leaf at most a batch apart, in a
+// small region, the loop adds them into a window of the leaf's elements (simd/window.hpp).
+// Tests: test/unit/sweep/fused/ test/unit/sweep/region_batches_test.cpp
 #pragma once
 
 #include <tapeless/detail/inline.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/simd/batch.hpp>
+#include <tapeless/simd/window.hpp>
 #include <tapeless/sweep/adjoint_parts.hpp>
 #include <tapeless/sweep/region.hpp>
 #include <tapeless/sweep/region_evaluated.hpp>
@@ -86,6 +88,66 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
         out.template finish<N>();
       }(plain_get<K>(gathered)),
       ...);
+}
+
+/// Whether input K of the region rooted at Root adds to its window: a slice with an adjoint that owns
+/// its slot; and at which offset from the window's base.
+template <class Root, std::size_t K>
+inline constexpr bool window_slice = region_input_t<Root, K>::is_active&& input_slot<region_inputs_t<Root>, K> == K;
+template <class Root, std::size_t K>
+inline constexpr std::size_t window_offset =
+    slice_of_leaf<region_input_t<Root, K>>::start - shifted_slices<region_inputs_t<Root>>::least;
+
+/// The region's loop in batches where its inputs with an adjoint are slices of one leaf (region_in_window):
+/// each batch's adjoints go into a window of the leaf's elements from the least start, at each slice's
+/// distance from it, and each element's sum is added once to `out`, the leaf's adjoints. `out` starts
+/// as the loop that claims the leaf's sum for its first slice leaves it (sweep/region_gathered.hpp):
+/// that slice's adjoints where it reaches, here -0, the identity of addition, and +0 elsewhere, to which
+/// the other slices' adjoints add. Added batch by batch at each slice's offset instead, a batch would
+/// load what the last one's store half wrote, which no store forwards to.
+template <std::size_t N, class T, class Root, class Sweep, class G, class Values, std::size_t... K>
+void sweep_region_window(const Sweep& element_sweep, const G& g, const Values& values, T* out, std::size_t size,
+                         std::index_sequence<K...>) {
+  using B = simd::batch<T>;
+  using S = shifted_slices<region_inputs_t<Root>>;
+  constexpr std::size_t w = simd::width<T>, inputs = sizeof...(K);
+  constexpr std::size_t first = slice_of_leaf<region_input_t<Root, S::first_active>>::start;
+  for (std::size_t e = 0; e < size; ++e) out[e] = e >= first && e < first + N ? T(-0.0) : T(0);
+  const auto adjoint = [&g] {
+    if constexpr (is_uniform<G>)
+      return static_cast<T>(g.value);
+    else
+      return g.data();
+  }();
+  const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
+      {simd_operand<T>(plain_get<K>(values))}...};
+  simd::window<B> window;
+  // Input J's adjoints of a batch into the window: of its real lanes only, where `real` is a mask of them.
+  const auto add_input = [&]<std::size_t J>(std::integral_constant<std::size_t, J>, const B& a, const auto& real) {
+    if constexpr (window_slice<Root, J>) {
+      if constexpr (std::is_null_pointer_v<std::remove_cvref_t<decltype(real)>>)
+        window.add(a, window_offset<Root, J>);
+      else
+        window.add(xsimd::select(real, a, B(T(-0.0))), window_offset<Root, J>);
+    }
+  };
+  const auto add = [&](const auto& a, const auto& real) {
+    (add_input(std::integral_constant<std::size_t, K>{}, a[K], real), ...);
+  };
+  std::size_t i = 0;
+  for (; i + w <= N; i += w) {
+    add(element_sweep(std::array<B, inputs>{simd::load<T>(plain_get<K>(operands), i)...}, simd::load<T>(adjoint, i)),
+        nullptr);
+    window.advance(out, S::least + i, size);
+  }
+  if constexpr (N % w != 0) {
+    add(element_sweep(std::array<B, inputs>{simd::load_partial<T>(plain_get<K>(operands), i, N - i)...},
+                      simd::load_partial<T>(adjoint, i, N - i)),
+        simd::lanes_below<T>(N - i));
+    window.advance(out, S::least + i, size);
+    i += w;
+  }
+  window.advance(out, S::least + i, size);
 }
 
 /// What sweep_region_batches gathers for inputs that are all numbers (sweep_region_scaled's): their

@@ -25,21 +25,6 @@
 
 namespace tapeless::detail {
 
-/// Whether an input is a slice of a leaf (an argument, a let's name, a constant): the loop reads its
-/// elements in place, from the leaf's value, where the slice's evaluation would copy them (Rosenbrock's
-/// head and tail: two copies of nearly all of x).
-template <class N>
-struct slice_of_leaf : std::false_type {
-  static constexpr std::size_t start = 0;  // a leaf itself is its own part
-};
-template <class N>
-  requires(elements_from<operation_of_t<N>>.has_value() && is_leaf<child_t<0, N>>)
-struct slice_of_leaf<N> : std::true_type {
-  static constexpr std::size_t start = *elements_from<operation_of_t<N>>;
-};
-template <class N>
-inline constexpr bool slices_a_leaf = slice_of_leaf<N>::value;
-
 /// The elements of a matrix M read in place: what the loop reads of a slice of a leaf.
 template <class M>
 struct elements_in_place {

@@ -321,8 +321,10 @@ TEST_CASE("inputs of one type and no state are one input: Rosenbrock's slices") 
 }
 
 TEST_CASE("small plain regions stay node by node, their sweeps marked for clang to inline") {
-  // Rosenbrock at n = 16: 15 elements, fewer than fuse_min_elements, so plain arithmetic is swept node
-  // by node, each sweep marked TAPELESS_SWEEP_INLINE (detail/inline.hpp); at n = 40, a region.
+  // Rosenbrock at n = 16: 15 elements, fewer than fuse_min_elements, so plain arithmetic would be swept
+  // node by node, each sweep marked TAPELESS_SWEEP_INLINE (detail/inline.hpp); but its head and tail
+  // are slices of x one element apart, which a region's loop gathers in a window (region_in_window), so
+  // with SIMD it is a region; at n = 40, a region. The same arithmetic on x itself stays node by node.
   namespace d = tl::detail;
   using V16 = tl::vector<double, 16>;
   using V40 = tl::vector<double, 40>;
@@ -332,7 +334,12 @@ TEST_CASE("small plain regions stay node by node, their sweeps marked for clang 
   using Sum40 = decltype(f40(std::declval<const tl::argument<0, V40>&>()));
   using Body16 = decltype(std::declval<Sum16>().arg);
   using Head16 = decltype(tl::slice<0, 15>(std::declval<const tl::argument<0, V16>&>()));
-  static_assert(!d::fused_region<Body16> && d::fused_region<decltype(std::declval<Sum40>().arg)>);
+  static_assert(d::fused_region<Body16> == TAPELESS_SIMD && d::region_in_window<Body16, double> == TAPELESS_SIMD &&
+                d::fused_region<decltype(std::declval<Sum40>().arg)>);
+  const auto plain16 = [](const auto& x) {
+    return tl::sum(100.0 * tl::square(x - tl::square(x)) + tl::square(1.0 - x));
+  };
+  static_assert(!d::fused_region<decltype(plain16(std::declval<const tl::argument<0, V16>&>()).arg)>);
   // The sum of a small matrix is marked too, so the sweep it runs is one body; not so at n = 40, nor
   // for numbers.
   static_assert(d::sweep_inline<Sum16> && d::sweep_inline<Body16> && d::sweep_inline<Head16>);
