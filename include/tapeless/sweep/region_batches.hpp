@@ -29,6 +29,22 @@
 namespace tapeless::detail {
 
 #if TAPELESS_SIMD
+/// The region's adjoint as an operand of its loop: one number where it is the same for every element,
+/// else a pointer to its elements.
+template <class T, class G>
+constexpr auto adjoint_operand(const G& g) {
+  if constexpr (is_uniform<G>)
+    return static_cast<T>(g.value);
+  else
+    return g.data();
+}
+
+/// The inputs' values as operands of the region's loop, each a pointer or a number (simd_operand).
+template <class T, class Values, std::size_t... K>
+constexpr auto input_operands(const Values& values, std::index_sequence<K...>) {
+  return plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...>{{simd_operand<T>(plain_get<K>(values))}...};
+}
+
 /// The region's loop a batch of elements at a time: element_sweep(x, g) takes the batches of the
 /// inputs and of the adjoint, and returns a batch of adjoints per input. The last, partial batch is
 /// padded with its first element (as in simd/batch.hpp), and only its real lanes are kept.
@@ -37,14 +53,8 @@ void sweep_region_batches(const Sweep& element_sweep, const G& g, const Values& 
                           std::index_sequence<K...>) {
   using B = simd::batch<T>;
   constexpr std::size_t w = simd::width<T>, inputs = sizeof...(K);
-  const auto adjoint = [&g] {
-    if constexpr (is_uniform<G>)
-      return static_cast<T>(g.value);
-    else
-      return g.data();
-  }();
-  const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
-      {simd_operand<T>(plain_get<K>(values))}...};
+  const auto adjoint = adjoint_operand<T>(g);
+  const auto operands = input_operands<T>(values, std::index_sequence<K...>{});
   // An adjoint the same for every element (Out::uniform), from the first batch only: the loop leaves it.
   if constexpr ((std::remove_cvref_t<decltype(plain_get<K>(gathered))>::uniform || ...)) {
     const auto a = element_sweep(std::array<B, inputs>{simd::load_partial<T>(plain_get<K>(operands), 0, N)...},
@@ -113,14 +123,8 @@ void sweep_region_window(const Sweep& element_sweep, const G& g, const Values& v
   constexpr std::size_t w = simd::width<T>, inputs = sizeof...(K);
   constexpr std::size_t first = slice_of_leaf<region_input_t<Root, S::first_active>>::start;
   for (std::size_t e = 0; e < size; ++e) out[e] = e >= first && e < first + N ? T(-0.0) : T(0);
-  const auto adjoint = [&g] {
-    if constexpr (is_uniform<G>)
-      return static_cast<T>(g.value);
-    else
-      return g.data();
-  }();
-  const plain_tuple<decltype(simd_operand<T>(plain_get<K>(values)))...> operands{
-      {simd_operand<T>(plain_get<K>(values))}...};
+  const auto adjoint = adjoint_operand<T>(g);
+  const auto operands = input_operands<T>(values, std::index_sequence<K...>{});
   simd::window<B> window;
   // Input J's adjoints of a batch into the window: of its real lanes only, where `real` is a mask of them.
   const auto add_input = [&]<std::size_t J>(std::integral_constant<std::size_t, J>, const B& a, const auto& real) {
