@@ -7,7 +7,10 @@
 // waits for it to drain. A window holds the elements [base, base + 2W) in two registers instead: a
 // batch at offset d of base (0 <= d <= W) is rotated by d lanes and split between them. The batch of
 // rows that follows starts W further on, so the lower register is then final: it is added to the
-// elements once, by a store that no later load overlaps, and the upper one takes its place.
+// elements once, by a store that no later load overlaps, and the upper one takes its place. Its
+// functions are forced inline under both compilers (not TAPELESS_SWEEP_INLINE, clang's only): g++ 12
+// leaves add out of line, and the window then lives in memory, its batches loaded and stored again
+// for every read.
 // Tests: test/unit/sweep/index_batches_test.cpp
 #pragma once
 
