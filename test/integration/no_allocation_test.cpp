@@ -345,3 +345,23 @@ TEST_CASE("sums over tl::indices and tl::pairs allocate nothing") {
   CHECK(allocations_during([&] { gp = tl::grad(pair_energy)(p); }) == 0);
   CHECK(gp[0] != 0.0);
 }
+
+TEST_CASE("a matrix of bounded extents allocates nothing; one of dynamic extents, one block") {
+  using bounded_vector = tl::vector<double, tl::bounded<16>>;
+  using bounded_matrix = tl::matrix<double, tl::bounded<4>, tl::bounded<4>>;
+  double sum = 0;
+  CHECK(allocations_during([&] {
+          bounded_vector v(9);
+          for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.5 * static_cast<double>(i);
+          const bounded_vector w = 2.0 * v + v / 3.0 - 1.0;
+          bounded_matrix m(3, 4);
+          m(2, 3) = w[8];
+          const bounded_matrix copy = m;
+          sum = (copy * m)(2, 3);
+        }) == 0);
+  CHECK(sum == doctest::Approx(std::pow(2.0 * 4.0 + 4.0 / 3.0 - 1.0, 2)));
+  CHECK(allocations_during([] {
+          const tl::matrix<double, tl::dynamic, 3> m(100, 3);
+          CHECK(m.size() == 300);
+        }) == 1);
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>
+#include <tapeless/matrix/extent.hpp>
 
 #include <array>
 #include <cstddef>
@@ -88,12 +89,69 @@ struct matrix_storage<T, R, C, std::index_sequence<Row...>> {
 };
 }  // namespace detail
 
+namespace detail {
+/// Arithmetic on plain values, so results and inputs need no other matrix library: one definition for
+/// fixed and run-time extents. M states size(), data(), fixed_shape, and check_same_shape(a, b,
+/// operation), which throws where the shapes of a and b differ (fixed shapes cannot: nothing throws).
+template <class M, class T>
+struct matrix_arithmetic {
+  friend constexpr M& operator+=(M& a, const M& b) noexcept(M::fixed_shape) {
+    M::check_same_shape(a, b, "+=");
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] += b.data()[i];
+    return a;
+  }
+  friend constexpr M& operator-=(M& a, const M& b) noexcept(M::fixed_shape) {
+    M::check_same_shape(a, b, "-=");
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] -= b.data()[i];
+    return a;
+  }
+  /// Elementwise (Hadamard) product and quotient, as `*` and `/` are on matrix expressions.
+  friend constexpr M& operator*=(M& a, const M& b) noexcept(M::fixed_shape) {
+    M::check_same_shape(a, b, "*=");
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] *= b.data()[i];
+    return a;
+  }
+  friend constexpr M& operator/=(M& a, const M& b) noexcept(M::fixed_shape) {
+    M::check_same_shape(a, b, "/=");
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] /= b.data()[i];
+    return a;
+  }
+  friend constexpr M& operator*=(M& a, T s) noexcept {
+    for (auto& e : a) e *= s;
+    return a;
+  }
+  friend constexpr M& operator/=(M& a, T s) noexcept {
+    for (auto& e : a) e /= s;
+    return a;
+  }
+  friend constexpr M operator+(M a, const M& b) noexcept(M::fixed_shape) { return a += b; }
+  friend constexpr M operator-(M a, const M& b) noexcept(M::fixed_shape) { return a -= b; }
+  friend constexpr M operator*(M a, const M& b) noexcept(M::fixed_shape) { return a *= b; }
+  friend constexpr M operator/(M a, const M& b) noexcept(M::fixed_shape) { return a /= b; }
+  friend constexpr M operator-(M a) noexcept { return a *= T(-1); }
+  friend constexpr M operator*(M a, T s) noexcept { return a *= s; }
+  friend constexpr M operator*(T s, M a) noexcept { return a *= s; }
+  friend constexpr M operator/(M a, T s) noexcept { return a /= s; }
+  friend constexpr M operator/(T s, M a) noexcept {
+    for (auto& e : a) e = s / e;
+    return a;
+  }
+  friend constexpr M operator+(M a, T s) noexcept {
+    for (auto& e : a) e += s;
+    return a;
+  }
+  friend constexpr M operator+(T s, M a) noexcept { return std::move(a) + s; }
+  friend constexpr M operator-(M a, T s) noexcept { return std::move(a) + -s; }
+  friend constexpr M operator-(T s, M a) noexcept { return -std::move(a) + s; }
+};
+}  // namespace detail
+
 /// A dense R x C matrix of T, row-major, held by value: a regular constexpr type.
 ///
 ///   tl::matrix<double, 2, 2> A{{1, 2}, {3, 4}};   // rows, as written on paper
 ///   tl::vector<double, 3> v{1.0, 2.0, 3.0};       // a column vector, one value per element
 template <class T, std::size_t R, std::size_t C>
-class matrix : public detail::matrix_storage<T, R, C> {
+class matrix : public detail::matrix_storage<T, R, C>, public detail::matrix_arithmetic<matrix<T, R, C>, T> {
   // A matrix of SIMD batches (a type with an `arch_type`, as xsimd's) is the library's own: a sum over
   // rows runs a batch of rows' matrices at once (sweep/sum_over_rows.hpp).
   static_assert(
@@ -137,51 +195,9 @@ class matrix : public detail::matrix_storage<T, R, C> {
 
   friend constexpr bool operator==(const matrix& a, const matrix& b) noexcept { return a.data_ == b.data_; }
 
-  // Arithmetic on plain values, so results and inputs need no other matrix library.
-  constexpr matrix& operator+=(const matrix& o) noexcept {
-    for (size_type i = 0; i < R * C; ++i) this->data_[i] += o.data_[i];
-    return *this;
-  }
-  constexpr matrix& operator-=(const matrix& o) noexcept {
-    for (size_type i = 0; i < R * C; ++i) this->data_[i] -= o.data_[i];
-    return *this;
-  }
-  /// Elementwise (Hadamard) product and quotient, as `*` and `/` are on matrix expressions.
-  constexpr matrix& operator*=(const matrix& o) noexcept {
-    for (size_type i = 0; i < R * C; ++i) this->data_[i] *= o.data_[i];
-    return *this;
-  }
-  constexpr matrix& operator/=(const matrix& o) noexcept {
-    for (size_type i = 0; i < R * C; ++i) this->data_[i] /= o.data_[i];
-    return *this;
-  }
-  constexpr matrix& operator*=(T s) noexcept {
-    for (auto& e : this->data_) e *= s;
-    return *this;
-  }
-  constexpr matrix& operator/=(T s) noexcept {
-    for (auto& e : this->data_) e /= s;
-    return *this;
-  }
-  friend constexpr matrix operator+(matrix a, const matrix& b) noexcept { return a += b; }
-  friend constexpr matrix operator-(matrix a, const matrix& b) noexcept { return a -= b; }
-  friend constexpr matrix operator*(matrix a, const matrix& b) noexcept { return a *= b; }
-  friend constexpr matrix operator/(matrix a, const matrix& b) noexcept { return a /= b; }
-  friend constexpr matrix operator-(matrix a) noexcept { return a *= T(-1); }
-  friend constexpr matrix operator*(matrix a, T s) noexcept { return a *= s; }
-  friend constexpr matrix operator*(T s, matrix a) noexcept { return a *= s; }
-  friend constexpr matrix operator/(matrix a, T s) noexcept { return a /= s; }
-  friend constexpr matrix operator/(T s, matrix a) noexcept {
-    for (auto& e : a.data_) e = s / e;
-    return a;
-  }
-  friend constexpr matrix operator+(matrix a, T s) noexcept {
-    for (auto& e : a.data_) e += s;
-    return a;
-  }
-  friend constexpr matrix operator+(T s, matrix a) noexcept { return std::move(a) + s; }
-  friend constexpr matrix operator-(matrix a, T s) noexcept { return std::move(a) + -s; }
-  friend constexpr matrix operator-(T s, matrix a) noexcept { return -std::move(a) + s; }
+  /// Whether the shape is a compile-time constant; then two matrices of one type never differ in it.
+  static constexpr bool fixed_shape = true;
+  static constexpr void check_same_shape(const matrix&, const matrix&, const char*) noexcept {}
 };
 
 /// A column vector: tl::vector<double, 3> is tl::matrix<double, 3, 1>.
@@ -194,6 +210,7 @@ struct matrix_traits {
   static constexpr bool is_matrix = false;
 };
 template <class T, std::size_t R, std::size_t C>
+  requires(fixed_extent(R) && fixed_extent(C))
 struct matrix_traits<matrix<T, R, C>> {
   static constexpr bool is_matrix = true;
   using scalar = T;
@@ -201,7 +218,8 @@ struct matrix_traits<matrix<T, R, C>> {
   static constexpr std::size_t cols = C;
 };
 
-/// A tl::matrix of floating-point numbers.
+/// A tl::matrix of floating-point numbers, of a fixed shape (one with a run-time extent is a
+/// RunTimeMatrix, matrix/run_time_matrix.hpp).
 template <class M>
 concept Matrix = matrix_traits<std::remove_cvref_t<M>>::is_matrix;
 
@@ -217,3 +235,6 @@ constexpr V filled(double x) {
 }  // namespace detail
 
 }  // namespace tapeless
+
+// Declared with the class template, so that no matrix of a run-time extent is ever made of the fixed one.
+#include <tapeless/matrix/run_time_matrix.hpp>  // IWYU pragma: export

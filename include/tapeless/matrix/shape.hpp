@@ -22,6 +22,7 @@ struct shape {
 template <class V>
 inline constexpr shape shape_of = shape{1, 1};
 template <class T, std::size_t R, std::size_t C>
+  requires(fixed_extent(R) && fixed_extent(C))
 inline constexpr shape shape_of<matrix<T, R, C>> = shape{R, C};
 
 namespace shapes {

@@ -164,7 +164,10 @@ struct gradient_transform {
       return true;
     }();
     static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
-    static_assert((... && (Real<Args> || Matrix<Args>)),
+    static_assert((... && !RunTimeMatrix<Args>),
+                  "tl::grad(f)(args...): the transforms differentiate arguments of fixed shape; a tl::matrix with a "
+                  "tl::dynamic or tl::bounded extent is data, read as a tl::rows column");
+    static_assert((... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>)),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
                   "double; write 1.0, not 1) or a tl::matrix of them");
     static_assert(((I < n) && ...),
