@@ -3,21 +3,23 @@
 //
 // A plain matrix used in f becomes a constant leaf (expr/leaf.hpp). A leaf that held its matrix would
 // be copied again into each node above it, a pass over the matrix per level; a leaf that points to it
-// costs a pointer per level. Pointing is safe for what f captures by value: the closure outlives the
-// sweep. It is not for a local of f, which dies when f returns while the returned expression still
-// refers to it. The two are alike to the type system (each is an lvalue of type M), so the leaf asks
-// where the matrix lies: a transform names f's closure while it calls f and sweeps (data_scope), and a
-// matrix inside it is read in place. Any other matrix is copied once, into room the data scope keeps
-// until the sweep is done, and read there. Data that f captures by reference is copied
-// too: telling it from a local of f would take the bounds of the thread's stack, which glibc finds
-// only by allocating, or a search of the closure's words for its address, which the closure's padding
-// may hold stale. Constants built in a constant expression, or outside a transform's call, hold their
-// own copy (expr/leaf.hpp).
+// costs a pointer per level. Pointing is safe for data that outlives the sweep: what f captures by
+// value (the closure outlives it), and what f captures by reference or reads through `this`, which lies
+// outside f's frames. It is not for a local of f, which dies when f returns while the returned
+// expression still refers to it. The two are alike to the type system (each is an lvalue of type M), so
+// the leaf asks where the matrix lies. A transform names f's closure and the top of its own frame while
+// it calls f and sweeps (data_scope): a matrix inside the closure, or outside the stack between the top
+// of that frame and the leaf being made (f's frames and its callees', and the transform's own
+// temporaries), is read in place. Any other matrix is copied once, into room the data scope keeps until
+// the sweep is done, and read there. Under AddressSanitizer, whose fake stacks put locals on the heap,
+// a local in a fake frame is copied too. Constants built in a constant expression, or outside a
+// transform's call, hold their own copy (expr/leaf.hpp).
 #pragma once
 
 #include <tapeless/expr/children.hpp>
 #include <tapeless/expr/concepts.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -25,6 +27,33 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+
+// Whether the stack between a transform's frame and a leaf being made is known: where frame addresses
+// are (g++ and clang). Under AddressSanitizer, whose fake stacks hold locals on the heap, a fake frame is
+// asked of the sanitizer too.
+#if defined(__SANITIZE_ADDRESS__)
+#define TAPELESS_FAKE_STACKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TAPELESS_FAKE_STACKS 1
+#endif
+#endif
+#if defined(TAPELESS_FAKE_STACKS) && !__has_include(<sanitizer/asan_interface.h>)
+#define TAPELESS_STACK_BOUNDS 0
+#elif defined(__GNUC__)
+#define TAPELESS_STACK_BOUNDS 1
+#else
+#define TAPELESS_STACK_BOUNDS 0
+#endif
+#if TAPELESS_STACK_BOUNDS && defined(TAPELESS_FAKE_STACKS)
+#include <sanitizer/asan_interface.h>
+#endif
+
+#if TAPELESS_STACK_BOUNDS
+#define TAPELESS_FRAME_OF_CALLER [[gnu::always_inline]] inline
+#else
+#define TAPELESS_FRAME_OF_CALLER
+#endif
 
 namespace tapeless::detail {
 
@@ -35,15 +64,38 @@ struct data_in_use {
   std::size_t closure_size = 0;
   void* room = nullptr;
   std::size_t room_size = 0;
+  // The top of the outermost transform's frame under way (0: none, or the stack is not known): the
+  // stack from there to the leaf being made holds f's frames.
+  std::uintptr_t frame_top = 0;
 };
 inline thread_local data_in_use data_of_f{};
 
+#if TAPELESS_STACK_BOUNDS
+/// An address below every frame live in the caller: this function's own frame, never inlined.
+[[gnu::noinline]] inline std::uintptr_t stack_below_caller() noexcept {
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+}
+#endif
+
 /// Whether the `size` bytes at `p` outlive the call of f under way, so that a leaf may point to them:
-/// they lie in f's closure.
+/// they lie in f's closure, or off the stack between the transform's frame and here.
 inline bool outlives_the_call(const void* p, std::size_t size) noexcept {
   const auto at = reinterpret_cast<std::uintptr_t>(p);
   const auto begin = reinterpret_cast<std::uintptr_t>(data_of_f.closure);
-  return at >= begin && at + size <= begin + data_of_f.closure_size;
+  if (at >= begin && at + size <= begin + data_of_f.closure_size) return true;
+#if TAPELESS_STACK_BOUNDS
+  if (data_of_f.frame_top == 0) return false;
+#ifdef TAPELESS_FAKE_STACKS
+  // A local moved to the heap by AddressSanitizer, of f's frames or any other.
+  if (__asan_addr_is_in_fake_stack(__asan_get_current_fake_stack(), const_cast<void*>(p), nullptr, nullptr) != nullptr)
+    return false;
+#endif
+  const std::uintptr_t here = stack_below_caller();
+  // Either way the stack grows, f's frames lie between here and the transform's frame.
+  return at + size <= std::min(here, data_of_f.frame_top) || at >= std::max(here, data_of_f.frame_top);
+#else
+  return false;
+#endif
 }
 
 /// A copy of v in the room, or nullptr where there is no room left for it (then the leaf holds its own).
@@ -56,10 +108,14 @@ const M* copy_into_room(const M& v) noexcept(std::is_nothrow_copy_constructible_
   return ::new (at) M(v);
 }
 
-inline data_in_use open_data_scope(const void* closure, std::size_t closure_size, void* room,
-                                   std::size_t room_size) noexcept {
+/// Makes the data in use f's closure and the room given, until close_data_scope(the result). The top of
+/// the transform's frame, `frame_top`, is the outermost one's: data in an outer transform's f is not
+/// known to outlive it. A scope of no transform (a sum's body, a loop's step) passes 0 and keeps it.
+inline data_in_use open_data_scope(const void* closure, std::size_t closure_size, void* room, std::size_t room_size,
+                                   std::uintptr_t frame_top = 0) noexcept {
   const data_in_use outer = data_of_f;
-  data_of_f = {static_cast<const unsigned char*>(closure), closure_size, room, room_size};
+  data_of_f = {static_cast<const unsigned char*>(closure), closure_size, room, room_size,
+               outer.frame_top != 0 ? outer.frame_top : frame_top};
   return outer;
 }
 inline void close_data_scope(const data_in_use& outer) noexcept { data_of_f = outer; }
@@ -98,9 +154,10 @@ constexpr std::size_t data_bytes_of() {
 template <std::size_t Bytes>
 class data_scope {
  public:
+  // Inlined, so that the frame it names is the transform's, which holds its temporaries too.
   template <class F>
-  constexpr explicit data_scope(const F& f) noexcept {  // NOLINT(cppcoreguidelines-pro-type-member-init): room_
-    if (!std::is_constant_evaluated()) outer_ = open_data_scope(&f, sizeof(F), room_, Bytes);
+  TAPELESS_FRAME_OF_CALLER constexpr explicit data_scope(const F& f) noexcept {  // NOLINT: room_ is for copies
+    if (!std::is_constant_evaluated()) outer_ = open_data_scope(&f, sizeof(F), room_, Bytes, frame_top());
   }
   data_scope(const data_scope&) = delete;
   data_scope& operator=(const data_scope&) = delete;
@@ -109,6 +166,14 @@ class data_scope {
   }
 
  private:
+  TAPELESS_FRAME_OF_CALLER static std::uintptr_t frame_top() noexcept {
+#if TAPELESS_STACK_BOUNDS
+    return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+#else
+    return 0;
+#endif
+  }
+
   data_in_use outer_{};
   alignas(alignof(std::max_align_t)) unsigned char room_[Bytes];  // uninitialized: leaves copy matrices into it
 };

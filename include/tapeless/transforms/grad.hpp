@@ -49,12 +49,12 @@ constexpr auto slot_of(Positions positions) {
 
 /// What f receives at position P: an argument leaf if P is differentiated, else the plain number.
 template <std::size_t P, class Positions, class Arg>
-constexpr auto argument_for(Positions positions, const Arg& arg) {
+constexpr decltype(auto) argument_for(Positions positions, const Arg& arg) {
   auto slot = slot_of<P>(positions);
   if constexpr (hana::is_just(slot))
     return argument<std::remove_cvref_t<decltype(slot.value())>::value, Arg>(arg);
   else
-    return arg;
+    return arg;  // the caller's own, which outlives the sweep: data of f read where it lies
 }
 
 /// The adjoint a sweep starts from: 1 for the gradient of a scalar f (vjp passes its own).
