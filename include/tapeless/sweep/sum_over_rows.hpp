@@ -32,6 +32,7 @@
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/index_rows.hpp>
+#include <tapeless/sweep/matrix_rows.hpp>
 
 #include <array>
 #include <cstddef>
