@@ -119,7 +119,9 @@ void check_every_layout(std::size_t n) {
 template <std::size_t C, class X>
 void check_finite_differences(const X& x, const std::vector<double>& labels, unsigned seed) {
   const auto rows = tl::rows(x, labels);
-  const auto [w, b] = parameters<C>(seed);
+  const auto point = parameters<C>(seed);  // named, not bound: clang 14 cannot capture a binding
+  const tl::vector<double, C>& w = point.first;
+  const double b = point.second;
   const auto [value, gradient] = loss_and_gradient(rows, w, b);
   const auto sum = [&](const tl::vector<double, C>& v, double c) { return tl::sum_over(rows, logistic, v, c); };
   CHECK(sum(w, b) == doctest::Approx(value).epsilon(1e-14));
