@@ -5,8 +5,9 @@
 // over them must be the same, bit for bit, as over the same rows held as std::vector<tl::vector<double,
 // C>>, whose loop reads the same numbers into the same lanes; and its gradient must agree with central
 // differences. Row counts around a SIMD batch and past it. The errors: a wrong C, columns of unequal
-// length, a strided matrix.
+// length, a strided matrix. Reading the rows and summing over them allocate nothing.
 #include <doctest/doctest.h>
+#include <allocation_counter.hpp>
 #include <finite_difference.hpp>
 #include <row_sum_check.hpp>
 #include <tapeless/tapeless.hpp>
@@ -169,6 +170,18 @@ TEST_CASE("gradients against central differences") {
     check_finite_differences<8>(d8.by_columns, d8.labels, 13);
     check_finite_differences<8>(d8.by_rows, d8.labels, 14);
   }
+}
+
+TEST_CASE("reading a matrix's rows and summing over them allocate nothing") {
+  const data_set<8> d(row_sums::lanes * 4 + 1, 21);
+  const auto [w, b] = parameters<8>(22);
+  double value = 0;
+  const long allocations = test_support::allocations_during([&, w = w, b = b] {
+    value = loss_and_gradient(tl::rows(tl::row_vectors<8>(d.dynamic), d.labels), w, b).first;
+    value += loss_and_gradient(tl::rows(d.by_rows, d.labels), w, b).first;
+  });
+  CHECK(allocations == 0);
+  CHECK(value > 0);
 }
 
 TEST_CASE("rows read in place: a block's outer stride, a change to the matrix, tl::indices beside them") {
