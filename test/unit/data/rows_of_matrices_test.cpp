@@ -242,7 +242,10 @@ TEST_CASE("rows of floats, of tl::matrix, and vectors that stay columns of numbe
   const tl::vector<double, 4> fixed_labels{d.labels[0], d.labels[1], d.labels[2], d.labels[3]};
   const std::vector<tl::vector<double, 3>> four(d.rows.begin(), d.rows.begin() + 4);
   check_equal(tl::rows(fixed, fixed_labels), tl::rows(four, fixed_labels), w, b);
+  check_equal(tl::rows(tl::row_vectors<3>(fixed), fixed_labels), tl::rows(four, fixed_labels), w, b);
   CHECK(tl::rows(fixed).size() == 4);
+  static_assert(std::is_same_v<decltype(tl::rows(fixed).column<0>())::row_type, tl::vector<double, 3>>);
+  static_assert(std::is_same_v<decltype(tl::rows(narrow).column<0>())::row_type, tl::vector<float, 3>>);
   static_assert(std::is_same_v<decltype(tl::rows(fixed_labels).column<0>()), const double*>);
 
   // Eigen::Matrix<double, Eigen::Dynamic, 1> is Eigen::VectorXd: a column of numbers, as a row vector is.
