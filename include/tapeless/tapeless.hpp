@@ -29,6 +29,7 @@
 #include <tapeless/matrix/shape.hpp>
 
 #include <tapeless/data/rows.hpp>
+#include <tapeless/data/rows_of_matrices.hpp>
 
 #include <tapeless/operation/traits.hpp>
 

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless {
 
@@ -41,6 +42,13 @@ inline constexpr bool is_index_column = std::is_same_v<E, index_column> || std::
 
 /// The number of pairs (k, j), k < j < n, with k < i: those before the first pair of i, in row-major order.
 constexpr std::size_t pairs_before(std::size_t n, std::size_t i) noexcept { return i * (2 * n - i - 1) / 2; }
+
+/// The indices zipped with the columns of `data`, of as many rows.
+template <class... E, std::size_t... K>
+constexpr rows_view<index_column, E...> with_index(const rows_view<index_column>& index, const rows_view<E...>& data,
+                                                   std::index_sequence<K...>) noexcept {
+  return rows_view<index_column, E...>(index.size(), index.template column<0>(), data.template column<K>()...);
+}
 
 }  // namespace detail
 
@@ -114,13 +122,13 @@ constexpr pairs_view pairs(std::size_t n) noexcept { return pairs_view(n, 0, n <
 /// naming both lengths, where a column's length differs from the indices' count.
 template <class... More>
   requires(sizeof...(More) > 0)
-&&(detail::column<More>&&...) constexpr auto rows(const rows_view<detail::index_column>& index, const More&... more) {
+&&(detail::column_argument<More>&&...) constexpr auto rows(const rows_view<detail::index_column>& index,
+                                                           const More&... more) {
   const auto data = rows(more...);
   if (data.size() != index.size())
     throw std::invalid_argument("tl::rows: column 2 has " + std::to_string(data.size()) +
                                 " rows where the indices have " + std::to_string(index.size()));
-  return rows_view<detail::index_column, detail::column_element_t<More>...>(
-      index.size(), index.template column<0>(), static_cast<const detail::column_element_t<More>*>(more.data())...);
+  return detail::with_index(index, data, std::make_index_sequence<sizeof...(More)>{});
 }
 
 }  // namespace tapeless

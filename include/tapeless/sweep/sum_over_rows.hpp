@@ -32,6 +32,7 @@
 #include <tapeless/sweep/adjoints.hpp>
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/index_rows.hpp>
+#include <tapeless/sweep/matrix_rows.hpp>
 
 #include <array>
 #include <cstddef>
@@ -104,7 +105,8 @@ constexpr in_lanes_t<L, V> broadcast(const V& v) {
 
 /// The lanes of column `c` from row i, `count` of them real (the others repeat row i, so that they hold
 /// numbers of the data and never read past its end): a number of L, a matrix of L, or, for one lane of
-/// the column's own type, a pointer to the row itself. Inlined with either compiler (each macro names
+/// the column's own type, a pointer to the row itself. A column of a matrix's rows and one of indices
+/// have theirs (sweep/matrix_rows.hpp, sweep/index_rows.hpp). Inlined with either compiler (each macro names
 /// one): out of line, g++ returns a matrix of batches through memory, a copy per batch.
 template <class L, class E>
 TAPELESS_SWEEP_INLINE TAPELESS_BUILD_INLINE constexpr auto row_lanes(const E* c, std::size_t i,

@@ -158,7 +158,7 @@ struct sum_number {
 };
 template <class... E>
 struct sum_number<rows_view<E...>> {
-  using type = std::common_type_t<scalar_of_t<std::conditional_t<is_index_column<E>, double, E>>...>;
+  using type = std::common_type_t<scalar_of_t<std::conditional_t<is_index_column<E>, double, row_value_t<E>>>...>;
 };
 template <>
 struct sum_number<pairs_view> {
@@ -175,9 +175,9 @@ constexpr decltype(auto) flattened(X&& x) {
     return std::forward<X>(x);
 }
 
-/// tl::sum_over with the runner `run` (in sequence or over threads).
+/// tl::sum_over with the runner `run` (in sequence or over threads), over a view tl::rows has read.
 template <class Runner, class View, class Body, class... Params>
-constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Params&&... params) {
+constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Params&&... params) {
   using T = typename sum_number<View, Params...>::type;
   using Term = typename term_of<Body, T, wanted::value, View, in_lanes_t<T, value_type_of_t<Params>>...>::type;
   constexpr bool number = !Matrix<value_type_of_t<Term>>;
@@ -206,6 +206,23 @@ constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Par
       return make_unary(std::move(op), std::forward<Params>(params)...);
     else
       return make_unary(std::move(op), concat(flattened(std::forward<Params>(params))...));
+  }
+}
+
+/// Whether a view holds a column tl::rows refused.
+template <class View>
+inline constexpr bool reads_unread_column = false;
+template <class... E>
+inline constexpr bool reads_unread_column<rows_view<E...>> = (std::is_same_v<E, unread_column> || ...);
+
+/// tl::sum_over with the runner `run` (in sequence or over threads).
+template <class Runner, class View, class Body, class... Params>
+constexpr auto sum_over_with(const Runner& run, const View& rows, Body body, Params&&... params) {
+  using T = typename sum_number<View, Params...>::type;
+  if constexpr (reads_unread_column<View>) {
+    return T(0);  // tl::rows has refused a column (its static_assert): body is not instantiated on it
+  } else {
+    return sum_over_read(run, rows, std::move(body), std::forward<Params>(params)...);
   }
 }
 
