@@ -150,6 +150,9 @@ inline constexpr std::size_t cols_of = 1;
 template <class T, std::size_t R, std::size_t C>
 inline constexpr std::size_t cols_of<matrix<T, R, C>> = C;
 
+/// The rows of a Jacobian's blocks, the elements of f's result: always the engine's, counted row-major.
+struct engine_order {};
+
 /// A block of a Jacobian or Hessian, whose rows are the elements of a value of type Row and columns
 /// those of Col (each row-major in the engine), as the caller's types count them: an Eigen matrix of
 /// the block's shape when either is an Eigen object, its rows and columns in their storage order.
