@@ -72,7 +72,7 @@ constexpr bool fits(const T& t) {
 template <class T>
 std::string size_text(const T& t) {
   if constexpr (is_span<T>)
-    return std::to_string(t.size()) + " elements";
+    return "a span of " + std::to_string(t.size());
   else if constexpr (eigen_dense<T>)
     return std::to_string(t.rows()) + " x " + std::to_string(t.cols());
   else
@@ -174,8 +174,7 @@ struct into_transform {
       constexpr auto shape = shape_of_argument<A>();
       throw std::invalid_argument("tl::into: target " + std::to_string(K) + " is " + size_text(t) +
                                   ", but the gradient of argument " + std::to_string(P) + " is " +
-                                  std::to_string(shape.first) + " x " + std::to_string(shape.second) + " (" +
-                                  std::to_string(shape.first * shape.second) + " elements)");
+                                  std::to_string(shape.first) + " x " + std::to_string(shape.second));
     }
   }
 };
