@@ -37,6 +37,10 @@ template <class E>
 concept eigen_fixed = eigen_dense<std::remove_cvref_t<E>> &&(std::remove_cvref_t<E>::RowsAtCompileTime > 0) &&
                       (std::remove_cvref_t<E>::ColsAtCompileTime > 0);
 
+/// An Eigen dense object whose shape is known at run time only, which no transform takes as an argument.
+template <class E>
+concept eigen_of_run_time_size = eigen_dense<std::remove_cvref_t<E>> && !eigen_fixed<E>;
+
 /// A fixed-size Eigen object of floating-point numbers: what the transforms take beside tl's own types.
 template <class E>
 concept eigen_argument = eigen_fixed<E> && std::floating_point<typename std::remove_cvref_t<E>::Scalar>;

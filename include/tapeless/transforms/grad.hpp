@@ -198,9 +198,14 @@ struct gradient_transform {
       return true;
     }();
     static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
-    static_assert((... && (Real<Args> || Matrix<Args>)),
+    static_assert((... && (Real<Args> || Matrix<Args> || eigen_of_run_time_size<Args>)),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
                   "double; write 1.0, not 1) or a tl::matrix of them (or a fixed-size Eigen matrix of them)");
+    // The engine's shapes are fixed at compile time (a fixed-size Eigen matrix is converted before this).
+    static_assert(!(... || eigen_of_run_time_size<Args>),
+                  "tl::grad(f)(args...): an Eigen matrix of run-time size (VectorXd, MatrixXd, a Map or Ref of one) "
+                  "cannot be an argument, whose shape must be fixed at compile time (Eigen::Matrix<double, R, C>); "
+                  "tl::into(g) writes a gradient into one");
     static_assert(((I < n) && ...),
                   "tl::grad<I...>(f)(args...): an argument index I is not less than the number of arguments");
     static_assert(distinct, "tl::grad<I...>(f): an argument index is named twice");

@@ -159,14 +159,7 @@ struct into_transform {
   template <std::size_t K, std::size_t P, class A, class T>
   static constexpr void check_target(const T& t) {
     using G = engine_t<A>;
-    constexpr bool compatible = [] {
-      if constexpr (Matrix<T>)
-        return std::is_same_v<T, G>;
-      else if constexpr (std::floating_point<T>)
-        return std::is_same_v<T, G>;
-      else
-        return true;
-    }();
+    constexpr bool compatible = !(Matrix<T> || std::floating_point<T>) || std::is_same_v<T, G>;
     static_assert(compatible,
                   "tl::into(g...): a tl::matrix or number target must have its argument's type; for another shape "
                   "use an Eigen matrix or a std::span");
