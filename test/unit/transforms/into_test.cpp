@@ -13,6 +13,7 @@
 #include <allocation_counter.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -150,4 +151,19 @@ TEST_CASE("grad with into allocates nothing") {
   CHECK(storage[7] == expected(7));
   CHECK(ga(1, 2) == 3 * 36.0);
   CHECK(value == tl::value_and_grad(loss)(a).first);
+}
+
+TEST_CASE("the documents' example: Eigen arguments, and a gradient into storage sized at run time") {
+  auto f = [](const auto& x) { return tl::sum(tl::exp(x)) * x[0]; };
+  const Eigen::Vector3d x(0.5, -1.0, 2.0);
+  const Eigen::Vector3d g = tl::grad(f)(x);  // the gradient as the argument's own type
+  const Eigen::Matrix3d h = tl::hessian(f)(x);
+
+  Eigen::VectorXd out(3);  // storage sized at run time
+  const auto write_gradient = tl::grad(f, tl::into(out));
+  write_gradient(x);  // writes the gradient into out, allocating nothing
+
+  CHECK(out == g);
+  CHECK(h(0, 1) == doctest::Approx(std::exp(-1.0)));
+  CHECK(g(0) == doctest::Approx(x.array().exp().sum() + 0.5 * std::exp(0.5)));
 }
