@@ -15,6 +15,7 @@
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless::detail {
 

@@ -35,9 +35,14 @@ inline constexpr bool is_span<std::span<T, N>> = true;
 template <class T>
 concept target_view = is_span<T> ||(eigen_dense<T> && !std::is_same_v<eigen_plain_t<T>, T>);
 
+/// An Eigen vector, one row or one column at compile time: a flat target, indexed by one number.
+template <class T>
+concept eigen_vector = eigen_dense<T> &&(T::RowsAtCompileTime == 1 || T::ColsAtCompileTime == 1);
+
 /// What tl::into writes a gradient into.
 template <class T>
-concept gradient_target = std::floating_point<T> || Matrix<T> || is_span<T> || eigen_dense<T>;
+concept gradient_target = std::floating_point<T> || Matrix<T> || eigen_dense<T> ||
+    (is_span<T>&& std::floating_point<typename T::element_type> && !std::is_const_v<typename T::element_type>);
 
 /// Rows and columns of an argument of type A, as the caller sees it.
 template <class A>
@@ -61,8 +66,7 @@ constexpr bool fits(const T& t) {
     return t.size() == size;
   } else if constexpr (eigen_dense<T>) {
     const bool same_shape = std::size_t(t.rows()) == shape.first && std::size_t(t.cols()) == shape.second;
-    constexpr bool vector = T::RowsAtCompileTime == 1 || T::ColsAtCompileTime == 1;
-    return same_shape || (vector && std::size_t(t.rows() * t.cols()) == size);
+    return same_shape || (eigen_vector<T> && std::size_t(t.rows() * t.cols()) == size);
   } else {
     return true;
   }
@@ -82,19 +86,23 @@ std::string size_text(const T& t) {
 /// g, the gradient of an argument of type A in the engine's type, written into target t.
 template <class A, class T, class G>
 constexpr void write_gradient(T& t, const G& g) {
-  if constexpr (!Matrix<G>) {
+  if constexpr (!gradient_target<T>) {
+    return;  // tl::into has said why, in one sentence
+  } else if constexpr (!Matrix<G>) {
     if constexpr (is_span<T>)
       t[0] = g;
     else if constexpr (eigen_dense<T>)
       t(0, 0) = g;
-    else
+    else if constexpr (std::is_same_v<T, G>)
       t = g;
-  } else if constexpr (Matrix<T>) {
+  } else if constexpr (std::is_same_v<T, G>) {
     t = g;
-  } else {
-    // An Eigen target of the gradient's shape by (i, j); else a vector, and a span, in A's storage order.
-    bool by_element = false;
-    if constexpr (eigen_dense<T>) by_element = std::size_t(t.rows()) == G::rows() && std::size_t(t.cols()) == G::cols();
+  } else if constexpr (is_span<T> || eigen_dense<T>) {
+    // An Eigen target of the gradient's shape by (i, j); else a vector, and a span, in A's storage order
+    // (fits() has let no other through).
+    bool by_element = true;
+    if constexpr (eigen_vector<T>)
+      by_element = std::size_t(t.rows()) == G::rows() && std::size_t(t.cols()) == G::cols();
     for (std::size_t k = 0; k < G::size(); ++k) {
       std::size_t to = k;
       if constexpr (eigen_argument<A>) to = storage_index<A>(k);
@@ -102,7 +110,7 @@ constexpr void write_gradient(T& t, const G& g) {
         t[to] = g[k];
       else if (by_element)
         t(eigen_index(k / G::cols()), eigen_index(k % G::cols())) = g[k];
-      else
+      else if constexpr (eigen_vector<T>)
         t(eigen_index(to)) = g[k];
     }
   }
@@ -188,7 +196,8 @@ struct into_t {
 template <class... T>
 constexpr auto into(T&&... targets) {
   static_assert((detail::gradient_target<std::remove_cvref_t<T>> && ...),
-                "tl::into(g...): a target is a number, a tl::matrix, an Eigen matrix or vector, or a std::span");
+                "tl::into(g...): a target is a number, a tl::matrix, an Eigen matrix or vector, or a std::span of "
+                "numbers that are not const");
   static_assert(((std::is_lvalue_reference_v<T> || detail::target_view<std::remove_cvref_t<T>>)&&...),
                 "tl::into(g...): a target must be a named object (the gradient is written into it), or a view "
                 "such as std::span or Eigen::Map");
