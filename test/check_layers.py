@@ -23,7 +23,7 @@ import sys
 
 # Bottom to top, as doc/design.md's "Layers" table lists them. A header directly in include/tapeless
 # sits above every folder: the top-level headers, then the umbrella, then the umbrella with threads.
-FOLDERS = ["meta", "detail", "simd", "math", "concepts", "matrix", "data", "adjoint", "operation", "linalg",
+FOLDERS = ["meta", "detail", "simd", "math", "concepts", "matrix", "interop", "data", "adjoint", "operation", "linalg",
            "expr", "ops", "sweep", "inspect", "transforms"]
 TOP = {"check.hpp": 0, "var.hpp": 0, "version.hpp": 0, "tapeless.hpp": 1, "parallel.hpp": 2}
 

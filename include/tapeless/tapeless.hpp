@@ -67,6 +67,7 @@
 
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/hessian.hpp>
+#include <tapeless/transforms/into.hpp>
 #include <tapeless/transforms/iterate.hpp>
 #include <tapeless/transforms/iterate_checkpoints.hpp>
 #include <tapeless/transforms/jacobian.hpp>

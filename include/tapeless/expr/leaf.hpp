@@ -6,6 +6,7 @@
 #include <tapeless/expr/children.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/expr/in_place.hpp>
+#include <tapeless/interop/eigen.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -166,10 +167,17 @@ constexpr auto cref(const T&& data) noexcept {
                 "pass a temporary by value instead");
   return constant<T>(data);  // only so that nothing else fails after the message
 }
+/// A fixed-size Eigen matrix is read as a constant tl::matrix of its shape, element (i, j) to (i, j)
+/// whatever its storage order: a copy, made once (into the room a transform keeps for data, under
+/// grad), since tapeless's loops read row-major storage. So a temporary is as good as a named matrix.
+template <detail::eigen_argument T>
+constexpr constant<detail::eigen_matrix_t<T>> cref(const T& data) {
+  return constant<detail::eigen_matrix_t<T>>(detail::to_matrix(data));
+}
 /// A std::vector, std::span or any other contiguous range is data of run-time length, which no node
 /// can hold: a sum over it is tl::sum_over(tl::rows(data), ...).
 template <class T>
-  requires(!Matrix<T> && !Real<T> && requires(const T& data) {
+  requires(!Matrix<T> && !Real<T> && !detail::eigen_fixed<T> && requires(const T& data) {
     std::data(data);
     std::size(data);
   })

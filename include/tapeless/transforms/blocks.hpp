@@ -9,6 +9,7 @@
 #pragma once
 
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/interop/eigen.hpp>
 #include <tapeless/math/dual.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/selected.hpp>
@@ -117,6 +118,21 @@ constexpr Y unit_element(std::size_t r) {
   Y y{};
   element_at(y, r) = 1;
   return y;
+}
+
+/// Blocks whose rows are the elements of a value of type Row and whose columns are those of the
+/// arguments at positions S... of ArgTuple (one block, or a tuple of them), as the caller's types
+/// count them (interop/eigen.hpp): an Eigen matrix where either side is an Eigen argument.
+template <class Row, class ArgTuple, std::size_t... S, class Blocks>
+constexpr auto blocks_as_caller(std::index_sequence<S...>, const Blocks& blocks) {
+  if constexpr (sizeof...(S) == 1)
+    return block_as_caller<Row, std::tuple_element_t<S, ArgTuple>...>(blocks);
+  else
+    return std::apply(
+        [](const auto&... block) {
+          return std::tuple{block_as_caller<Row, std::tuple_element_t<S, ArgTuple>>(block)...};
+        },
+        blocks);
 }
 
 }  // namespace tapeless::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/interop/eigen.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/meta/selected.hpp>
 #include <tapeless/meta/type_list.hpp>
@@ -55,6 +56,17 @@ constexpr decltype(auto) argument_for(Positions positions, const Arg& arg) {
     return argument<std::remove_cvref_t<decltype(slot.value())>::value, Arg>(arg);
   else
     return arg;  // the caller's own, which outlives the sweep: data of f read where it lies
+}
+
+/// A gradient of the arguments Args... at the positions S... (one part, or a tuple of them), each part
+/// as its argument's own type.
+template <class... Args, std::size_t... S, class G>
+constexpr auto gradient_as_caller(std::index_sequence<S...>, G&& g) {
+  using A = std::tuple<Args...>;
+  if constexpr (sizeof...(S) == 1)
+    return as_caller<std::tuple_element_t<S, A>...>(std::forward<G>(g));
+  else
+    return std::apply([](auto&&... part) { return std::tuple{as_caller<std::tuple_element_t<S, A>>(part)...}; }, g);
 }
 
 /// The adjoint a sweep starts from: 1 for the gradient of a scalar f (vjp passes its own).
@@ -116,6 +128,11 @@ struct gradient_transform {
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
     if constexpr ((Differentiable<Args> || ...)) return inside_a_sweep(args...);
+    // A fixed-size Eigen argument goes in as a tl::matrix, and its gradient comes back as its own type.
+    else if constexpr (any_eigen<Args...>) {
+      using Result = decltype((*this)(as_engine(args)...));
+      if constexpr (!std::is_void_v<Result>) return in_caller_types<Args...>((*this)(as_engine(args)...));
+    }
     // Each misuse stops here with one sentence, and nothing further is instantiated.
     else if constexpr (arguments_are_valid<Args...>())
       return run(unit_seed{}, std::index_sequence_for<Args...>{}, args...);
@@ -128,6 +145,23 @@ struct gradient_transform {
   }
 
  private:
+  // What the engine returned for the arguments Args... (their gradient, with the value or aux output
+  // beside it), with each Eigen argument's gradient as the argument's own type.
+  template <class... Args, class Result>
+  static constexpr auto in_caller_types(Result&& r) {
+    auto gradient = [](auto&& g) {
+      return gradient_as_caller<Args...>(selected_sequence<sizeof...(Args), I...>{}, std::forward<decltype(g)>(g));
+    };
+    if constexpr (HasAux && WithValue)
+      return std::pair{std::move(r.first), gradient(std::move(r.second))};
+    else if constexpr (HasAux)
+      return std::pair{gradient(std::move(r.first)), std::move(r.second)};
+    else if constexpr (WithValue)
+      return std::pair{r.first, gradient(std::move(r.second))};
+    else
+      return gradient(std::forward<Result>(r));
+  }
+
   // Called with expressions, inside a function being differentiated (grad(grad(f))): the node of this
   // gradient, whose rule is a Hessian-vector product (transforms/nested_grad.hpp). Its value is one
   // gradient, so one argument must be selected; value_and_grad gives f's own expression beside it.
@@ -167,9 +201,14 @@ struct gradient_transform {
     static_assert((... && !RunTimeMatrix<Args>),
                   "tl::grad(f)(args...): the transforms differentiate arguments of fixed shape; a tl::matrix with a "
                   "tl::dynamic or tl::bounded extent is data, read as a tl::rows column");
-    static_assert((... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>)),
+    static_assert((... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args> || eigen_of_run_time_size<Args>)),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
-                  "double; write 1.0, not 1) or a tl::matrix of them");
+                  "double; write 1.0, not 1) or a tl::matrix of them (or a fixed-size Eigen matrix of them)");
+    // The engine's shapes are fixed at compile time (a fixed-size Eigen matrix is converted before this).
+    static_assert(!(... || eigen_of_run_time_size<Args>),
+                  "tl::grad(f)(args...): an Eigen matrix of run-time size (VectorXd, MatrixXd, a Map or Ref of one) "
+                  "cannot be an argument, whose shape must be fixed at compile time (Eigen::Matrix<double, R, C>); "
+                  "tl::into(g) writes a gradient into one");
     static_assert(((I < n) && ...),
                   "tl::grad<I...>(f)(args...): an argument index I is not less than the number of arguments");
     static_assert(distinct, "tl::grad<I...>(f): an argument index is named twice");

@@ -38,16 +38,42 @@ struct hessian_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
+    if constexpr (any_eigen<Args...>) {
+      // Eigen arguments go in as tl::matrix, and each block involving one comes back as an Eigen matrix.
+      using Result = decltype((*this)(as_engine(args)...));
+      if constexpr (!std::is_same_v<Result, failed_call>)
+        return as_caller_table<Args...>(selected_sequence<sizeof...(Args), I...>{}, (*this)(as_engine(args)...));
+    } else {
+      return table_of(args...);
+    }
+  }
+
+ private:
+  // The block or table of blocks of the arguments Args... at positions S..., as the caller's types.
+  template <class... Args, std::size_t... S, class Table>
+  static constexpr auto as_caller_table(std::index_sequence<S...> selected, const Table& table) {
+    using ArgTuple = std::tuple<Args...>;
+    if constexpr (sizeof...(S) == 1)
+      return blocks_as_caller<std::tuple_element_t<S, ArgTuple>..., ArgTuple>(selected, table);
+    else
+      return std::apply(
+          [&](const auto&... row) {
+            return std::tuple{blocks_as_caller<std::tuple_element_t<S, ArgTuple>, ArgTuple>(selected, row)...};
+          },
+          table);
+  }
+
+  template <class... Args>
+  constexpr auto table_of(const Args&... args) const {
     static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)),
                   "tl::hessian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
-                  "tl::matrix of them");
+                  "tl::matrix of them (or a fixed-size Eigen matrix of them)");
     if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)))
       return columns(selected_sequence<sizeof...(Args), I...>{}, args...);
     else
       return failed_call{};
   }
 
- private:
   template <std::size_t... S, class... Args>
   constexpr auto columns(std::index_sequence<S...> selected, const Args&... args) const {
     constexpr std::size_t m = sizeof...(S);

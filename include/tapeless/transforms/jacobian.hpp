@@ -30,9 +30,23 @@ struct jacobian_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
+    if constexpr (any_eigen<Args...>) {
+      // Eigen arguments go in as tl::matrix; f's result is the engine's, so the rows keep its order.
+      using Result = decltype((*this)(as_engine(args)...));
+      if constexpr (!std::is_same_v<Result, failed_call>)
+        return blocks_as_caller<engine_order, std::tuple<Args...>>(selected_sequence<sizeof...(Args), I...>{},
+                                                                   (*this)(as_engine(args)...));
+    } else {
+      return blocks_of(args...);
+    }
+  }
+
+ private:
+  template <class... Args>
+  constexpr auto blocks_of(const Args&... args) const {
     static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)),
                   "tl::jacobian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
-                  "tl::matrix of them");
+                  "tl::matrix of them (or a fixed-size Eigen matrix of them)");
     if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>))) {
       // f may return an expression of constants (tl::cref data): its value is the result.
       using Y = value_type_of_t<decltype(std::invoke(f, args...))>;
@@ -46,7 +60,6 @@ struct jacobian_transform {
     }
   }
 
- private:
   template <class Y, std::size_t... S, class... Args>
   constexpr auto blocks(std::index_sequence<S...>, const Args&... args) const {
     using ArgTuple = std::tuple<Args...>;

@@ -5,6 +5,7 @@
 
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/interop/eigen.hpp>
 #include <tapeless/transforms/tangent.hpp>
 
 #include <functional>
@@ -24,14 +25,13 @@ constexpr auto split_dual(const Out& out) {
   else
     return std::pair{out, Out{}};
 }
-}  // namespace detail
 
-/// jvp(f, std::tuple{x...}, std::tuple{v...}) returns std::pair{f(x...), J v}: f's value and its
-/// derivative along v (one v per argument, each of its argument's type), from one evaluation.
+/// jvp for the engine's own types.
 template <class F, class... X, class... V>
-constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
+constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
   static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X>)),
-                "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them");
+                "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them "
+                "(or a fixed-size Eigen matrix of them)");
   static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
   if constexpr (sizeof...(X) == sizeof...(V)) {
     static_assert((std::is_same_v<X, V> && ...),
@@ -42,6 +42,23 @@ constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple
           detail::value_of(std::invoke(f, detail::with_tangent(std::get<K>(primals), std::get<K>(tangents))...)));
     }
     (std::index_sequence_for<X...>{});
+  }
+}
+}  // namespace detail
+
+/// jvp(f, std::tuple{x...}, std::tuple{v...}) returns std::pair{f(x...), J v}: f's value and its
+/// derivative along v (one v per argument, each of its argument's type), from one evaluation.
+template <class F, class... X, class... V>
+constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
+  if constexpr (detail::any_eigen<X...> && sizeof...(X) == sizeof...(V) && (std::is_same_v<X, V> && ...)) {
+    // Eigen primals and their tangents go in as tl::matrix; f's result, and so J v, is the engine's.
+    auto engine = [](const auto& values) {
+      return std::apply([](const auto&... v) { return std::tuple<detail::engine_t<X>...>{detail::as_engine(v)...}; },
+                        values);
+    };
+    return jvp(f, engine(primals), engine(tangents));
+  } else {
+    return detail::jvp_of(f, primals, tangents);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
+#include <tapeless/interop/eigen.hpp>
 #include <tapeless/transforms/grad.hpp>
 
 #include <functional>
@@ -15,15 +16,18 @@ namespace tapeless {
 namespace detail {
 /// u -> u^T J at the point it was made at. It keeps f and copies of the arguments, not a tape: each
 /// call runs f once more and sweeps back from u, so it costs one gradient and allocates nothing.
+/// Args are the caller's types: an Eigen argument is kept as its tl::matrix, and its part of u^T J
+/// comes back as its own type.
 template <class F, class... Args>
 struct pullback {
   F f;
-  std::tuple<Args...> args;
+  std::tuple<engine_t<Args>...> args;
 
   template <class U>
   constexpr auto operator()(const U& u) const {
-    return std::apply([&](const auto&... a) { return gradient_transform<F, false, false>{f}.pull_back(u, a...); },
-                      args);
+    return gradient_as_caller<Args...>(
+        std::index_sequence_for<Args...>{},
+        std::apply([&](const auto&... a) { return gradient_transform<F, false, false>{f}.pull_back(u, a...); }, args));
   }
 };
 }  // namespace detail
@@ -32,10 +36,13 @@ struct pullback {
 /// result, is u^T J: for one argument a value of its type, for several a std::tuple of them.
 template <class F, class... Args>
 constexpr auto vjp(F f, const Args&... args) {
-  static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)),
-                "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them");
-  auto value = detail::value_of(std::invoke(f, args...));  // an expression of constants gives its value
-  return std::pair{std::move(value), detail::pullback<F, Args...>{std::move(f), std::tuple{args...}}};
+  static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::eigen_argument<Args>)),
+                "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them (or a "
+                "fixed-size Eigen matrix of them)");
+  std::tuple<detail::engine_t<Args>...> engine_args{detail::as_engine(args)...};
+  // An expression of constants gives its value.
+  auto value = detail::value_of(std::apply([&](const auto&... a) { return std::invoke(f, a...); }, engine_args));
+  return std::pair{std::move(value), detail::pullback<F, Args...>{std::move(f), std::move(engine_args)}};
 }
 
 }  // namespace tapeless

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/interop/eigen.hpp: Eigen's dense matrices at the transforms' boundary, without Eigen.
+//
+// An Eigen matrix is known by what it states (RowsAtCompileTime, ColsAtCompileTime, IsRowMajor,
+// Scalar, data()), not by its name, so tapeless needs Eigen only in a unit that includes it itself.
+// A fixed-size one passed to a transform is copied into a tl::matrix of its shape, element (i, j) to
+// element (i, j) whatever its storage order, and what comes back for it (a gradient, a block of a
+// Hessian) is converted to its own plain type. Where its elements are counted one after another (the
+// rows and columns of a Hessian or Jacobian block, a flat target of tl::into), they are counted in
+// its storage order, as data() lays them out.
+#pragma once
+
+#include <tapeless/matrix/matrix.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// An Eigen dense object whose elements lie in memory (a Matrix, an Array, a Map or Ref of one), of
+/// any size: what tl::into may write a gradient into.
+template <class E>
+concept eigen_dense = requires(const E& e) {
+  typename E::Scalar;
+  { E::RowsAtCompileTime } -> std::convertible_to<int>;
+  { E::ColsAtCompileTime } -> std::convertible_to<int>;
+  { E::IsRowMajor } -> std::convertible_to<bool>;
+  e.data();
+  e.rows();
+  e.cols();
+  e(0, 0);
+};
+
+/// An Eigen dense object of a shape fixed at compile time: a transform's argument, or tl::cref data.
+template <class E>
+concept eigen_fixed = eigen_dense<std::remove_cvref_t<E>> &&(std::remove_cvref_t<E>::RowsAtCompileTime > 0) &&
+                      (std::remove_cvref_t<E>::ColsAtCompileTime > 0);
+
+/// An Eigen dense object whose shape is known at run time only, which no transform takes as an argument.
+template <class E>
+concept eigen_of_run_time_size = eigen_dense<std::remove_cvref_t<E>> && !eigen_fixed<E>;
+
+/// A fixed-size Eigen object of floating-point numbers: what the transforms take beside tl's own types.
+template <class E>
+concept eigen_argument = eigen_fixed<E> && std::floating_point<typename std::remove_cvref_t<E>::Scalar>;
+
+/// The type a value of E is held as: a Map or a Ref by the matrix it refers to (Eigen's PlainObject).
+template <class E>
+struct eigen_plain {
+  using type = E;
+};
+template <class E>
+  requires requires { typename E::PlainObject; }
+struct eigen_plain<E> {
+  using type = typename E::PlainObject;
+};
+template <class E>
+using eigen_plain_t = typename eigen_plain<std::remove_cvref_t<E>>::type;
+
+/// The tl::matrix a fixed-size Eigen object becomes inside the engine.
+template <eigen_fixed E>
+using eigen_matrix_t = matrix<std::remove_cv_t<typename std::remove_cvref_t<E>::Scalar>,
+                              static_cast<std::size_t>(std::remove_cvref_t<E>::RowsAtCompileTime),
+                              static_cast<std::size_t>(std::remove_cvref_t<E>::ColsAtCompileTime)>;
+
+/// Eigen's index type, which its operator() takes.
+using eigen_index = std::ptrdiff_t;
+
+/// e as a tl::matrix of its shape: element (i, j) of each, so the storage order is Eigen's business.
+template <eigen_fixed E>
+constexpr eigen_matrix_t<E> to_matrix(const E& e) {
+  eigen_matrix_t<E> m(uninitialized);
+  for (std::size_t i = 0; i < m.rows(); ++i)
+    for (std::size_t j = 0; j < m.cols(); ++j) m(i, j) = e(eigen_index(i), eigen_index(j));
+  return m;
+}
+
+/// m as the plain Eigen type P, element (i, j) of each.
+template <class P, class M>
+constexpr P from_matrix(const M& m) {
+  P p;
+  for (std::size_t i = 0; i < m.rows(); ++i)
+    for (std::size_t j = 0; j < m.cols(); ++j) p(eigen_index(i), eigen_index(j)) = m(i, j);
+  return p;
+}
+
+/// Where element k of a tl::matrix copy of E (row-major) lies in E's storage order.
+template <eigen_fixed E>
+constexpr std::size_t storage_index(std::size_t k) {
+  using P = std::remove_cvref_t<E>;
+  constexpr auto rows = static_cast<std::size_t>(P::RowsAtCompileTime);
+  constexpr auto cols = static_cast<std::size_t>(P::ColsAtCompileTime);
+  if constexpr (P::IsRowMajor || rows == 1 || cols == 1)
+    return k;
+  else
+    return k / cols + k % cols * rows;
+}
+
+/// The plain Eigen type of E's family (Matrix or Array) with R rows and C columns, E's scalar and
+/// alignment, and E's storage order where Eigen leaves the choice (a vector's is fixed by its shape).
+template <class E, std::size_t R, std::size_t C>
+struct eigen_rebind;
+template <template <class, int, int, int, int, int> class Family, class S, int R0, int C0, int Options, int MaxR,
+          int MaxC, std::size_t R, std::size_t C>
+struct eigen_rebind<Family<S, R0, C0, Options, MaxR, MaxC>, R, C> {
+  static constexpr int row_major = 1;  // Eigen::RowMajor
+  static constexpr int order = R == 1 && C != 1 ? row_major : C == 1 && R != 1 ? 0 : Options & row_major;
+  using type = Family<S, int(R), int(C), (Options & ~row_major) | order, int(R), int(C)>;
+};
+
+/// What the engine takes for a caller's argument of type A: A itself, or a fixed-size Eigen object's
+/// tl::matrix.
+template <class A>
+struct engine_type {
+  using type = A;
+};
+template <eigen_argument A>
+struct engine_type<A> {
+  using type = eigen_matrix_t<A>;
+};
+template <class A>
+using engine_t = typename engine_type<A>::type;
+
+/// An argument as the engine takes it: a reference to it, or a fixed-size Eigen object's copy.
+template <class A>
+constexpr decltype(auto) as_engine(const A& a) {
+  if constexpr (eigen_argument<A>)
+    return to_matrix(a);
+  else
+    return (a);
+}
+
+/// Whether any of the arguments is a fixed-size Eigen object, which the transforms convert.
+template <class... A>
+inline constexpr bool any_eigen = (eigen_argument<A> || ...);
+
+/// What the engine computed for an argument of type A (its gradient, of engine_t<A>), as A's own type.
+template <class A, class G>
+constexpr auto as_caller(G&& g) {
+  if constexpr (eigen_argument<A>)
+    return from_matrix<eigen_plain_t<A>>(g);
+  else
+    return std::forward<G>(g);
+}
+
+/// The rows and columns of a tl::matrix type (of a block that may be a number: read only for a matrix).
+template <class M>
+inline constexpr std::size_t rows_of = 1;
+template <class T, std::size_t R, std::size_t C>
+inline constexpr std::size_t rows_of<matrix<T, R, C>> = R;
+template <class M>
+inline constexpr std::size_t cols_of = 1;
+template <class T, std::size_t R, std::size_t C>
+inline constexpr std::size_t cols_of<matrix<T, R, C>> = C;
+
+/// The rows of a Jacobian's blocks, the elements of f's result: always the engine's, counted row-major.
+struct engine_order {};
+
+/// A block of a Jacobian or Hessian, whose rows are the elements of a value of type Row and columns
+/// those of Col (each row-major in the engine), as the caller's types count them: an Eigen matrix of
+/// the block's shape when either is an Eigen object, its rows and columns in their storage order.
+template <class Row, class Col, class B>
+constexpr auto block_as_caller(const B& b) {
+  if constexpr (eigen_argument<Row> || eigen_argument<Col>) {
+    using Model = eigen_plain_t<std::conditional_t<eigen_argument<Col>, Col, Row>>;
+    constexpr std::size_t rows = rows_of<B>;
+    constexpr std::size_t cols = cols_of<B>;
+    typename eigen_rebind<Model, rows, cols>::type out;
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t c = 0; c < cols; ++c) {
+        std::size_t to_r = r;
+        std::size_t to_c = c;
+        if constexpr (eigen_argument<Row>) to_r = storage_index<Row>(r);
+        if constexpr (eigen_argument<Col>) to_c = storage_index<Col>(c);
+        if constexpr (Matrix<B>)
+          out(eigen_index(to_r), eigen_index(to_c)) = b(r, c);
+        else
+          out(eigen_index(to_r), eigen_index(to_c)) = b;
+      }
+    }
+    return out;
+  } else {
+    return b;
+  }
+}
+
+}  // namespace tapeless::detail

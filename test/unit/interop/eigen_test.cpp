@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSL-1.0
+// Fixed-size Eigen matrices at the transforms' boundary: each argument's gradient comes back as its own
+// type and equals, bit for bit, the gradient of the same f at the tl::matrix with the same elements
+// (i, j), for column-major and row-major storage, vectors and row vectors, and agrees with finite
+// differences at seeded random points. Mixed arguments (Eigen, tl::matrix, double), grad<I...>,
+// value_and_grad, has_aux; hessian and jacobian blocks as Eigen matrices counted in storage order;
+// vjp, jvp; tl::cref of Eigen data read as the constant of its shape.
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <Eigen/Core>
+
+#include <finite_difference.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tl = tapeless;
+
+namespace {
+
+using col_major = Eigen::Matrix<double, 2, 3>;
+using row_major = Eigen::Matrix<double, 2, 3, Eigen::RowMajor>;
+using row_vector = Eigen::Matrix<double, 1, 4>;
+
+// A function of an R x C argument that weighs each element differently, through several operations,
+// so that a transposed storage order would show.
+template <std::size_t R, std::size_t C>
+auto loss_of_shape() {
+  tl::matrix<double, R, C> w;
+  for (std::size_t k = 0; k < R * C; ++k) w[k] = 0.5 + double(k);
+  return [w](const auto& x) { return tl::sum(tl::exp(0.1 * x) * x) * tl::sum(w * x) + tl::sin(tl::sum(w * w * x)); };
+}
+
+/// The tl::matrix with the elements (i, j) of e.
+template <class E>
+auto as_tl(const E& e) {
+  tl::matrix<double, E::RowsAtCompileTime, E::ColsAtCompileTime> m;
+  for (std::size_t i = 0; i < m.rows(); ++i)
+    for (std::size_t j = 0; j < m.cols(); ++j) m(i, j) = e(Eigen::Index(i), Eigen::Index(j));
+  return m;
+}
+
+/// Whether e and m hold the same elements (i, j), exactly.
+template <class E, class M>
+bool same_elements(const E& e, const M& m) {
+  for (std::size_t i = 0; i < m.rows(); ++i)
+    for (std::size_t j = 0; j < m.cols(); ++j)
+      if (e(Eigen::Index(i), Eigen::Index(j)) != m(i, j)) return false;
+  return true;
+}
+
+/// The largest error of e against m, element (i, j) against (i, j).
+template <class E, class M>
+double worst_error(const E& e, const M& m) {
+  double worst = 0;
+  for (std::size_t i = 0; i < m.rows(); ++i)
+    for (std::size_t j = 0; j < m.cols(); ++j)
+      worst = std::max(worst, fd::rel_error(e(Eigen::Index(i), Eigen::Index(j)), m(i, j)));
+  return worst;
+}
+
+template <class E>
+E random_eigen(fd::rng& r) {
+  E e;
+  for (Eigen::Index i = 0; i < e.rows(); ++i)
+    for (Eigen::Index j = 0; j < e.cols(); ++j) e(i, j) = r.uniform(-2.0, 2.0);
+  return e;
+}
+
+template <class E>
+void check_one_argument() {
+  const auto loss = loss_of_shape<E::RowsAtCompileTime, E::ColsAtCompileTime>();
+  fd::rng r(41);
+  for (int point = 0; point < 10; ++point) {
+    const E x = random_eigen<E>(r);
+    const auto g = tl::grad(loss)(x);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(g)>, E>);
+    const auto expected = tl::grad(loss)(as_tl(x));
+    CHECK(same_elements(g, expected));
+    CHECK(worst_error(g, tl::finite_difference_gradient(loss, as_tl(x))) < 1e-7);
+    const auto [value, g2] = tl::value_and_grad(loss)(x);
+    CHECK(value == tl::value_and_grad(loss)(as_tl(x)).first);
+    CHECK(g2 == g);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an Eigen argument's gradient is its own type, that of the same f on tl::matrix") {
+  SUBCASE("Eigen::Vector3d") { check_one_argument<Eigen::Vector3d>(); }
+  SUBCASE("column-major 2 x 3") { check_one_argument<col_major>(); }
+  SUBCASE("row-major 2 x 3") { check_one_argument<row_major>(); }
+  SUBCASE("a row vector, 1 x 4") { check_one_argument<row_vector>(); }
+}
+
+TEST_CASE("a Map of a fixed-size matrix is read through its strides; its gradient is the matrix it maps") {
+  double storage[6] = {1, 2, 3, 4, 5, 6};
+  const Eigen::Map<const col_major> x(storage);
+  const auto loss = loss_of_shape<2, 3>();
+  const auto g = tl::grad(loss)(x);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(g)>, col_major>);
+  CHECK(same_elements(g, tl::grad(loss)(as_tl(col_major(x)))));
+}
+
+TEST_CASE("mixed arguments: Eigen, tl::matrix and a number; grad<I...> and has_aux") {
+  auto f = [](const auto& a, const auto& b, const auto& c) {
+    return c * tl::sum(tl::matmul(a, b)) + tl::square(a(1, 2)) * b[0];
+  };
+  fd::rng r(7);
+  const row_major a = random_eigen<row_major>(r);
+  const tl::vector<double, 3> b{0.5, -1.5, 2.0};
+  const double c = 1.25;
+  const auto [ga, gb, gc] = tl::grad(f)(a, b, c);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(ga)>, row_major>);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(gb)>, tl::vector<double, 3>>);
+  const auto [ea, eb, ec] = tl::grad(f)(as_tl(a), b, c);
+  CHECK(same_elements(ga, ea));
+  CHECK(gb == eb);
+  CHECK(gc == ec);
+  const auto [fa, fb, fc] = tl::finite_difference_gradient(f, as_tl(a), b, c);
+  CHECK(worst_error(ga, fa) < 1e-7);
+  CHECK(fd::rel_error(gc, fc) < 1e-7);
+  (void)fb;
+
+  const auto [sc, sa] = tl::grad<2, 0>(f)(a, b, c);
+  CHECK(sc == gc);
+  CHECK(sa == ga);
+
+  auto with_aux = [&](const auto& x, const auto& y, const auto& z) { return std::pair{f(x, y, z), 3}; };
+  const auto [g_aux, aux] = tl::grad<0>(with_aux, tl::has_aux)(a, b, c);
+  CHECK(g_aux == ga);
+  CHECK(aux == 3);
+  const auto [value_aux, g_value_aux] = tl::value_and_grad<0>(with_aux, tl::has_aux)(a, b, c);
+  CHECK(value_aux.first == tl::value_and_grad(f)(as_tl(a), b, c).first);
+  CHECK(g_value_aux == ga);
+}
+
+TEST_CASE("hessian and jacobian: blocks of Eigen arguments are Eigen matrices, counted in storage order") {
+  fd::rng r(3);
+  const col_major x = random_eigen<col_major>(r);
+  const auto loss = loss_of_shape<2, 3>();
+  const auto h = tl::hessian(loss)(x);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(h)>, Eigen::Matrix<double, 6, 6>>);
+  const auto expected = tl::hessian(loss)(as_tl(x));
+  // Row-major element k of the tl::matrix is (k / 3, k % 3), at k / 3 + 2 (k % 3) in column-major storage.
+  auto stored = [](std::size_t k) { return Eigen::Index(k / 3 + 2 * (k % 3)); };
+  bool same = true;
+  for (std::size_t k = 0; k < 6; ++k)
+    for (std::size_t l = 0; l < 6; ++l) same = same && h(stored(k), stored(l)) == expected(k, l);
+  CHECK(same);
+
+  // Several arguments: the mixed blocks are Eigen matrices as well, a number's block with a number stays one.
+  const Eigen::Vector3d v(0.5, -1.0, 2.0);
+  auto g = [](const auto& a, const auto& b, const auto& c) { return tl::dot(tl::exp(a), b) * c * c; };
+  const auto table = tl::hessian(g)(v, tl::vector<double, 3>{1.0, 2.0, 3.0}, 0.5);
+  using table_t = std::remove_const_t<decltype(table)>;
+  static_assert(std::is_same_v<std::tuple_element_t<1, std::tuple_element_t<0, table_t>>, Eigen::Matrix3d>);
+  static_assert(std::is_same_v<std::tuple_element_t<2, std::tuple_element_t<0, table_t>>, Eigen::Vector3d>);
+  static_assert(std::is_same_v<std::tuple_element_t<0, std::tuple_element_t<2, table_t>>, Eigen::RowVector3d>);
+  static_assert(std::is_same_v<std::tuple_element_t<2, std::tuple_element_t<2, table_t>>, double>);
+  const auto tl_table = tl::hessian(g)(as_tl(v), tl::vector<double, 3>{1.0, 2.0, 3.0}, 0.5);
+  CHECK(same_elements(std::get<0>(std::get<0>(table)), std::get<0>(std::get<0>(tl_table))));
+  CHECK(same_elements(std::get<1>(std::get<0>(table)), std::get<1>(std::get<0>(tl_table))));
+  CHECK(same_elements(std::get<0>(std::get<2>(table)), std::get<0>(std::get<2>(tl_table))));
+
+  // The Jacobian's rows are f's result's elements (a tl::matrix, row-major); its columns the argument's.
+  const auto j = tl::jacobian([](const auto& a) { return tl::exp(a) * a(1, 0); })(x);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(j)>, Eigen::Matrix<double, 6, 6>>);
+  const auto tl_j = tl::jacobian([](const auto& a) { return tl::exp(a) * a(1, 0); })(as_tl(x));
+  same = true;
+  for (std::size_t k = 0; k < 6; ++k)
+    for (std::size_t l = 0; l < 6; ++l) same = same && j(Eigen::Index(k), stored(l)) == tl_j(k, l);
+  CHECK(same);
+}
+
+TEST_CASE("vjp and jvp take Eigen arguments") {
+  const Eigen::Vector3d x(0.5, -1.0, 2.0);
+  auto f = [](const auto& a) { return tl::exp(a) * a[0]; };
+  const auto [value, pullback] = tl::vjp(f, x);
+  const tl::vector<double, 3> u{1.0, -2.0, 0.5};
+  const Eigen::Vector3d back = pullback(u);
+  const auto [tl_value, tl_pullback] = tl::vjp(f, as_tl(x));
+  CHECK(value == tl_value);
+  CHECK(same_elements(back, tl_pullback(u)));
+
+  const Eigen::Vector3d direction(1.0, 0.0, -1.0);
+  const auto [jvp_value, jv] = tl::jvp(f, std::tuple{x}, std::tuple{direction});
+  const auto [tl_jvp_value, tl_jv] = tl::jvp(f, std::tuple{as_tl(x)}, std::tuple{as_tl(direction)});
+  CHECK(jvp_value == tl_jvp_value);
+  CHECK(jv == tl_jv);
+}
+
+TEST_CASE("tl::cref of Eigen data reads it as the constant matrix of its shape") {
+  row_major w_row;
+  w_row << 1, 2, 3, 4, 5, 6;
+  const col_major w_col = w_row;
+  const Eigen::Vector3d v(1.0, -1.0, 0.5);
+  const auto w_tl = as_tl(w_row);
+  const auto v_tl = as_tl(v);
+  const tl::vector<double, 2> x{0.25, -0.75};
+  auto uses = [](const auto& w, const auto& u) {
+    return [&w, &u](const auto& y) {
+      return tl::sum(tl::exp(tl::matmul(tl::transpose(tl::cref(w)), y))) * tl::dot(tl::cref(u), tl::cref(u));
+    };
+  };
+  const auto expected = tl::grad(uses(w_tl, v_tl))(x);
+  CHECK(tl::grad(uses(w_row, v))(x) == expected);
+  CHECK(tl::grad(uses(w_col, v))(x) == expected);
+  CHECK(tl::hessian(uses(w_col, v))(x) == tl::hessian(uses(w_tl, v_tl))(x));
+}
