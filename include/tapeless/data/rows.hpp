@@ -83,11 +83,14 @@ using row_value_t = typename row_value<E>::type;
 /// C is fixed at compile time and above 1, or tl::row_vectors<C>(X).
 template <class X>
 concept matrix_rows_argument = is_row_vectors_view<X> ||(ordered_dense_matrix<X>&& int(X::ColsAtCompileTime) > 1) ||
-                               (Matrix<X> && X::cols() > 1);
+                               (Matrix<X> && X::cols() > 1) ||
+                               (RunTimeMatrix<X> && fixed_extent(X::cols_extent) && X::cols_extent > 1);
 
 /// Whether X is a matrix with a run-time number of columns (not a vector): tl::rows refuses it.
 template <class X>
-concept run_time_columns = ordered_dense_matrix<X> && int(X::ColsAtCompileTime) < 0 && int(X::RowsAtCompileTime) != 1;
+concept run_time_columns = (ordered_dense_matrix<X> && int(X::ColsAtCompileTime) < 0 &&
+                            int(X::RowsAtCompileTime) != 1) ||
+                           (RunTimeMatrix<X> && !fixed_extent(X::cols_extent) && X::rows_extent != 1);
 
 /// What tl::rows takes as a column: a contiguous column, the rows of a matrix, or (to be refused with
 /// its fix) a matrix of run-time columns.
@@ -121,6 +124,8 @@ constexpr auto read_column(const X& x, std::size_t k) {
     constexpr std::size_t c = [] {
       if constexpr (Matrix<X>)
         return X::cols();
+      else if constexpr (RunTimeMatrix<X>)
+        return X::cols_extent;
       else
         return static_cast<std::size_t>(X::ColsAtCompileTime);
     }();

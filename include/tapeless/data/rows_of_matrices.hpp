@@ -64,13 +64,14 @@ concept ordered_dense_matrix = requires(const X& x) {
 }
 &&(std::same_as<data_element_t<X>, float> || std::same_as<data_element_t<X>, double>);
 
-/// A matrix whose rows a column can read in place: an ordered dense matrix, or a tl::matrix (row-major).
+/// A matrix whose rows a column can read in place: an ordered dense matrix, or a tl::matrix of fixed or
+/// run-time extents (row-major).
 template <class X>
-concept matrix_with_rows = ordered_dense_matrix<X> ||(Matrix<X>&& Real<typename X::value_type>);
+concept matrix_with_rows = ordered_dense_matrix<X> ||((Matrix<X> || RunTimeMatrix<X>)&&Real<typename X::value_type>);
 
 template <class X>
 constexpr bool is_row_major() {
-  if constexpr (Matrix<X>)
+  if constexpr (Matrix<X> || RunTimeMatrix<X>)
     return true;
   else
     return bool(X::IsRowMajor);
@@ -129,8 +130,8 @@ constexpr auto read_matrix_rows(const X& x, const Name& name) {
 
 /// The rows of X as a column of tl::rows, row i a tl::vector<T, C> (T float or double), read in place in
 /// either storage order: for a matrix with a run-time number of columns (Eigen::MatrixXd, its maps and
-/// refs), whose C a fixed-shape term needs at compile time. Throws std::invalid_argument, naming both
-/// numbers, where X.cols() != C, and where X is strided along its storage order.
+/// refs, a tl::matrix of tl::dynamic columns), whose C a fixed-shape term needs at compile time. Throws
+/// std::invalid_argument, naming both numbers, where X.cols() != C, and where X is strided along its storage order.
 ///
 ///   Eigen::MatrixXd X = ...;  // N x 3
 ///   tl::sum_over(tl::rows(tl::row_vectors<3>(X), y), body, w, b);

@@ -87,6 +87,9 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
 
   /// The shape is known only at run time: two matrices of one type may differ in it.
   static constexpr bool fixed_shape = false;
+  /// The extents of the type, as written: R and C (a fixed one is the number of rows or columns).
+  static constexpr std::size_t rows_extent = R;
+  static constexpr std::size_t cols_extent = C;
 
   /// Fixed extents as they are, run-time ones 0: `tl::vector<double, tl::dynamic>()` is empty.
   constexpr matrix() : matrix(fixed_extent(R) ? R : 0, fixed_extent(C) ? C : 0) {}

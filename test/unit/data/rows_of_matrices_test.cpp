@@ -114,6 +114,17 @@ void check_every_layout(std::size_t n) {
   check_equal(tl::rows(row_map, d.labels), reference, w, b);
   check_equal(tl::rows(tl::row_vectors<C>(dynamic_map), d.labels), reference, w, b);
   check_equal(tl::rows(tl::row_vectors<C>(dynamic_ref), d.labels), reference, w, b);
+  // tl::matrix of run-time rows (C fixed: its rows) and of run-time columns (C stated), with the labels
+  // as a run-time tl::vector.
+  tl::matrix<double, tl::dynamic, C> rows_at_run_time(n, C);
+  tl::matrix<double, tl::dynamic, tl::dynamic> both_at_run_time(n, C);
+  tl::vector<double, tl::dynamic> labels(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    labels[i] = d.labels[i];
+    for (std::size_t e = 0; e < C; ++e) rows_at_run_time(i, e) = both_at_run_time(i, e) = d.rows[i][e];
+  }
+  check_equal(tl::rows(rows_at_run_time, labels), reference, w, b);
+  check_equal(tl::rows(tl::row_vectors<C>(both_at_run_time), labels), reference, w, b);
 }
 
 /// The gradient of the sum over the rows of X against central differences of its value.
@@ -254,6 +265,14 @@ TEST_CASE("rows of floats, of tl::matrix, and vectors that stay columns of numbe
   CHECK(tl::rows(column, row).size() == n);
   CHECK(tl::rows(column, row).column<1>() == row.data());
   static_assert(std::is_same_v<decltype(tl::rows(column).column<0>()), const double*>);
+
+  // A tl::matrix of run-time columns is refused as Eigen::MatrixXd is; its vectors are numbers.
+  static_assert(tl::detail::run_time_columns<tl::matrix<double, tl::dynamic, tl::dynamic>>);
+  static_assert(tl::detail::run_time_columns<tl::matrix<double, tl::bounded<4>, tl::dynamic>>);
+  static_assert(!tl::detail::run_time_columns<tl::matrix<double, 1, tl::dynamic>>);
+  static_assert(std::is_same_v<decltype(tl::rows(tl::vector<double, tl::dynamic>(3)).column<0>()), const double*>);
+  static_assert(std::is_same_v<decltype(tl::rows(tl::matrix<double, tl::dynamic, 3>(2, 3)).column<0>())::row_type,
+                               tl::vector<double, 3>>);
 }
 
 TEST_CASE("a wrong column count, columns of unequal length and strided matrices throw std::invalid_argument") {
