@@ -153,4 +153,9 @@ struct broadcast_to : matrix_operation {
   }
 };
 
+template <class Op>
+inline constexpr bool is_broadcast = false;
+template <std::size_t R, std::size_t C>
+inline constexpr bool is_broadcast<broadcast_to<R, C>> = true;
+
 }  // namespace tapeless::detail

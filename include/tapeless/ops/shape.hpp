@@ -270,7 +270,14 @@ constexpr auto operand_part_node(const X& x, const Part& part) {
 /// in its place, without the zeros around it (adjoint/structured.hpp).
 template <class E, class Part>
 constexpr auto part_node(const E& e, const Part& part) {
-  if constexpr (is_elementwise_node<E> && child_count<E> == 1)
+  if constexpr (is_broadcast<operation_of_t<E>> && std::is_same_v<Part, ops::element>) {
+    // An element of a broadcast row or column is an element of the line: the line is not replicated
+    // to read one element, so that an access in a loop over the elements costs O(1), not O(R C).
+    using X = typename std::remove_cvref_t<child_t<0, E>>::value_type;
+    constexpr std::size_t cols = E::value_type::cols();
+    const std::size_t i = X::rows() == 1 ? 0 : part.index / cols, j = X::cols() == 1 ? 0 : part.index % cols;
+    return part_node(child<0>(e), ops::element(i * X::cols() + j));
+  } else if constexpr (is_elementwise_node<E> && child_count<E> == 1)
     return make_unary(e.op.op, operand_part_node(child<0>(e), part));
   else if constexpr (is_elementwise_node<E>)
     return make_binary(e.op.op, operand_part_node(child<0>(e), part), operand_part_node(child<1>(e), part));

@@ -3,8 +3,8 @@
 // shapes: matrix/shape.hpp): a 1 x C row or an R x 1 column beside an R x C matrix, both orders, for
 // + - * / min max. Gradients against the same function written with tl::outer(ones, b), which must
 // agree to a few ulps, and against finite differences; data, tl::cref and plain matrices on either
-// side; shapes that need no broadcast, a 1 x 1 matrix, a column beside a row; plain values; second
-// derivatives; NaN and infinity.
+// side; shapes that need no broadcast, a 1 x 1 matrix, a column beside a row; plain values; elements
+// of a broadcast expression; second derivatives; NaN and infinity.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -182,6 +182,22 @@ TEST_CASE("broadcast: shapes that need none, a 1 x 1 matrix, and a column beside
     const matrix34 plain = c - p;
     CHECK(plain == v);
   }
+}
+
+TEST_CASE("broadcast: an element of a broadcast expression reads one element of the line") {
+  fd::rng rng{10};
+  const matrix34 a = mx::random<matrix34>(rng, 0.5, 2.0);
+  const row4 r = mx::random<row4>(rng, 0.5, 2.0);
+  const col3 c = mx::random<col3>(rng, 0.5, 2.0);
+  using element_node = decltype((tl::argument<0, matrix34>(a) + tl::argument<1, row4>(r))(1, 2));
+  static_assert(std::is_same_v<tl::detail::operation_of_t<tl::detail::child_t<1, element_node>>, tl::ops::element>);
+  const auto f = [&](const auto& rv, const auto& cv) {
+    const auto e = a * rv + cv;
+    return e(1, 2) * e(2, 3) + (rv - a)(2, 1) / (cv * rv)(0, 0);
+  };
+  const double expected = (a(1, 2) * r[2] + c[1]) * (a(2, 3) * r[3] + c[2]) + (r[1] - a(2, 1)) / (c[0] * r[0]);
+  CHECK(fd::rel_error(mx::value_at(f, r, c), expected) < 1e-15);
+  mx::check_fd("elements", f, fd_tol, r, c);
 }
 
 TEST_CASE("broadcast: second derivatives through tl::hessian, against the closed form") {
