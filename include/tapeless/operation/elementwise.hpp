@@ -142,8 +142,8 @@ struct broadcast_to : matrix_operation {
   static constexpr matrix<T, R, C> value(const matrix<T, Rx, Cx>& x) {
     return broadcast_value<R, C>(x);
   }
-  // Summed in the order of i, then j, as tl::outer's rule sums a row's or a column's adjoint: the same
-  // function written with tl::outer(ones, b) has the same gradient, to the bit, element by element.
+  // Summed along i, then j, in the order tl::outer's rule sums a row's or a column's adjoint, so that
+  // the same function written with tl::outer(ones, b) adds the same terms in the same order.
   template <class T, std::size_t Rx, std::size_t Cx>
   static constexpr matrix<T, Rx, Cx> vjp(const matrix<T, R, C>& g, const matrix<T, Rx, Cx>&, const matrix<T, R, C>&) {
     matrix<T, Rx, Cx> gx;  // every element 0
@@ -153,6 +153,7 @@ struct broadcast_to : matrix_operation {
   }
 };
 
+/// Whether Op is a broadcast_to (ops/shape.hpp reads a part of its value from the line).
 template <class Op>
 inline constexpr bool is_broadcast = false;
 template <std::size_t R, std::size_t C>
