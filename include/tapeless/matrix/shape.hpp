@@ -45,8 +45,8 @@ struct elementwise_shapes {
       (A.rows == B.rows || A.rows == 1 || B.rows == 1) && (A.cols == B.cols || A.cols == 1 || B.cols == 1);
   static_assert(ok,
                 "an elementwise operation (+ - * / pow min max) needs two matrices of one shape, or a 1 x C row "
-                "or an R x 1 column beside an R x C matrix, which it broadcasts: make the other axis's extents "
-                "equal (tl::transpose, tl::reshape)");
+                "or an R x 1 column beside an R x C matrix, which it broadcasts: give the row as many columns as "
+                "the matrix, or the column as many rows (tl::transpose, tl::reshape)");
   static constexpr shape result{A.rows == 1 ? B.rows : A.rows, A.cols == 1 ? B.cols : A.cols};
 };
 /// A mask and the operands it selects between, or two matrices compared: one shape (they do not broadcast).
