@@ -177,13 +177,23 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
   } else if constexpr (!operation_check<Op, differentiable, typename operands::lhs, typename operands::rhs>::ok) {
     return shape_error{};  // the check's static_assert has said what op lacks
   } else if constexpr (!is_matrix_operation<Op> && (Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>)) {
-    // A number beside a matrix is used for every element; two matrices must have one shape.
+    // A number beside a matrix is used for every element; two matrices must have one shape, or shapes
+    // that broadcast: the one with a 1 where the other has more is replicated to the result's shape by
+    // a broadcast node (operation/elementwise.hpp), whose rule sums the adjoint over the axis.
     constexpr shape a = shape_of<value_type_of_t<X>>, b = shape_of<value_type_of_t<Y>>;
     constexpr shape a_used = Matrix<value_type_of_t<X>> ? a : b, b_used = Matrix<value_type_of_t<Y>> ? b : a;
-    if constexpr (shapes::elementwise_shapes<a_used, b_used>::ok)
-      return make_binary(elementwise_binary<Op>{op}, std::forward<X>(x), std::forward<Y>(y));
-    else
+    using fits = shapes::elementwise_shapes<a_used, b_used>;
+    using to_result = broadcast_to<fits::result.rows, fits::result.cols>;
+    if constexpr (!fits::ok)
       return shape_error{};  // the check's static_assert has named the shapes
+    else if constexpr (a_used == b_used)
+      return make_binary(elementwise_binary<Op>{op}, std::forward<X>(x), std::forward<Y>(y));
+    else if constexpr (a_used == fits::result)
+      return make_binary(op, std::forward<X>(x), make_unary(to_result{}, std::forward<Y>(y)));
+    else if constexpr (b_used == fits::result)
+      return make_binary(op, make_unary(to_result{}, std::forward<X>(x)), std::forward<Y>(y));
+    else
+      return make_binary(op, make_unary(to_result{}, std::forward<X>(x)), make_unary(to_result{}, std::forward<Y>(y)));
   } else if constexpr (Differentiable<X> || Differentiable<Y>) {
     using T = typename binary_value<X, Y>::type;
     using A = decltype(as_node<T>(std::forward<X>(x)));

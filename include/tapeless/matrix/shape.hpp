@@ -3,7 +3,7 @@
 //
 // Each check is a class template instantiated with the shapes: when one fails, the compiler names the
 // operation and both shapes in the line that leads to the message (`matmul_shapes<{2, 3}, {2, 3}>`).
-// Tests: test/compile_fail/ test/unit/matrix/matrix_test.cpp
+// Tests: test/compile_fail/ test/unit/matrix/matrix_test.cpp test/unit/ops/elementwise/broadcast_test.cpp
 #pragma once
 
 #include <tapeless/matrix/matrix.hpp>
@@ -36,9 +36,26 @@ struct matmul_shapes {
   static_assert(A.cols == B.rows, "tl::matmul(A, B): the columns of A must equal the rows of B");
   static constexpr bool ok = A.cols == B.rows;
 };
+/// Two shapes of an elementwise binary operation: one shape, or shapes that broadcast as NumPy's do
+/// (each axis of one extent, or 1 in one of them: a 1 x C row beside an R x C matrix is used for every
+/// row, an R x 1 column for every column, a 1 x 1 matrix for every element, and an R x 1 column beside
+/// a 1 x C row gives R x C). `result` is the shape of the operation's value.
 template <shape A, shape B>
 struct elementwise_shapes {
-  static_assert(A == B, "an elementwise operation (+ - * / pow min max if_else) needs two matrices of one shape");
+  static constexpr bool ok =
+      (A.rows == B.rows || A.rows == 1 || B.rows == 1) && (A.cols == B.cols || A.cols == 1 || B.cols == 1);
+  static_assert(ok,
+                "an elementwise operation (+ - * / pow min max) needs two matrices of one shape, or a 1 x C row "
+                "or an R x 1 column beside an R x C matrix, which it broadcasts: give the row as many columns as "
+                "the matrix, or the column as many rows (tl::transpose, tl::reshape)");
+  static constexpr shape result{A.rows == 1 ? B.rows : A.rows, A.cols == 1 ? B.cols : A.cols};
+};
+/// A mask and the operands it selects between, or two matrices compared: one shape (they do not broadcast).
+template <shape A, shape B>
+struct mask_shapes {
+  static_assert(A == B,
+                "a comparison (< > <= >= == !=) or tl::if_else takes matrices of one shape, which it does not "
+                "broadcast: give a row or column the matrix's shape first (b + tl::zeros_like(A))");
   static constexpr bool ok = A == B;
 };
 template <shape A, shape B>
@@ -102,5 +119,53 @@ struct outer_shapes {
   static constexpr bool ok = A.cols == 1 && B.cols == 1;
 };
 }  // namespace shapes
+
+namespace detail {
+/// The plain matrix x replicated to R x C, each axis where x has 1 element: the value of a broadcast
+/// (shapes::elementwise_shapes).
+template <std::size_t R, std::size_t C, class T, std::size_t Rx, std::size_t Cx>
+constexpr matrix<T, R, C> broadcast_value(const matrix<T, Rx, Cx>& x) {
+  static_assert((Rx == 1 || Rx == R) && (Cx == 1 || Cx == C), "broadcast: x's shape must fit in R x C");
+  matrix<T, R, C> y(uninitialized);
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t j = 0; j < C; ++j) y(i, j) = x(Rx == 1 ? 0 : i, Cx == 1 ? 0 : j);
+  return y;
+}
+
+/// a op b of plain matrices of two shapes, broadcast as in expressions; when they do not fit, after
+/// the check's message, a itself, so that no second error follows.
+template <class Op, class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+constexpr auto broadcast_plain(Op op, const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+  using fits = shapes::elementwise_shapes<shape{Ra, Ca}, shape{Rb, Cb}>;
+  if constexpr (fits::ok)
+    return op(broadcast_value<fits::result.rows, fits::result.cols>(a),
+              broadcast_value<fits::result.rows, fits::result.cols>(b));
+  else
+    return a;
+}
+}  // namespace detail
+
+// + - * / of plain matrices of two shapes (those of one shape are matrix's own): they broadcast as
+// they do between expressions, so that `A + b` means one thing whether A is data or an argument.
+template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+  requires(Ra != Rb || Ca != Cb)
+constexpr auto operator+(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+  return detail::broadcast_plain([](auto x, const auto& y) { return x += y; }, a, b);
+}
+template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+  requires(Ra != Rb || Ca != Cb)
+constexpr auto operator-(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+  return detail::broadcast_plain([](auto x, const auto& y) { return x -= y; }, a, b);
+}
+template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+  requires(Ra != Rb || Ca != Cb)
+constexpr auto operator*(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+  return detail::broadcast_plain([](auto x, const auto& y) { return x *= y; }, a, b);
+}
+template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+  requires(Ra != Rb || Ca != Cb)
+constexpr auto operator/(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+  return detail::broadcast_plain([](auto x, const auto& y) { return x /= y; }, a, b);
+}
 
 }  // namespace tapeless

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/shape.hpp>
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/simd/map.hpp>
@@ -126,5 +127,36 @@ struct elementwise_binary : matrix_operation {
     }
   }
 };
+
+/// y = x replicated to R x C: a 1 x C row used for every row, an R x 1 column for every column, a
+/// 1 x 1 matrix for every element (NumPy's broadcasting of two shapes). make_binary inserts it where a
+/// binary operation's two matrices differ in shape along axes where one of them is 1, so that the
+/// elementwise operation, its fused loop and its rule see two matrices of one shape. Each element of x
+/// is used for a whole line of y, so its adjoint is the sum of g over that line: the sum over the axes
+/// it replicates. The rule takes g as a matrix: it reads nothing of x and y but their shapes.
+template <std::size_t R, std::size_t C>
+struct broadcast_to : matrix_operation {
+  static constexpr operation_traits traits{.name = "broadcast", .vjp_reads = reads_nothing};
+
+  template <class T, std::size_t Rx, std::size_t Cx>
+  static constexpr matrix<T, R, C> value(const matrix<T, Rx, Cx>& x) {
+    return broadcast_value<R, C>(x);
+  }
+  // Summed along i, then j, in the order tl::outer's rule sums a row's or a column's adjoint, so that
+  // the same function written with tl::outer(ones, b) adds the same terms in the same order.
+  template <class T, std::size_t Rx, std::size_t Cx>
+  static constexpr matrix<T, Rx, Cx> vjp(const matrix<T, R, C>& g, const matrix<T, Rx, Cx>&, const matrix<T, R, C>&) {
+    matrix<T, Rx, Cx> gx;  // every element 0
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) gx(Rx == 1 ? 0 : i, Cx == 1 ? 0 : j) += g(i, j);
+    return gx;
+  }
+};
+
+/// Whether Op is a broadcast_to (ops/shape.hpp reads a part of its value from the line).
+template <class Op>
+inline constexpr bool is_broadcast = false;
+template <std::size_t R, std::size_t C>
+inline constexpr bool is_broadcast<broadcast_to<R, C>> = true;
 
 }  // namespace tapeless::detail

@@ -168,7 +168,7 @@ constexpr auto compare_elements(Cmp cmp, const X& x, const Y& y) {
   using VY = value_type_of_t<Y>;
   constexpr shape a = shape_of<VX>, b = shape_of<VY>;
   constexpr shape a_used = Matrix<VX> ? a : b, b_used = Matrix<VY> ? b : a;
-  if constexpr (shapes::elementwise_shapes<a_used, b_used>::ok) {
+  if constexpr (shapes::mask_shapes<a_used, b_used>::ok) {
     const auto& vx = value_of(x);
     const auto& vy = value_of(y);
     mask<a_used.rows, a_used.cols> m;
@@ -271,11 +271,11 @@ constexpr auto if_else(const mask<R, C>& cond, A&& a, B&& b) {
   constexpr shape sm{R, C};
   constexpr shape sa = Matrix<value_type_of_t<A>> ? shape_of<value_type_of_t<A>> : sm;
   constexpr shape sb = Matrix<value_type_of_t<B>> ? shape_of<value_type_of_t<B>> : sm;
-  if constexpr (detail::any_shape_error<A, B> || !shapes::elementwise_shapes<sm, sa>::ok)
+  if constexpr (detail::any_shape_error<A, B> || !shapes::mask_shapes<sm, sa>::ok)
     return detail::shape_error{};
   else
-    return detail::checked_node<shapes::elementwise_shapes<sm, sb>, true>(ops::select_elements<R, C>(cond),
-                                                                          std::forward<A>(a), std::forward<B>(b));
+    return detail::checked_node<shapes::mask_shapes<sm, sb>, true>(ops::select_elements<R, C>(cond), std::forward<A>(a),
+                                                                   std::forward<B>(b));
 }
 
 }  // namespace tapeless

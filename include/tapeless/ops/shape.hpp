@@ -251,6 +251,44 @@ TAPELESS_BUILD_INLINE constexpr void check_index(std::size_t index, std::size_t 
 template <class E, class Part>
 constexpr auto part_node(const E& e, const Part& part);
 
+/// The part of a broadcast row or column (operation/elementwise.hpp, broadcast_to) read from the line
+/// itself, so that an access in a loop over the elements or rows costs the part, not the R x C
+/// replication: an element is an element of the line; row i is the line's row (row 0 of a 1 x C row,
+/// row i of an R x 1 column), repeated along the row if the line has one column; col j likewise. Other
+/// parts (a slice) read the replicated value (void here).
+template <class E, class Part>
+struct line_of_broadcast {
+  using type = void;
+};
+template <class E, class Part>
+  requires(is_broadcast<operation_of_t<E>> &&
+           (std::is_same_v<Part, ops::element> || std::is_same_v<Part, ops::row> || std::is_same_v<Part, ops::col>))
+struct line_of_broadcast<E, Part> {
+  using type = line_of_broadcast;
+  using M = typename E::value_type;
+  using X = typename std::remove_cvref_t<child_t<0, E>>::value_type;
+  template <class Line>
+  static constexpr auto of(const Line& x, const Part& part) {
+    if constexpr (std::is_same_v<Part, ops::element>) {
+      const std::size_t i = X::rows() == 1 ? 0 : part.index / M::cols();
+      const std::size_t j = X::cols() == 1 ? 0 : part.index % M::cols();
+      return part_node(x, ops::element(i * X::cols() + j));
+    } else if constexpr (std::is_same_v<Part, ops::row>) {
+      auto line = part_node(x, ops::row(X::rows() == 1 ? 0 : part.index));
+      if constexpr (X::cols() == M::cols())
+        return line;
+      else
+        return make_unary(broadcast_to<1, M::cols()>{}, std::move(line));
+    } else {
+      auto line = part_node(x, ops::col(X::cols() == 1 ? 0 : part.index));
+      if constexpr (X::rows() == M::rows())
+        return line;
+      else
+        return make_unary(broadcast_to<M::rows(), 1>{}, std::move(line));
+    }
+  }
+};
+
 /// What the part of an elementwise operation reads of its operand x: that part of a matrix, or the
 /// number itself, which a number beside a matrix stands for at every element.
 template <class X, class Part>
@@ -270,7 +308,9 @@ constexpr auto operand_part_node(const X& x, const Part& part) {
 /// in its place, without the zeros around it (adjoint/structured.hpp).
 template <class E, class Part>
 constexpr auto part_node(const E& e, const Part& part) {
-  if constexpr (is_elementwise_node<E> && child_count<E> == 1)
+  if constexpr (!std::is_void_v<typename line_of_broadcast<E, Part>::type>) {
+    return line_of_broadcast<E, Part>::of(child<0>(e), part);
+  } else if constexpr (is_elementwise_node<E> && child_count<E> == 1)
     return make_unary(e.op.op, operand_part_node(child<0>(e), part));
   else if constexpr (is_elementwise_node<E>)
     return make_binary(e.op.op, operand_part_node(child<0>(e), part), operand_part_node(child<1>(e), part));
