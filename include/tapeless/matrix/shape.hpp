@@ -145,25 +145,31 @@ constexpr auto broadcast_plain(Op op, const matrix<T, Ra, Ca>& a, const matrix<T
 }
 }  // namespace detail
 
-// + - * / of plain matrices of two shapes (those of one shape are matrix's own): they broadcast as
-// they do between expressions, so that `A + b` means one thing whether A is data or an argument.
+namespace detail {
+/// Whether every extent is fixed: the broadcasts below are of fixed shapes.
+template <std::size_t... Extent>
+inline constexpr bool fixed_shapes = (fixed_extent(Extent) && ...);
+}  // namespace detail
+
+// + - * / of plain matrices of two fixed shapes (those of one shape are matrix's own): they broadcast
+// as they do between expressions, so that `A + b` means one thing whether A is data or an argument.
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(Ra != Rb || Ca != Cb)
+  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
 constexpr auto operator+(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
   return detail::broadcast_plain([](auto x, const auto& y) { return x += y; }, a, b);
 }
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(Ra != Rb || Ca != Cb)
+  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
 constexpr auto operator-(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
   return detail::broadcast_plain([](auto x, const auto& y) { return x -= y; }, a, b);
 }
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(Ra != Rb || Ca != Cb)
+  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
 constexpr auto operator*(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
   return detail::broadcast_plain([](auto x, const auto& y) { return x *= y; }, a, b);
 }
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(Ra != Rb || Ca != Cb)
+  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
 constexpr auto operator/(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
   return detail::broadcast_plain([](auto x, const auto& y) { return x /= y; }, a, b);
 }

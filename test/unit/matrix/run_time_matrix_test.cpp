@@ -218,3 +218,14 @@ TEST_CASE("bounded extents work in constant expressions") {
   static_assert(m.rows() == 2 && m(1, 0) == 3.0);
   static_assert(sizeof(tl::vector<double, tl::bounded<16>>) == 16 * sizeof(double) + 2 * sizeof(std::size_t));
 }
+
+TEST_CASE("matrices of run-time extents combine only with their own type") {
+  // The broadcasts of plain fixed matrices (matrix/shape.hpp) do not take run-time extents.
+  constexpr auto adds = []<class A, class B>(const A&, const B&) {
+    return requires(const A& a, const B& b) { a + b; };
+  };
+  static_assert(adds(dvec(), dvec()));
+  static_assert(!adds(dvec(), tl::vector<double, tl::bounded<3>>()));
+  static_assert(!adds(dmat(), tl::matrix<double, 1, 3>()));
+  CHECK(dvec{1.0} + dvec{2.0} == dvec{3.0});
+}
