@@ -219,13 +219,17 @@ TEST_CASE("bounded extents work in constant expressions") {
   static_assert(sizeof(tl::vector<double, tl::bounded<16>>) == 16 * sizeof(double) + 2 * sizeof(std::size_t));
 }
 
-TEST_CASE("matrices of run-time extents combine only with their own type") {
-  // The broadcasts of plain fixed matrices (matrix/shape.hpp) do not take run-time extents.
+TEST_CASE("a fixed matrix beside a run-time one converts to it; two run-time kinds do not mix") {
+  // The broadcasts of plain fixed matrices (matrix/shape.hpp) do not take run-time extents: a fixed
+  // operand converts, and the shapes must then be equal.
   constexpr auto adds = []<class A, class B>(const A&, const B&) {
     return requires(const A& a, const B& b) { a + b; };
   };
   static_assert(adds(dvec(), dvec()));
   static_assert(!adds(dvec(), tl::vector<double, tl::bounded<3>>()));
-  static_assert(!adds(dmat(), tl::matrix<double, 1, 3>()));
-  CHECK(dvec{1.0} + dvec{2.0} == dvec{3.0});
+  const dmat a{{1, 2, 3}};
+  const tl::matrix<double, 1, 3> row{{1, 2, 3}};
+  CHECK(a + row == dmat{{2, 4, 6}});
+  CHECK(message_of<std::invalid_argument>([&] { (void)(dmat(2, 3) + row); }) ==
+        "tl::matrix +=: shapes 2 x 3 and 1 x 3 differ");
 }
