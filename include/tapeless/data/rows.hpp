@@ -68,16 +68,14 @@ using column_start_t = typename column_start<E>::type;
 
 /// The value of a row of a column of elements E: E, or the row type a computed column states.
 template <class E>
-struct row_value {
-  using type = E;
-};
+constexpr auto row_value() {
+  if constexpr (requires { typename E::row_type; })
+    return std::type_identity<typename E::row_type>{};
+  else
+    return std::type_identity<E>{};
+}
 template <class E>
-  requires requires { typename E::row_type; }
-struct row_value<E> {
-  using type = typename E::row_type;
-};
-template <class E>
-using row_value_t = typename row_value<E>::type;
+using row_value_t = typename decltype(row_value<E>())::type;
 
 /// Whether tl::rows reads X as the rows of a matrix, each a tl::vector of its C columns: a matrix whose
 /// C is fixed at compile time and above 1, or tl::row_vectors<C>(X).

@@ -48,16 +48,14 @@ concept eigen_argument = eigen_fixed<E> && std::floating_point<typename std::rem
 
 /// The type a value of E is held as: a Map or a Ref by the matrix it refers to (Eigen's PlainObject).
 template <class E>
-struct eigen_plain {
-  using type = E;
-};
+constexpr auto eigen_plain() {
+  if constexpr (requires { typename E::PlainObject; })
+    return std::type_identity<typename E::PlainObject>{};
+  else
+    return std::type_identity<E>{};
+}
 template <class E>
-  requires requires { typename E::PlainObject; }
-struct eigen_plain<E> {
-  using type = typename E::PlainObject;
-};
-template <class E>
-using eigen_plain_t = typename eigen_plain<std::remove_cvref_t<E>>::type;
+using eigen_plain_t = typename decltype(eigen_plain<std::remove_cvref_t<E>>())::type;
 
 /// The tl::matrix a fixed-size Eigen object becomes inside the engine.
 template <eigen_fixed E>
