@@ -51,7 +51,7 @@ SLOW_PEERS = ("adolc_tape", "sacado_rad")
 # the same run (bench/cases.hpp, tapeless_reference): the reference library, what the ratio is, and
 # its target as (at most, at least).
 TAPELESS_REFERENCES = {
-    # S11: the rows of run-time number against S6's fixed-shape matrix.
+    # S11 (over std::vector rows and over an Eigen::MatrixXd): rows of run-time number against S6's matrix.
     "tapeless_fixed_shape": ("tapeless / tapeless_fixed_shape", 1.10, None),
     # S13: the sum over threads against the sequential sum, as a speed-up.
     "tapeless_sequential": ("speed-up: tapeless_sequential / tapeless", None, 1.7),
@@ -351,7 +351,8 @@ def main():
         lines += [
             "Sums over rows of run-time number (`tl::sum_over`, `tl::mean_over` over `tl::rows`) are also "
             "measured against tapeless itself, in the same round: S11, the logistic regression over 256 rows "
-            "of `tl::vector<double, 8>`, against S6's fixed-shape matrix (`tapeless_fixed_shape`), at most "
+            "of `tl::vector<double, 8>` (and `_eigen`, over an `Eigen::MatrixXd` of 256 x 8 read in place as "
+            "`tl::row_vectors<8>`), against S6's fixed-shape matrix (`tapeless_fixed_shape`), at most "
             f"{TAPELESS_REFERENCES['tapeless_fixed_shape'][1]:.2f}x; S13, S10 at n = 10^6 summed over threads "
             "(`std::execution::par`), by its speed-up over the sequential sum (`tapeless_sequential`), at "
             f"least {TAPELESS_REFERENCES['tapeless_sequential'][2]:g}x. S13's row above has no hand-written "

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: BSL-1.0
 // bench/rows_bench.cpp: the cases of run-time size that are sums over data, S10 decay_fit, S11
-// logistic_rows and S13 decay_fit_parallel: tapeless's tl::sum_over and tl::mean_over over tl::rows,
-// beside the hand-written adjoints of a run-time number of rows, scalar and vectorised with xsimd, and
-// every peer library (bench/cases.hpp).
+// logistic_rows (over std::vector rows, and over an Eigen::MatrixXd) and S13 decay_fit_parallel:
+// tapeless's tl::sum_over and tl::mean_over over tl::rows, beside the hand-written adjoints of a
+// run-time number of rows, scalar and vectorised with xsimd, and every peer library (bench/cases.hpp).
 //
-// The data are std::vector: each kernel reads the number of rows at run time, as every peer does. S11
-// is also timed against S6, the same regression on a fixed-shape matrix (logistic_regression.hpp), and
-// S13, the sum over threads, against the sequential sum at the same n.
+// The data are std::vector, or an Eigen::MatrixXd read in place: each kernel reads the number of rows
+// at run time, as every peer does. S11 is also timed against S6, the same regression on a fixed-shape
+// matrix (logistic_regression.hpp), and S13, the sum over threads, against the sequential sum at the
+// same n.
 #include "adjoints.hpp"
 #include "cases.hpp"
 #include "logistic_regression.hpp"
 #include "simd.hpp"
 #include "suite.hpp"
 
+#include <Eigen/Core>
 #include <tapeless/parallel.hpp>
 
 #include <algorithm>
@@ -158,6 +160,20 @@ inline s11_in s11_inputs() {
   return in;
 }
 
+/// S6's loss over n rows in any number type T (the peers'), row i's j-th number x(i, j), its label y[i].
+template <class T, class Row, class Labels>
+T logistic_loss(std::size_t n, const Row& x, const Labels& y, const std::array<T, s6_k>& beta) {
+  using std::exp, std::log;
+  T value = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    T z = 0.0;
+    for (std::size_t j = 0; j < s6_k; ++j) z += x(i, j) * beta[j];
+    const T p = 1.0 / (1.0 + exp(-z));
+    value -= y[i] * log(p) + (1.0 - y[i]) * log(1.0 - p);
+  }
+  return T(value / static_cast<double>(n));
+}
+
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten(const s11_in& in) {
   return logistic_gradient(
       in.x.size(), [&x = in.x](std::size_t i, std::size_t j) { return x[i][j]; }, in.y, in.beta);
@@ -198,19 +214,17 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten_simd(const s11_in
   return beta_bar;
 }
 
+/// S11's term: row i's loss, x_i its features, y_i its label.
+constexpr auto s11_term = [](const auto& x_i, const auto& y_i, const auto& beta) {
+  // p is used twice: tl::let shares it, as in S6.
+  return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
+                 [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
+};
+
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_tapeless(const s11_in& in) {
   const auto& x = in.x;
   const auto& y = in.y;
-  return tl::grad([&x, &y](const auto& beta) {
-    return tl::mean_over(
-        tl::rows(x, y),
-        [](const auto& x_i, const auto& y_i, const auto& beta) {
-          // p is used twice: tl::let shares it, as in S6.
-          return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
-                         [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
-        },
-        beta);
-  })(in.beta);
+  return tl::grad([&x, &y](const auto& beta) { return tl::mean_over(tl::rows(x, y), s11_term, beta); })(in.beta);
 }
 
 /// S6's tapeless gradient on S11's numbers, in S6's fixed-shape matrix.
@@ -225,18 +239,111 @@ struct s11 : tapeless_bench::kernels<s11_inputs, s11_handwritten, s11_tapeless, 
   static std::array<double, s6_k> numbers(const s11_in& in) { return tapeless_bench::numbers(in.beta); }
   template <class T>
   static T f(const std::array<T, s6_k>& beta, const s11_in& in) {
-    using std::exp, std::log;
-    T value = 0.0;
-    for (std::size_t i = 0; i < in.x.size(); ++i) {
-      T z = 0.0;
-      for (std::size_t j = 0; j < s6_k; ++j) z += in.x[i][j] * beta[j];
-      const T p = 1.0 / (1.0 + exp(-z));
-      value -= in.y[i] * log(p) + (1.0 - in.y[i]) * log(1.0 - p);
+    return logistic_loss(
+        in.x.size(), [&x = in.x](std::size_t i, std::size_t j) { return x[i][j]; }, in.y, beta);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// S11_logistic_rows_eigen: S11 with X an Eigen::MatrixXd of 256 x 8, column-major as Eigen keeps it,
+// read in place as rows of 8 (tl::row_vectors<8>), and y an Eigen::VectorXd; the same numbers. The
+// hand-written adjoints read the same matrix: the vectorised one takes a batch of rows of one column,
+// which column-major storage holds side by side.
+
+struct s11_eigen_in {
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  tl::vector<double, s6_k> beta;
+  s6_in fixed_shape;
+};
+
+inline s11_eigen_in s11_eigen_inputs() {
+  s11_eigen_in in;
+  in.fixed_shape = s6_inputs();
+  const s6_in& s6 = in.fixed_shape;
+  in.X.resize(s6_n, s6_k);
+  in.y.resize(s6_n);
+  for (std::size_t i = 0; i < s6_n; ++i) {
+    for (std::size_t j = 0; j < s6_k; ++j) in.X(Eigen::Index(i), Eigen::Index(j)) = s6.X(i, j);
+    in.y(Eigen::Index(i)) = s6.y[i];
+  }
+  in.beta = s6.beta;
+  return in;
+}
+
+/// Element (i, j) of an Eigen matrix, by std::size_t.
+inline auto eigen_element(const Eigen::MatrixXd& X) {
+  return [&X](std::size_t i, std::size_t j) { return X(Eigen::Index(i), Eigen::Index(j)); };
+}
+
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_handwritten(const s11_eigen_in& in) {
+  return logistic_gradient(static_cast<std::size_t>(in.X.rows()), eigen_element(in.X), in.y, in.beta);
+}
+
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_handwritten_simd(const s11_eigen_in& in) {
+  // In chunks of up to 256 rows, whose z_bar fit on the stack, a batch of rows at a time: z = X beta
+  // column by column, p = sigmoid(z) and z_bar = (p - y) / n; then beta_bar_j += column j . z_bar.
+  // The chunk's last rows short of a batch one at a time.
+  constexpr std::size_t chunk = 256;
+  const auto n = static_cast<std::size_t>(in.X.rows());
+  const double* X = in.X.data();
+  const double* y = in.y.data();
+  const double inv_n = 1.0 / static_cast<double>(n);
+  std::array<simd::batch, s6_k> g;
+  g.fill(simd::batch(0.0));
+  tl::vector<double, s6_k> beta_bar{};
+  std::array<double, chunk> z_bar;
+  for (std::size_t from = 0; from < n; from += chunk) {
+    const std::size_t rows = std::min(chunk, n - from), batched = rows - rows % simd::width;
+    for (std::size_t i = 0; i < batched; i += simd::width) {
+      simd::batch z(0.0);
+      for (std::size_t j = 0; j < s6_k; ++j)
+        z = xsimd::fma(simd::load(X + j * n + from + i), simd::batch(in.beta[j]), z);
+      const simd::batch p = 1.0 / (1.0 + xsimd::exp(-z));
+      simd::store(z_bar.data() + i, (p - simd::load(y + from + i)) * simd::batch(inv_n));
     }
-    return T(value / static_cast<double>(in.x.size()));
+    for (std::size_t i = batched; i < rows; ++i) {
+      double z = 0;
+      for (std::size_t j = 0; j < s6_k; ++j) z += X[j * n + from + i] * in.beta[j];
+      z_bar[i] = (1.0 / (1.0 + std::exp(-z)) - y[from + i]) * inv_n;
+    }
+    for (std::size_t j = 0; j < s6_k; ++j) {
+      for (std::size_t i = 0; i < batched; i += simd::width)
+        g[j] = xsimd::fma(simd::load(X + j * n + from + i), simd::load(z_bar.data() + i), g[j]);
+      for (std::size_t i = batched; i < rows; ++i) beta_bar[j] += X[j * n + from + i] * z_bar[i];
+    }
+  }
+  for (std::size_t j = 0; j < s6_k; ++j) beta_bar[j] += xsimd::hadd(g[j]);
+  return beta_bar;
+}
+
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_tapeless(const s11_eigen_in& in) {
+  const auto& X = in.X;
+  const auto& y = in.y;
+  return tl::grad([&X, &y](const auto& beta) {
+    return tl::mean_over(tl::rows(tl::row_vectors<s6_k>(X), y), s11_term, beta);
+  })(in.beta);
+}
+
+/// S6's tapeless gradient on the same numbers, in S6's fixed-shape matrix.
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_fixed_shape_tapeless(const s11_eigen_in& in) {
+  return s6_tapeless(in.fixed_shape);
+}
+
+struct s11_eigen
+    : tapeless_bench::kernels<s11_eigen_inputs, s11_eigen_handwritten, s11_eigen_tapeless, s11_eigen_handwritten_simd> {
+  static std::string name() { return "S11_logistic_rows_eigen"; }
+  static constexpr auto tapeless_reference = s11_eigen_fixed_shape_tapeless;
+  static constexpr const char* tapeless_reference_name = "tapeless_fixed_shape";
+  static std::array<double, s6_k> numbers(const s11_eigen_in& in) { return tapeless_bench::numbers(in.beta); }
+  template <class T>
+  static T f(const std::array<T, s6_k>& beta, const s11_eigen_in& in) {
+    return logistic_loss(static_cast<std::size_t>(in.X.rows()), eigen_element(in.X), in.y, beta);
   }
 };
 
 }  // namespace
 
-int main(int argc, char** argv) { return tapeless_bench::run<s10<1'000>, s10<100'000>, s11, s13>(argc, argv); }
+int main(int argc, char** argv) {
+  return tapeless_bench::run<s10<1'000>, s10<100'000>, s11, s11_eigen, s13>(argc, argv);
+}
