@@ -214,17 +214,21 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten_simd(const s11_in
   return beta_bar;
 }
 
-/// S11's term: row i's loss, x_i its features, y_i its label.
-constexpr auto s11_term = [](const auto& x_i, const auto& y_i, const auto& beta) {
-  // p is used twice: tl::let shares it, as in S6.
-  return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
-                 [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
-};
-
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_tapeless(const s11_in& in) {
   const auto& x = in.x;
   const auto& y = in.y;
-  return tl::grad([&x, &y](const auto& beta) { return tl::mean_over(tl::rows(x, y), s11_term, beta); })(in.beta);
+  // The term is written inside the call, not shared with S11_logistic_rows_eigen as a lambda at namespace
+  // scope: so written, g++ made the sum take twice the instructions (callgrind, 17,660 against 8,830).
+  return tl::grad([&x, &y](const auto& beta) {
+    return tl::mean_over(
+        tl::rows(x, y),
+        [](const auto& x_i, const auto& y_i, const auto& beta) {
+          // p is used twice: tl::let shares it, as in S6.
+          return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
+                         [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
+        },
+        beta);
+  })(in.beta);
 }
 
 /// S6's tapeless gradient on S11's numbers, in S6's fixed-shape matrix.
@@ -321,7 +325,14 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_tapeless(const s11_eige
   const auto& X = in.X;
   const auto& y = in.y;
   return tl::grad([&X, &y](const auto& beta) {
-    return tl::mean_over(tl::rows(tl::row_vectors<s6_k>(X), y), s11_term, beta);
+    return tl::mean_over(
+        tl::rows(tl::row_vectors<s6_k>(X), y),
+        [](const auto& x_i, const auto& y_i, const auto& beta) {
+          // p is used twice: tl::let shares it, as in S6.
+          return tl::let(tl::sigmoid(tl::dot(x_i, beta)),
+                         [&y_i](const auto& p) { return -(y_i * tl::log(p) + (1.0 - y_i) * tl::log(1.0 - p)); });
+        },
+        beta);
   })(in.beta);
 }
 
