@@ -217,8 +217,9 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_handwritten_simd(const s11_in
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_tapeless(const s11_in& in) {
   const auto& x = in.x;
   const auto& y = in.y;
-  // The term is written inside the call, not shared with S11_logistic_rows_eigen as a lambda at namespace
-  // scope: so written, g++ made the sum take twice the instructions (callgrind, 17,660 against 8,830).
+  // The term is written inside the call, as S11_logistic_rows_eigen's is: shared with it as a lambda at
+  // namespace scope, or as a function template the body calls, the sum took twice the instructions
+  // (callgrind, 17,660 and 17,690 against 8,830).
   return tl::grad([&x, &y](const auto& beta) {
     return tl::mean_over(
         tl::rows(x, y),
