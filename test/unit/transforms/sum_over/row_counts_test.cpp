@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tl::sum_over and tl::mean_over at every row count where a batch or a block begins or ends (0, 1,
-// lanes ± 1, block ± 1, many blocks), for each kind of body: S10's decay least squares (three numbers), a
-// logistic regression over rows of 8 numbers (a vector parameter), a matrix parameter over rows of
+// lanes ± 1, block ± 1, many blocks), for each kind of body: S10's decay least squares (three numbers,
+// over columns of std::vector, std::span and run-time tl::vector), a logistic regression over rows of
+// 8 numbers (a vector parameter), a matrix parameter over rows of
 // 2 x 3 matrices, a term of the parameters only, and float data in a function of doubles. Each value
 // and gradient against the sum written by hand (test/support/row_sum_check.hpp), and against finite
 // differences with tl::check_gradient (up to a few blocks under the sanitizers); outside grad, on plain numbers, each
@@ -86,6 +87,24 @@ TEST_CASE("the same over spans of the columns") {
     const auto d = decay_data(n);
     const std::span<const double> t{d.t}, y{d.y};
     check_decay(t, y, decay_expected(d, decay_a, decay_b, decay_c));
+  }
+}
+
+TEST_CASE("the same over columns of tl::vector<double, tl::dynamic>, and of tl::bounded extents") {
+  for (const std::size_t n : row_counts()) {
+    CAPTURE(n);
+    const auto d = decay_data(n);
+    tl::vector<double, tl::dynamic> t(n), y(n);
+    std::copy(d.t.begin(), d.t.end(), t.begin());
+    std::copy(d.y.begin(), d.y.end(), y.begin());
+    check_decay(t, y, decay_expected(d, decay_a, decay_b, decay_c));
+    constexpr std::size_t bound = 64;  // inline storage: the counts up to it
+    if (n <= bound) {
+      tl::vector<double, tl::bounded<bound>> tb(n), yb(n);
+      std::copy(d.t.begin(), d.t.end(), tb.begin());
+      std::copy(d.y.begin(), d.y.end(), yb.begin());
+      check_decay(tb, yb, decay_expected(d, decay_a, decay_b, decay_c));
+    }
   }
 }
 
