@@ -46,6 +46,25 @@ struct expression : detail::expression_tag {
     return element_of(self(), i, detail::layer_above{});
   }
 
+  /// The extents of a matrix-valued node, its value's: constants of its type, which f reads to size a
+  /// loop or a slice (tl::indices(x.size() - 1)) without naming them again. A number-valued node has
+  /// none, as a number has none.
+  template <class D = Derived>
+    requires Matrix<typename D::value_type>
+  [[nodiscard]] static constexpr std::size_t rows() noexcept {
+    return D::value_type::rows();
+  }
+  template <class D = Derived>
+    requires Matrix<typename D::value_type>
+  [[nodiscard]] static constexpr std::size_t cols() noexcept {
+    return D::value_type::cols();
+  }
+  template <class D = Derived>
+    requires Matrix<typename D::value_type>
+  [[nodiscard]] static constexpr std::size_t size() noexcept {
+    return D::value_type::size();
+  }
+
   /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
   /// take the value of one of another type. The copy or move assignment of s reaches another node only
   /// through this conversion, which no valid program makes; both stop at one sentence that names the fix.

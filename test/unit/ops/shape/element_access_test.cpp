@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace tl = tapeless;
@@ -76,6 +77,35 @@ TEST_CASE("v[i] and A(i, j) of arguments") {
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t j = 0; j < 4; ++j)
       CHECK(tl::grad([i, j](const auto& X) { return X(i, j) * 3.0; })(A) == one_hot<M34>(i * 4 + j, 3.0));
+}
+
+TEST_CASE("a matrix expression's rows(), cols() and size() are its value's, constants of its type") {
+  fd::rng r{3307};
+  const M34 a = mx::random<M34>(r, -2, 2);
+  const auto f = [](const auto& A) {
+    using E = std::remove_cvref_t<decltype(A)>;
+    static_assert(E::rows() == 3 && E::cols() == 4 && E::size() == 12);
+    const auto t = tl::transpose(A);
+    static_assert(decltype(t)::rows() == 4 && decltype(t)::cols() == 3);
+    const auto r = tl::row(A, 1);
+    static_assert(decltype(r)::rows() == 1 && decltype(r)::size() == 4);
+    // Read at run time too: a sum over the indices of the last row, sized by it.
+    return tl::sum_over(
+        tl::indices(A.cols()), [](std::size_t j, const auto& row) { return tl::square(row[j]); }, r);
+  };
+  const auto [value, gradient] = tl::value_and_grad(f)(a);
+  double expected = 0;
+  for (std::size_t j = 0; j < 4; ++j) expected += a(1, j) * a(1, j);
+  CHECK(fd::rel_error(value, expected) < exact_tol);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(gradient(i, j) == (i == 1 ? 2 * a(i, j) : 0.0));
+  mx::check_fd("the squares of a row, over its indices", f, fd_tol, a);
+  const auto scalar = [](const auto& A) {
+    const auto s = tl::sum(A);
+    static_assert(!requires { s.size(); }, "a number-valued node has no extents");
+    return s;
+  };
+  CHECK(tl::grad(scalar)(a) == M34::filled(1.0));
 }
 
 TEST_CASE("elements of row, col and slice of arguments") {
