@@ -51,19 +51,13 @@ struct expression : detail::expression_tag {
   /// none, as a number has none.
   template <class D = Derived>
     requires Matrix<typename D::value_type>
-  [[nodiscard]] static constexpr std::size_t rows() noexcept {
-    return D::value_type::rows();
-  }
+  [[nodiscard]] static constexpr std::size_t rows() noexcept { return D::value_type::rows(); }
   template <class D = Derived>
     requires Matrix<typename D::value_type>
-  [[nodiscard]] static constexpr std::size_t cols() noexcept {
-    return D::value_type::cols();
-  }
+  [[nodiscard]] static constexpr std::size_t cols() noexcept { return D::value_type::cols(); }
   template <class D = Derived>
     requires Matrix<typename D::value_type>
-  [[nodiscard]] static constexpr std::size_t size() noexcept {
-    return D::value_type::size();
-  }
+  [[nodiscard]] static constexpr std::size_t size() noexcept { return D::value_type::size(); }
 
   /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
   /// take the value of one of another type. The copy or move assignment of s reaches another node only

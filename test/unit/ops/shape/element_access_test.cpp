@@ -102,7 +102,8 @@ TEST_CASE("a matrix expression's rows(), cols() and size() are its value's, cons
   mx::check_fd("the squares of a row, over its indices", f, fd_tol, a);
   const auto scalar = [](const auto& A) {
     const auto s = tl::sum(A);
-    static_assert(!requires { s.size(); }, "a number-valued node has no extents");
+    constexpr bool has_extents = requires { s.size(); };
+    static_assert(!has_extents, "a number-valued node has no extents");
     return s;
   };
   CHECK(tl::grad(scalar)(a) == M34::filled(1.0));
