@@ -287,6 +287,30 @@ inline expected<3> parameters_expected(std::size_t n, double a, double b) {
   return e;
 }
 
+/// The Lennard-Jones energy of the particles in the first n rows of p (x, y, z each) and its gradient
+/// in p's elements (row-major, of p's size), by hand in long double.
+template <class P>
+std::pair<long double, std::vector<long double>> lennard_jones_by_hand(const P& p, std::size_t n) {
+  long double energy = 0;
+  std::vector<long double> gradient(p.size(), 0.0L);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      long double r[3], r2 = 0;
+      for (std::size_t c = 0; c < 3; ++c) {
+        r[c] = static_cast<long double>(p(i, c)) - p(j, c);
+        r2 += r[c] * r[c];
+      }
+      const long double s6 = 1 / (r2 * r2 * r2);
+      energy += 4 * (s6 * s6 - s6);
+      const long double d_r2 = 4 * (-3 * s6 / r2) * (2 * s6 - 1);
+      for (std::size_t c = 0; c < 3; ++c) {
+        gradient[3 * i + c] += 2 * d_r2 * r[c];
+        gradient[3 * j + c] -= 2 * d_r2 * r[c];
+      }
+    }
+  return {energy, gradient};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Comparison.
 

@@ -285,7 +285,7 @@ struct scaled {
   constexpr void each(Target& target, const F& f) const {
     const M& m = *of;
     const T c = factor;
-    for (std::size_t i = 0; i < M::size(); ++i) f(target[i], m[i] * c);
+    for (std::size_t i = 0; i < m.size(); ++i) f(target[i], m[i] * c);  // a fixed M's size is a constant
   }
 };
 

@@ -58,6 +58,17 @@ struct expression : detail::expression_tag {
   template <class D = Derived>
     requires Matrix<typename D::value_type>
   [[nodiscard]] static constexpr std::size_t size() noexcept { return D::value_type::size(); }
+  /// Those of a node of run-time extents (a leaf of a tl::vector<double, tl::dynamic>), read from its
+  /// value at run time.
+  template <class D = Derived>
+    requires RunTimeMatrix<typename D::value_type>
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return static_cast<const D&>(*this).value().rows(); }
+  template <class D = Derived>
+    requires RunTimeMatrix<typename D::value_type>
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return static_cast<const D&>(*this).value().cols(); }
+  template <class D = Derived>
+    requires RunTimeMatrix<typename D::value_type>
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return static_cast<const D&>(*this).value().size(); }
 
   /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
   /// take the value of one of another type. The copy or move assignment of s reaches another node only
@@ -134,6 +145,10 @@ struct scalar_of {
   using type = std::remove_cvref_t<V>;
 };
 template <Matrix M>
+struct scalar_of<M> {
+  using type = typename std::remove_cvref_t<M>::value_type;
+};
+template <RunTimeMatrix M>
 struct scalar_of<M> {
   using type = typename std::remove_cvref_t<M>::value_type;
 };

@@ -37,8 +37,10 @@ struct argument : expression<argument<Slot, T>> {
 };
 
 /// A matrix argument refers to the caller's matrix, which outlives both the call of f and the sweep:
-/// a leaf that is used many times (every x[i]) then costs a pointer, not a copy of the matrix.
-template <std::size_t Slot, Matrix M>
+/// a leaf that is used many times (every x[i]) then costs a pointer, not a copy of the matrix. One of
+/// run-time extents answers them at run time (expr/expression.hpp), so that f sizes its loops by them.
+template <std::size_t Slot, class M>
+  requires(Matrix<M> || RunTimeMatrix<M>)
 struct argument<Slot, M> : expression<argument<Slot, M>> {
   using value_type = M;
   static constexpr std::size_t slot = Slot;

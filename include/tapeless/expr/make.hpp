@@ -139,10 +139,32 @@ struct binary_operands {
       std::conditional_t<is_matrix_operation<Op>, decltype(as_number<T>(std::declval<const value_type_of_t<Y>&>())), T>;
 };
 
+/// Whether no operand is an array of run-time extents; if one is, stopped here with one sentence. The
+/// makers of operations over whole matrices ask it before their own checks of the operands' kind.
+template <class... X>
+constexpr bool fixed_extents_in() {
+  constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
+  static_assert(ok,
+                "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded), which tapeless "
+                "does not differentiate; read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a "
+                "tl::sum_over over tl::indices(x.size()) or tl::pairs(n)");
+  return ok;
+}
+
+/// Whether op takes the operands X...: any of fixed shape; one of run-time extents only if op says so
+/// (operation_traits::takes_run_time_extents).
+template <class Op, class... X>
+constexpr bool takes_extents_of() {
+  if constexpr (traits_of<Op>().takes_run_time_extents)
+    return true;
+  else
+    return fixed_extents_in<X...>();
+}
+
 template <class Op, class X>
 TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
   // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
-  if constexpr (ShapeError<X>) {
+  if constexpr (ShapeError<X> || !takes_extents_of<Op, X>()) {
     return shape_error{};
   } else if constexpr (!operation_check<Op, Differentiable<X>, unary_operand_t<Op, X>>::ok) {
     return shape_error{};  // the check's static_assert has said what op lacks
@@ -172,7 +194,7 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
   using operands = binary_operands<Op, X, Y>;
   constexpr bool differentiable = Differentiable<X> || Differentiable<Y>;
   // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
-  if constexpr (any_shape_error<X, Y>) {
+  if constexpr (any_shape_error<X, Y> || !takes_extents_of<Op, X, Y>()) {
     return shape_error{};
   } else if constexpr (!operation_check<Op, differentiable, typename operands::lhs, typename operands::rhs>::ok) {
     return shape_error{};  // the check's static_assert has said what op lacks

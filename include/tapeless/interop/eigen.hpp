@@ -5,9 +5,10 @@
 // Scalar, data()), not by its name, so tapeless needs Eigen only in a unit that includes it itself.
 // A fixed-size one passed to a transform is copied into a tl::matrix of its shape, element (i, j) to
 // element (i, j) whatever its storage order, and what comes back for it (a gradient, a block of a
-// Hessian) is converted to its own plain type. Where its elements are counted one after another (the
-// rows and columns of a Hessian or Jacobian block, a flat target of tl::into), they are counted in
-// its storage order, as data() lays them out.
+// Hessian) is converted to its own plain type; one of run-time size (VectorXd, MatrixXd, a Map or Ref
+// of one), passed to tl::grad, likewise into a tl::matrix of run-time extents. Where its elements are counted one after
+// another (the rows and columns of a Hessian or Jacobian block, a flat target of tl::into), they are counted in its
+// storage order, as data() lays them out.
 #pragma once
 
 #include <tapeless/matrix/matrix.hpp>
@@ -38,9 +39,15 @@ template <class E>
 concept eigen_fixed = eigen_dense<std::remove_cvref_t<E>> &&(std::remove_cvref_t<E>::RowsAtCompileTime > 0) &&
                       (std::remove_cvref_t<E>::ColsAtCompileTime > 0);
 
-/// An Eigen dense object whose shape is known at run time only, which no transform takes as an argument.
+/// An Eigen dense object whose shape is known at run time only (VectorXd, MatrixXd, a Map or Ref of one).
 template <class E>
 concept eigen_of_run_time_size = eigen_dense<std::remove_cvref_t<E>> && !eigen_fixed<E>;
+
+/// One of floating-point numbers: an argument of tl::grad and tl::value_and_grad, as a tl::matrix of
+/// run-time extents.
+template <class E>
+concept eigen_run_time_argument =
+    eigen_of_run_time_size<E> && std::floating_point<typename std::remove_cvref_t<E>::Scalar>;
 
 /// A fixed-size Eigen object of floating-point numbers: what the transforms take beside tl's own types.
 template <class E>
@@ -63,6 +70,15 @@ using eigen_matrix_t = matrix<std::remove_cv_t<typename std::remove_cvref_t<E>::
                               static_cast<std::size_t>(std::remove_cvref_t<E>::RowsAtCompileTime),
                               static_cast<std::size_t>(std::remove_cvref_t<E>::ColsAtCompileTime)>;
 
+/// A tl::matrix extent for an Eigen one: Eigen::Dynamic (-1) is tl::dynamic.
+constexpr std::size_t extent_of_eigen(int extent) { return extent < 0 ? dynamic : static_cast<std::size_t>(extent); }
+
+/// The tl::matrix of run-time extents an Eigen object of run-time size becomes inside the engine.
+template <eigen_of_run_time_size E>
+using eigen_run_time_matrix_t = matrix<std::remove_cv_t<typename std::remove_cvref_t<E>::Scalar>,
+                                       extent_of_eigen(std::remove_cvref_t<E>::RowsAtCompileTime),
+                                       extent_of_eigen(std::remove_cvref_t<E>::ColsAtCompileTime)>;
+
 /// Eigen's index type, which its operator() takes.
 using eigen_index = std::ptrdiff_t;
 
@@ -75,10 +91,24 @@ constexpr eigen_matrix_t<E> to_matrix(const E& e) {
   return m;
 }
 
-/// m as the plain Eigen type P, element (i, j) of each.
+/// e as a tl::matrix of its run-time extents, element (i, j) of each.
+template <eigen_of_run_time_size E>
+eigen_run_time_matrix_t<E> to_run_time_matrix(const E& e) {
+  eigen_run_time_matrix_t<E> m(static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols()));
+  for (std::size_t i = 0; i < m.rows(); ++i)
+    for (std::size_t j = 0; j < m.cols(); ++j) m(i, j) = e(eigen_index(i), eigen_index(j));
+  return m;
+}
+
+/// m as the plain Eigen type P, element (i, j) of each; P of m's extents where they are run-time ones.
 template <class P, class M>
 constexpr P from_matrix(const M& m) {
-  P p;
+  P p = [&] {
+    if constexpr (RunTimeMatrix<M>)
+      return P(eigen_index(m.rows()), eigen_index(m.cols()));
+    else
+      return P();
+  }();
   for (std::size_t i = 0; i < m.rows(); ++i)
     for (std::size_t j = 0; j < m.cols(); ++j) p(eigen_index(i), eigen_index(j)) = m(i, j);
   return p;
@@ -91,6 +121,15 @@ constexpr std::size_t storage_index(std::size_t k) {
   constexpr auto rows = static_cast<std::size_t>(P::RowsAtCompileTime);
   constexpr auto cols = static_cast<std::size_t>(P::ColsAtCompileTime);
   if constexpr (P::IsRowMajor || rows == 1 || cols == 1)
+    return k;
+  else
+    return k / cols + k % cols * rows;
+}
+
+/// The same for E of run-time size, rows x cols.
+template <eigen_of_run_time_size E>
+constexpr std::size_t storage_index_in(std::size_t k, std::size_t rows, std::size_t cols) {
+  if constexpr (std::remove_cvref_t<E>::IsRowMajor)
     return k;
   else
     return k / cols + k % cols * rows;
@@ -118,14 +157,20 @@ template <eigen_argument A>
 struct engine_type<A> {
   using type = eigen_matrix_t<A>;
 };
+template <eigen_run_time_argument A>
+struct engine_type<A> {
+  using type = eigen_run_time_matrix_t<A>;
+};
 template <class A>
 using engine_t = typename engine_type<A>::type;
 
-/// An argument as the engine takes it: a reference to it, or a fixed-size Eigen object's copy.
+/// An argument as the engine takes it: a reference to it, or an Eigen object's copy.
 template <class A>
 constexpr decltype(auto) as_engine(const A& a) {
   if constexpr (eigen_argument<A>)
     return to_matrix(a);
+  else if constexpr (eigen_run_time_argument<A>)
+    return to_run_time_matrix(a);
   else
     return (a);
 }
@@ -133,11 +178,14 @@ constexpr decltype(auto) as_engine(const A& a) {
 /// Whether any of the arguments is a fixed-size Eigen object, which the transforms convert.
 template <class... A>
 inline constexpr bool any_eigen = (eigen_argument<A> || ...);
+/// Whether any is one of run-time size, which tl::grad and tl::value_and_grad convert.
+template <class... A>
+inline constexpr bool any_eigen_of_run_time_size = (eigen_run_time_argument<A> || ...);
 
 /// What the engine computed for an argument of type A (its gradient, of engine_t<A>), as A's own type.
 template <class A, class G>
 constexpr auto as_caller(G&& g) {
-  if constexpr (eigen_argument<A>)
+  if constexpr (eigen_argument<A> || eigen_run_time_argument<A>)
     return from_matrix<eigen_plain_t<A>>(g);
   else
     return std::forward<G>(g);

@@ -71,6 +71,10 @@ struct operation_traits {
   /// For an operation whose value is its operand's elements in order from this one on (a slice): a
   /// loop over its value may read them in place, from its operand's value.
   std::optional<std::size_t> elements_from{};
+  /// Whether it takes an operand of run-time extents (a tl::vector<double, tl::dynamic> argument): an
+  /// element, a row or a column, which read a part of fixed shape, and tl::sum_over, whose loop takes
+  /// its parameter's extents at run time (sweep/run_time_rows.hpp). No other rule is written for them.
+  bool takes_run_time_extents = false;
 };
 
 namespace detail {

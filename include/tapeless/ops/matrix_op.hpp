@@ -14,7 +14,7 @@ namespace tapeless::detail {
 template <class... X>
 constexpr bool are_matrices() {
   constexpr bool ok = (... && (Matrix<value_type_of_t<X>> || ShapeError<X>));
-  static_assert(ok,
+  static_assert(ok || !fixed_extents_in<X...>(),
                 "this operation (matmul, transpose, dot, outer, trace, det, inverse, log_det, solve, cholesky) "
                 "takes matrices or matrix expressions, not numbers");
   return ok;

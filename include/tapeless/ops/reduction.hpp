@@ -273,7 +273,7 @@ namespace detail {
 /// The node of an operation over a whole matrix; a plain matrix gives the plain result.
 template <class Op, class X>
 constexpr auto make_reduction(Op op, X&& x) {
-  static_assert(Matrix<value_type_of_t<X>> || ShapeError<X>,
+  static_assert(Matrix<value_type_of_t<X>> || ShapeError<X> || !fixed_extents_in<X>(),
                 "this operation (tl::sum, tl::mean, tl::prod, tl::norm, tl::max_element, tl::log_sum_exp, tl::softmax "
                 "...) takes a matrix or a matrix expression; for one number, write the number itself");
   if constexpr (Matrix<value_type_of_t<X>>)

@@ -35,7 +35,8 @@ namespace ops {
 
 /// y = x[index] (row-major): the adjoint goes to that element alone.
 struct element : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "element", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{
+      .name = "element", .vjp_reads = reads_nothing, .takes_run_time_extents = true};
   /// The elements of an operand M its adjoint can be nonzero at (expr/cut.hpp: what a cut keeps).
   template <class M>
   static constexpr std::size_t adjoint_part_size = 1;
@@ -64,7 +65,7 @@ constexpr auto line_adjoint(const G& g, std::size_t start, std::size_t stride) {
 
 /// y = row `index` of x, a 1 x C matrix.
 struct row : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "row", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "row", .vjp_reads = reads_nothing, .takes_run_time_extents = true};
   template <class M>
   static constexpr std::size_t adjoint_part_size = M::cols();
   std::size_t index;
@@ -83,7 +84,7 @@ struct row : ::tapeless::detail::matrix_operation {
 
 /// y = column `index` of x, an R x 1 vector.
 struct col : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "col", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "col", .vjp_reads = reads_nothing, .takes_run_time_extents = true};
   template <class M>
   static constexpr std::size_t adjoint_part_size = M::rows();
   std::size_t index;
@@ -95,8 +96,8 @@ struct col : ::tapeless::detail::matrix_operation {
     return y;
   }
   template <class G, class T, std::size_t R, std::size_t C>
-  constexpr auto vjp(const G& g, const matrix<T, R, C>&, const matrix<T, R, 1>&) const {
-    return line_adjoint<matrix<T, R, C>>(g, index, C);
+  constexpr auto vjp(const G& g, const matrix<T, R, C>& x, const matrix<T, R, 1>&) const {
+    return line_adjoint<matrix<T, R, C>>(g, index, x.cols());  // C is a marker where the columns are run-time
   }
 };
 
@@ -334,12 +335,39 @@ constexpr auto part_of(const Part& part, A&& a) {
   }
 }
 
+/// Whether M is a matrix of run-time extents with one fixed extent 1: a vector, which v[i] reads.
+template <class M>
+inline constexpr bool run_time_vector = false;
+template <RunTimeMatrix M>
+inline constexpr bool run_time_vector<M> = M::rows_extent == 1 || M::cols_extent == 1;
+
+/// A part (an element, a row, a column) of a matrix of run-time extents: a node reading it from a node,
+/// whose adjoint goes to the part alone (adjoint/structured.hpp); of plain data, its value.
+template <class Part, class A>
+TAPELESS_BUILD_INLINE constexpr auto run_time_part(const Part& part, A&& a) {
+  if constexpr (Expression<std::remove_cvref_t<A>>)
+    return make_unary(part, std::forward<A>(a));
+  else
+    return part.value(a);
+}
+
+/// Whether M is a matrix of fixed extents with one column or one row.
+template <class M>
+inline constexpr bool fixed_vector = false;
+template <Matrix M>
+inline constexpr bool fixed_vector<M> = M::rows() == 1 || M::cols() == 1;
+
 /// A(i, j) and v[i] of a matrix node, reached from expr/expression.hpp through its tag layer_above.
 template <class E>
 TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, std::size_t j, layer_above) {
   using M = typename E::value_type;
-  static_assert(Matrix<M>, "A(i, j): A is a scalar expression; only a matrix expression has elements");
-  if constexpr (Matrix<M>) {
+  static_assert(Matrix<M> || RunTimeMatrix<M>,
+                "A(i, j): A is a scalar expression; only a matrix expression has elements");
+  if constexpr (RunTimeMatrix<M>) {
+    check_index(i, e.rows(), index_access::element_row);
+    check_index(j, e.cols(), index_access::element_column);
+    return run_time_part(ops::element(i * e.cols() + j), e);
+  } else if constexpr (Matrix<M>) {
     check_index(i, M::rows(), index_access::element_row);
     check_index(j, M::cols(), index_access::element_column);
     return part_node(e, ops::element(i * M::cols() + j));
@@ -348,9 +376,12 @@ TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, std::
 template <class E>
 TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, layer_above) {
   using M = typename E::value_type;
-  static_assert(Matrix<M> && (M::cols() == 1 || M::rows() == 1),
+  static_assert(run_time_vector<M> || fixed_vector<M>,
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");
-  if constexpr (Matrix<M>) {
+  if constexpr (run_time_vector<M>) {
+    check_index(i, e.size(), index_access::element);
+    return run_time_part(ops::element(i), e);
+  } else if constexpr (Matrix<M>) {
     check_index(i, M::size(), index_access::element);
     return part_node(e, ops::element(i));
   }
@@ -368,22 +399,63 @@ constexpr auto ones_like(const X&) {
   return detail::filled<value_type_of_t<X>>(1.0);
 }
 
+namespace detail {
+/// Whether a matrix of type V, of fixed or run-time extents, has a line (a row where Row, else a
+/// column) of fixed shape: its columns (rows) fixed; a static_assert says so if not.
+template <bool Row, class V>
+constexpr bool has_fixed_lines() {
+  if constexpr (!RunTimeMatrix<V>) {
+    return true;
+  } else {
+    constexpr bool fixed = fixed_extent(Row ? V::cols_extent : V::rows_extent);
+    if constexpr (Row)
+      static_assert(fixed,
+                    "tl::row(A, i): A has a run-time number of columns, so its row has no fixed shape; fix the "
+                    "columns at compile time (tl::matrix<double, tl::dynamic, 3>) or read A(i, j)");
+    else
+      static_assert(fixed,
+                    "tl::col(A, j): A has a run-time number of rows, so its column has no fixed shape; fix the "
+                    "rows at compile time (tl::matrix<double, 3, tl::dynamic>) or read A(i, j)");
+    return fixed;
+  }
+}
+
+/// Row (Row) or column `index` of a: of a matrix of run-time extents, its index checked against them
+/// at run time; of a fixed shape, against its type's.
+template <bool Row, class A>
+TAPELESS_BUILD_INLINE constexpr auto line_of(A&& a, std::size_t index) {
+  using V = value_type_of_t<A>;
+  using Part = std::conditional_t<Row, ops::row, ops::col>;
+  constexpr index_access access = Row ? index_access::row : index_access::column;
+  if constexpr (RunTimeMatrix<V>) {
+    if constexpr (has_fixed_lines<Row, V>()) {
+      check_index(index, Row ? a.rows() : a.cols(), access);
+      return run_time_part(Part(index), std::forward<A>(a));
+    } else {
+      return shape_error{};
+    }
+  } else {
+    constexpr bool kind = Matrix<V>;
+    if constexpr (Row)
+      static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
+    else
+      static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
+    if constexpr (kind) check_index(index, Row ? V::rows() : V::cols(), access);
+    return part_of<shapes::any_shapes<>, kind>(Part(index), std::forward<A>(a));
+  }
+}
+}  // namespace detail
+
 /// Row i of the matrix a, as a 1 x C matrix.
 template <Operand A>
 TAPELESS_BUILD_INLINE constexpr auto row(A&& a, std::size_t i) {
-  constexpr bool kind = Matrix<value_type_of_t<A>>;
-  static_assert(kind || ShapeError<A>, "tl::row(A, i): A must be a matrix or a matrix expression");
-  if constexpr (kind) detail::check_index(i, value_type_of_t<A>::rows(), detail::index_access::row);
-  return detail::part_of<shapes::any_shapes<>, kind>(ops::row(i), std::forward<A>(a));
+  return detail::line_of<true>(std::forward<A>(a), i);
 }
 
 /// Column j of the matrix a, as an R x 1 vector.
 template <Operand A>
 TAPELESS_BUILD_INLINE constexpr auto col(A&& a, std::size_t j) {
-  constexpr bool kind = Matrix<value_type_of_t<A>>;
-  static_assert(kind || ShapeError<A>, "tl::col(A, j): A must be a matrix or a matrix expression");
-  if constexpr (kind) detail::check_index(j, value_type_of_t<A>::cols(), detail::index_access::column);
-  return detail::part_of<shapes::any_shapes<>, kind>(ops::col(j), std::forward<A>(a));
+  return detail::line_of<false>(std::forward<A>(a), j);
 }
 
 /// Elements Start .. Start + Length - 1 of the vector v: a column (row) vector of Length for a column
@@ -396,7 +468,8 @@ TAPELESS_BUILD_INLINE constexpr auto col(A&& a, std::size_t j) {
 template <std::size_t Start, std::size_t Length, Operand V>
 constexpr auto slice(V&& v) {
   constexpr bool kind = Matrix<value_type_of_t<V>>;
-  static_assert(kind || ShapeError<V>, "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
+  static_assert(kind || ShapeError<V> || !detail::fixed_extents_in<V>(),
+                "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
   return detail::part_of<shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>, kind>(
       ops::slice<Start, Length>{}, std::forward<V>(v));
 }
@@ -405,7 +478,8 @@ constexpr auto slice(V&& v) {
 template <std::size_t R, std::size_t C, Operand A>
 constexpr auto reshape(A&& a) {
   constexpr bool kind = Matrix<value_type_of_t<A>>;
-  static_assert(kind || ShapeError<A>, "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
+  static_assert(kind || ShapeError<A> || !detail::fixed_extents_in<A>(),
+                "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
   return detail::checked_node<shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>, kind>(
       ops::reshape<R, C>{}, std::forward<A>(a));
 }

@@ -41,7 +41,14 @@ struct adjoint_sum {
   // The matrix constructed uninitialized here, not returned by a constexpr function: g++ folds such a
   // call into a constant whose uninitialized elements are zeros, and fills the matrix with them.
   constexpr adjoint_sum() requires Matrix<T> && std::is_same_v<Held, T> : value(uninitialized) {}
-  constexpr adjoint_sum() requires(!Matrix<T>) && std::is_same_v<Held, T> : value(0) {}
+  constexpr adjoint_sum() requires(!Matrix<T> && !RunTimeMatrix<T>) && std::is_same_v<Held, T> : value(0) {}
+  /// The sum of a matrix of run-time extents, those of `like`, the argument: its total has them even
+  /// where no adjoint arrives. Of any other type, `like` says nothing the type does not.
+  constexpr explicit adjoint_sum(const T& like) requires RunTimeMatrix<T> && std::is_same_v<Held, T>
+      : value(like.rows(), like.cols()) {}
+  template <class Like>
+    requires(!RunTimeMatrix<T>)
+  &&std::is_same_v<Held, T> constexpr explicit adjoint_sum(const Like&) : adjoint_sum() {}
   constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
 
   // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
@@ -67,7 +74,14 @@ struct adjoint_sum {
 
   /// The sum, or `none` (every element) if no adjoint arrived.
   constexpr const T& total(double none) {
-    if (!written) add(filled<T>(none));
+    if (!written) {
+      if constexpr (RunTimeMatrix<T>) {
+        for (auto& e : value) e = none;
+        written = true;
+      } else {
+        add(filled<T>(none));
+      }
+    }
     return value;
   }
 };
@@ -111,6 +125,10 @@ template <class... T>
 struct argument_adjoints : argument_store<argument_adjoints<T...>> {
   plain_tuple<adjoint_sum<T>...> slots;
 
+  constexpr argument_adjoints() = default;
+  /// The sums of the arguments `like...`, each of its argument's extents where they are run-time ones.
+  constexpr explicit argument_adjoints(const T&... like) : slots{{adjoint_sum<T>(like)}...} {}
+
   template <std::size_t S>
   constexpr auto& sum_of() {
     return plain_get<S>(slots);
@@ -124,7 +142,9 @@ struct argument_adjoints : argument_store<argument_adjoints<T...>> {
 
   /// The gradient, once the sweep is done: the one slot, or a std::tuple of them.
   [[nodiscard]] constexpr auto gradient() {
-    if constexpr (sizeof...(T) == 1)
+    if constexpr (sizeof...(T) == 1 && (RunTimeMatrix<T> && ...))
+      return (slot<0>(), std::move(plain_get<0>(slots).value));  // its elements, not a copy of them
+    else if constexpr (sizeof...(T) == 1)
       return slot<0>();
     else
       return all_slots(std::index_sequence_for<T...>{});

@@ -36,6 +36,7 @@ struct shared_lu;  // linalg/lu.hpp
 template <class Op, class A, class... B>
 inline constexpr bool takes_shared_lu = false;
 template <class Op, std::size_t S, class T, std::size_t N, class... B>
+  requires(fixed_extent(N))  // a matrix of run-time extents has no LU of its own
 inline constexpr bool takes_shared_lu<Op, argument<S, matrix<T, N, N>>, B...> =
     requires(const Op& op, const matrix<T, N, N>& a, const typename B::value_type&... b, linalg::shared_lu<T, N>& s) {
   op.forward(a, b..., s);

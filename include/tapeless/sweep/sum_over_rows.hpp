@@ -160,7 +160,7 @@ constexpr auto row_leaf(const V& v) {
     return v;
   else if constexpr (std::is_pointer_v<V>)
     return constant_ref<std::remove_cv_t<std::remove_pointer_t<V>>>(*v);
-  else if constexpr (Matrix<V>)
+  else if constexpr (Matrix<V> || RunTimeMatrix<V>)
     return constant_ref<V>(v);
   else
     return constant<V>(v);
@@ -514,6 +514,8 @@ template <class V>
 constexpr void add_positive_zero(V& x) {
   if constexpr (Matrix<V>) {
     for (std::size_t e = 0; e < V::size(); ++e) x[e] += std::remove_cvref_t<decltype(x[e])>(0.0);
+  } else if constexpr (RunTimeMatrix<V>) {
+    for (auto& e : x) e += typename V::value_type(0.0);
   } else {
     x += V(0.0);
   }

@@ -102,7 +102,7 @@ struct result_parts {
 template <class... T>
 struct result_parts<std::tuple<T...>> {
   using types = type_list<T...>;
-  static constexpr bool summed_in_result = (Matrix<T> || ...);
+  static constexpr bool summed_in_result = (Matrix<T> || ...) && !(RunTimeMatrix<T> || ...);
   static constexpr std::tuple<T&...> of(std::tuple<T...>& g) {
     return std::apply([](T&... part) { return std::tie(part...); }, g);
   }
@@ -128,8 +128,8 @@ struct gradient_transform {
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
     if constexpr ((Differentiable<Args> || ...)) return inside_a_sweep(args...);
-    // A fixed-size Eigen argument goes in as a tl::matrix, and its gradient comes back as its own type.
-    else if constexpr (any_eigen<Args...>) {
+    // An Eigen argument goes in as a tl::matrix, and its gradient comes back as its own type.
+    else if constexpr (any_eigen<Args...> || any_eigen_of_run_time_size<Args...>) {
       using Result = decltype((*this)(as_engine(args)...));
       if constexpr (!std::is_void_v<Result>) return in_caller_types<Args...>((*this)(as_engine(args)...));
     }
@@ -198,21 +198,13 @@ struct gradient_transform {
       return true;
     }();
     static_assert(n > 0, "tl::grad(f)(args...): call it with the arguments of f; there is nothing to differentiate");
-    static_assert((... && !RunTimeMatrix<Args>),
-                  "tl::grad(f)(args...): the transforms differentiate arguments of fixed shape; a tl::matrix with a "
-                  "tl::dynamic or tl::bounded extent is data, read as a tl::rows column");
-    static_assert((... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args> || eigen_of_run_time_size<Args>)),
+    static_assert((... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>)),
                   "tl::grad(f)(args...): every argument must be a floating-point number (float, double or long "
-                  "double; write 1.0, not 1) or a tl::matrix of them (or a fixed-size Eigen matrix of them)");
-    // The engine's shapes are fixed at compile time (a fixed-size Eigen matrix is converted before this).
-    static_assert(!(... || eigen_of_run_time_size<Args>),
-                  "tl::grad(f)(args...): an Eigen matrix of run-time size (VectorXd, MatrixXd, a Map or Ref of one) "
-                  "cannot be an argument, whose shape must be fixed at compile time (Eigen::Matrix<double, R, C>); "
-                  "tl::into(g) writes a gradient into one");
+                  "double; write 1.0, not 1) or a tl::matrix of them (or an Eigen matrix of them)");
     static_assert(((I < n) && ...),
                   "tl::grad<I...>(f)(args...): an argument index I is not less than the number of arguments");
     static_assert(distinct, "tl::grad<I...>(f): an argument index is named twice");
-    return n > 0 && (... && (Real<Args> || Matrix<Args>)) && ((I < n) && ...) && distinct;
+    return n > 0 && (... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>)) && ((I < n) && ...) && distinct;
   }
 
   template <class Seed, std::size_t... P, class... Args>
@@ -241,19 +233,18 @@ struct gradient_transform {
         static_assert(Operand<R>,
                       "tl::grad(f): f must return a scalar (an expression or a number); it returned something else");
         constexpr bool fits = Operand<R> && result_fits<value_type_of_t<R>, Seed>();
+        const std::tuple<const Args&...> all{args...};
         if constexpr (ShapeError<R> || !fits) {
           // A check has failed and said so (a shape check in f, or the result's here): zeros of the
           // argument types, so that the caller's code adds no message of its own.
-          decltype(make_store(selected{}, ArgTypes{})) store;
-          return finish(store, 0.0, out);
+          return with_store(selected{}, ArgTypes{}, all, [&](auto& store) { return finish(store, 0.0, out); });
         } else if constexpr (Expression<R>) {
-          return sweep(selected{}, result, ArgTypes{}, seed, out);  // the result is the root: no copy of the tree
+          return sweep(selected{}, result, ArgTypes{}, all, seed, out);  // the result is the root: no copy of the tree
         } else if constexpr (Differentiable<R>) {
-          return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{}, seed, out);  // f returned a var
+          return sweep(selected{}, as_node<value_type_of_t<R>>(result), ArgTypes{}, all, seed, out);  // a var
         } else {
           // f returned a plain number: it depends on no argument, so every gradient is 0.
-          decltype(make_store(selected{}, ArgTypes{})) store;
-          return finish(store, result, out);
+          return with_store(selected{}, ArgTypes{}, all, [&](auto& store) { return finish(store, result, out); });
         }
       }
     }
@@ -282,17 +273,34 @@ struct gradient_transform {
 
   // One forward evaluation of the root's values and one reverse sweep from it into a store with one
   // slot per selected argument, typed like it.
-  template <class Selected, class Root, class ArgTypes, class Seed, class Out>
-  static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types, const Seed& seed,
+  template <class Selected, class Root, class ArgTypes, class All, class Seed, class Out>
+  static constexpr auto sweep(Selected selected, const Root& root, ArgTypes arg_types, const All& all, const Seed& seed,
                               const Out& out) {
     decltype(make_shared_work<Root>(selected, arg_types)) shared;  // e.g. one LU of A for det(A) and inverse(A)
     using G = decltype(make_store(selected, arg_types).gradient());
     if constexpr (!HasAux && !WithValue && result_parts<G>::summed_in_result) {
       return gradient_alone<G>(typename result_parts<G>::types{}, root, shared, seed);
     } else {
-      decltype(make_store(selected, arg_types)) store;
-      return evaluate_and_sweep(root, shared, seed, store,
-                                [&](const auto& value) { return finish(store, value, out); });
+      return with_store(selected, arg_types, all, [&](auto& store) {
+        return evaluate_and_sweep(root, shared, seed, store,
+                                  [&](const auto& value) { return finish(store, value, out); });
+      });
+    }
+  }
+
+  // then(store), the store of the selected arguments' adjoints. Default-constructed for arguments of
+  // fixed shape (returned by a constexpr function, g++ would fold it into a constant of zeros, filled
+  // in); sized from the arguments where one has run-time extents.
+  template <std::size_t... S, class ArgTypes, class All, class Then>
+  static constexpr auto with_store(std::index_sequence<S...> selected, ArgTypes arg_types, const All& all,
+                                   const Then& then) {
+    using Store = decltype(make_store(selected, arg_types));
+    if constexpr ((RunTimeMatrix<std::tuple_element_t<S, All>> || ...)) {
+      Store store(std::get<S>(all)...);
+      return then(store);
+    } else {
+      Store store;
+      return then(store);
     }
   }
 

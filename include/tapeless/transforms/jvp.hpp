@@ -29,11 +29,15 @@ constexpr auto split_dual(const Out& out) {
 /// jvp for the engine's own types.
 template <class F, class... X, class... V>
 constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
-  static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X>)),
+  static_assert(
+      !(RunTimeMatrix<X> || ...),
+      "tl::jvp(f, primals, tangents): an argument of run-time extents (tl::dynamic, tl::bounded) is differentiated by "
+      "tl::grad and tl::value_and_grad only");
+  static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X> || RunTimeMatrix<X>)),
                 "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them "
                 "(or a fixed-size Eigen matrix of them)");
   static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
-  if constexpr (sizeof...(X) == sizeof...(V)) {
+  if constexpr (sizeof...(X) == sizeof...(V) && !(RunTimeMatrix<X> || ...)) {
     static_assert((std::is_same_v<X, V> && ...),
                   "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
     return [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -19,6 +19,7 @@
 #include <tapeless/operation/traits.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/shape.hpp>
+#include <tapeless/sweep/run_time_rows.hpp>
 #include <tapeless/sweep/sum_over_rows.hpp>
 
 #include <cstddef>
@@ -104,7 +105,8 @@ constexpr X laid_out_as(const plain_tuple_of<I, P...>& partials) {
 /// the operand may hold duals): one parameter, or all stacked in a vector. Sequential or Parallel.
 template <class View, class Body, class Runner, class... P>
 struct sum_over_rows : matrix_operation {
-  static constexpr operation_traits traits{.name = "sum_over", .vjp_reads = reads_value};
+  static constexpr operation_traits traits{
+      .name = "sum_over", .vjp_reads = reads_value, .takes_run_time_extents = true};
   View rows;
   Body body;
   [[no_unique_address]] Runner run;
@@ -118,11 +120,13 @@ struct sum_over_rows : matrix_operation {
     return summed<wanted::partials>(x);
   }
   template <class G, class X, class C>
-  constexpr X vjp(const G& g, const X&, const C&, const X& partials) const {
+  constexpr auto vjp(const G& g, const X&, const C&, const X& partials) const {
     if constexpr (Matrix<X>) {
       X gx(uninitialized);
       for (std::size_t e = 0; e < X::size(); ++e) gx[e] = g * partials[e];
       return gx;
+    } else if constexpr (RunTimeMatrix<X>) {
+      return scaled<X>{&partials, g};  // written straight into the argument's sum (adjoint/structured.hpp)
     } else {
       return g * partials;
     }
@@ -131,6 +135,19 @@ struct sum_over_rows : matrix_operation {
  private:
   template <wanted Wanted, class X>
   constexpr auto summed(const X& x) const {
+    using S = scalar_of_t<X>;
+    constexpr bool with_value = wants_value(Wanted);
+    if constexpr (RunTimeMatrix<X>) {
+      // Read in place, its partials summed straight into one matrix of its extents
+      // (sweep/run_time_rows.hpp).
+      auto sum = run.template run_time<Wanted, S>(rows, body, plain_tuple<const X&>{{x}});
+      return with_cache<S, X>(with_value ? sum.value : S(0), std::move(plain_get<0>(sum.partials)));
+    } else {
+      return summed_fixed<Wanted>(x);
+    }
+  }
+  template <wanted Wanted, class X>
+  constexpr auto summed_fixed(const X& x) const {
     using S = scalar_of_t<X>;
     constexpr bool with_value = wants_value(Wanted);
     const auto sum = run.template operator()<Wanted, S>(rows, body, parameters_from<P...>(x));
@@ -147,6 +164,11 @@ struct in_sequence {
   template <wanted Wanted, class T, class View, class Body, class I, class... P>
   constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
     return sum_rows<Wanted, T>(rows, body, params);
+  }
+  /// The sum where a parameter has run-time extents (sweep/run_time_rows.hpp).
+  template <wanted Wanted, class T, class View, class Body, class I, class... P>
+  constexpr auto run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
+    return sum_rows_run_time<Wanted, T>(rows, body, params);
   }
 };
 
@@ -175,37 +197,63 @@ constexpr decltype(auto) flattened(X&& x) {
     return std::forward<X>(x);
 }
 
+/// Whether a parameter of run-time extents is the only parameter of a sum that is differentiated; a
+/// static_assert says so if not. The sum's node takes its parameters as one operand, a vector of them all stacked,
+/// which has no fixed shape where one of them has run-time extents.
+template <class... Params>
+constexpr bool run_time_parameter_alone() {
+  constexpr bool ok = sizeof...(Params) == 1 || !(RunTimeMatrix<value_type_of_t<Params>> || ...);
+  static_assert(ok,
+                "tl::sum_over(rows, body, params...): a parameter of run-time extents must be the only parameter of "
+                "a sum that is differentiated, as the parameters are stacked in one vector of fixed shape; capture "
+                "data of run-time extents in body by reference, and differentiate other parameters in a sum of "
+                "their own");
+  return ok;
+}
+
 /// tl::sum_over with the runner `run` (in sequence or over threads), over a view tl::rows has read.
 template <class Runner, class View, class Body, class... Params>
 constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Params&&... params) {
   using T = typename sum_number<View, Params...>::type;
   using Term = typename term_of<Body, T, wanted::value, View, in_lanes_t<T, value_type_of_t<Params>>...>::type;
-  constexpr bool number = !Matrix<value_type_of_t<Term>>;
-  static_assert(number,
+  constexpr bool number = !Matrix<value_type_of_t<Term>> && !ShapeError<Term>;  // a failed check has spoken
+  static_assert(number || ShapeError<Term>,
                 "tl::sum_over(rows, body, params...): body must return a number; sum a matrix's elements inside "
                 "body with tl::sum");
-  constexpr bool own_leaves =
-      !number ||
-      reads_parameters_only<
+  // The term with the parameters as arguments is built only where the first has passed its checks.
+  constexpr bool own_leaves = [] {
+    if constexpr (!number)
+      return true;
+    else
+      return reads_parameters_only<
           typename term_of<Body, T, wanted::partials, View, in_lanes_t<T, value_type_of_t<Params>>...>::type>();
+  }();
   static_assert(own_leaves,
                 "tl::sum_over(rows, body, params...): body reads an expression of f that it captures; pass that "
                 "expression to body as one of params instead");
+  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the last branch, whose check is asked only there
   if constexpr (!number || !own_leaves) {
     return T(0);
   } else if constexpr (!(Differentiable<Params> || ...)) {
     // The term's own number type where body brings a wider one: dual numbers it captures, as f run by
     // tl::jvp holds them.
     using U = std::common_type_t<T, scalar_of_t<value_type_of_t<Term>>>;
-    const plain_tuple<in_lanes_t<U, value_type_of_t<Params>>...> values{{params}...};
-    return run.template operator()<wanted::value, U>(rows, body, values).value;
-  } else {
+    if constexpr ((RunTimeMatrix<Params> || ...)) {
+      // Read where they lie (sweep/run_time_rows.hpp).
+      return run.template run_time<wanted::value, U>(rows, body, plain_tuple<const Params&...>{{params}...}).value;
+    } else {
+      const plain_tuple<in_lanes_t<U, value_type_of_t<Params>>...> values{{params}...};
+      return run.template operator()<wanted::value, U>(rows, body, values).value;
+    }
+  } else if constexpr (run_time_parameter_alone<Params...>()) {
     using Op = sum_over_rows<View, Body, Runner, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{}, rows, std::move(body), run};
     if constexpr (sizeof...(Params) == 1)
       return make_unary(std::move(op), std::forward<Params>(params)...);
     else
       return make_unary(std::move(op), concat(flattened(std::forward<Params>(params))...));
+  } else {
+    return T(0);  // its static_assert has spoken
   }
 }
 

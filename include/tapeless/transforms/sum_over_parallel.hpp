@@ -17,8 +17,10 @@
 #include <cstddef>
 #include <execution>
 #include <numeric>
+#include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace tapeless {
 
@@ -44,6 +46,22 @@ struct over_threads {
       for (std::size_t k = 0; k < count; ++k) add_block(total, sums[k]);
     }
     return with_positive_zeros(total);
+  }
+
+  /// The sum where a parameter has run-time extents (sweep/run_time_rows.hpp): two blocks per thread in
+  /// flight, each with sums of the parameter's extents of its own.
+  template <wanted Wanted, class T, class View, class Body, class I, class... P>
+  constexpr auto run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
+    if (std::is_constant_evaluated()) return sum_rows_run_time<Wanted, T>(rows, body, params);
+    const std::size_t at_once = std::size_t{2} * std::max(1u, std::thread::hardware_concurrency());
+    return sum_rows_run_time<Wanted, T>(rows, body, params, at_once, [](std::size_t count, const auto& f) {
+      const std::vector<std::size_t> index = [&] {
+        std::vector<std::size_t> k(count);
+        std::iota(k.begin(), k.end(), std::size_t{0});
+        return k;
+      }();
+      std::for_each(std::execution::par, index.begin(), index.end(), f);
+    });
   }
 };
 

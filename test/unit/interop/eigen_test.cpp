@@ -4,7 +4,9 @@
 // (i, j), for column-major and row-major storage, vectors and row vectors, and agrees with finite
 // differences at seeded random points. Mixed arguments (Eigen, tl::matrix, double), grad<I...>,
 // value_and_grad, has_aux; hessian and jacobian blocks as Eigen matrices counted in storage order;
-// vjp, jvp; tl::cref of Eigen data read as the constant of its shape.
+// vjp, jvp; tl::cref of Eigen data read as the constant of its shape. Eigen arguments of run-time size
+// (VectorXd, MatrixXd, a row-major matrix of three columns, Maps and Refs) under tl::grad, whose
+// gradients are their plain types and equal those of the same f at a tl::matrix of run-time extents.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -210,4 +212,80 @@ TEST_CASE("tl::cref of Eigen data reads it as the constant matrix of its shape")
   CHECK(tl::grad(uses(w_row, v))(x) == expected);
   CHECK(tl::grad(uses(w_col, v))(x) == expected);
   CHECK(tl::hessian(uses(w_col, v))(x) == tl::hessian(uses(w_tl, v_tl))(x));
+}
+
+namespace {
+
+/// Element sums over the indices of an argument of run-time size: f of the elements and their
+/// neighbours, reading A(i, j) of a matrix in its (i, j) order.
+constexpr auto vector_sum = [](const auto& x) {
+  return tl::sum_over(
+      tl::indices(x.size() - 1),
+      [](std::size_t i, const auto& x) { return tl::sin(x[i]) * x[i + 1] + tl::square(x[i]); }, x);
+};
+constexpr auto matrix_sum = [](const auto& A) {
+  return tl::sum_over(
+      tl::pairs(A.rows()),
+      [](std::size_t i, std::size_t j, const auto& A) { return tl::exp(A(i, 0) - A(j, 1)) * A(j, A.cols() - 1); }, A);
+};
+
+}  // namespace
+
+TEST_CASE("Eigen arguments of run-time size under tl::grad: gradients of their own plain type, as tl::dynamic's") {
+  Eigen::VectorXd x(7);
+  x << 0.5, -1.0, 0.25, 2.0, -0.75, 1.5, 0.1;
+  tl::vector<double, tl::dynamic> tx(7);
+  for (std::size_t k = 0; k < 7; ++k) tx[k] = x(static_cast<Eigen::Index>(k));
+  const auto want = tl::grad(vector_sum)(tx);
+
+  const auto check_vector = [&](const auto& g) {
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(g)>, Eigen::VectorXd>);
+    REQUIRE(g.size() == 7);
+    for (std::size_t k = 0; k < 7; ++k) CHECK(g(static_cast<Eigen::Index>(k)) == want[k]);
+  };
+  check_vector(tl::grad(vector_sum)(x));
+  check_vector(tl::grad(vector_sum)(Eigen::Map<const Eigen::VectorXd>(x.data(), 7)));
+  check_vector(tl::grad(vector_sum)(Eigen::Ref<const Eigen::VectorXd>(x)));
+  const auto [value, g] = tl::value_and_grad(vector_sum)(x);
+  CHECK(value == vector_sum(tx));
+  check_vector(g);
+
+  // A column-major MatrixXd and a row-major matrix of three columns: element (i, j) is (i, j).
+  Eigen::MatrixXd A(5, 3);
+  Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> B(5, 3);
+  tl::matrix<double, tl::dynamic, tl::dynamic> tA(5, 3);
+  fd::rng u(17);
+  for (Eigen::Index i = 0; i < 5; ++i)
+    for (Eigen::Index j = 0; j < 3; ++j) {
+      A(i, j) = B(i, j) = u.uniform(-1, 1);
+      tA(static_cast<std::size_t>(i), static_cast<std::size_t>(j)) = A(i, j);
+    }
+  const auto want_A = tl::grad(matrix_sum)(tA);
+  const auto gA = tl::grad(matrix_sum)(A);
+  const auto gB = tl::grad(matrix_sum)(B);
+  const auto gRef = tl::grad(matrix_sum)(Eigen::Ref<const Eigen::MatrixXd>(A));
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(gA)>, Eigen::MatrixXd>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(gB)>, decltype(B)>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(gRef)>, Eigen::MatrixXd>);
+  for (Eigen::Index i = 0; i < 5; ++i)
+    for (Eigen::Index j = 0; j < 3; ++j) {
+      const double w = want_A(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+      CHECK(gA(i, j) == w);
+      CHECK(gB(i, j) == w);
+      CHECK(gRef(i, j) == w);
+      // Against central differences in the matrix's own element.
+      const double d = fd::derivative(
+          [&](double e) {
+            auto moved = tA;
+            moved(static_cast<std::size_t>(i), static_cast<std::size_t>(j)) = e;
+            return matrix_sum(moved);  // f of plain numbers
+          },
+          A(i, j));
+      CHECK(fd::rel_error(gA(i, j), d) < 1e-7);
+    }
+  // Beside a number: a tuple of the number's gradient and the Eigen one.
+  const auto [ds, dx] = tl::grad([](const auto& s, const auto& x) { return s * vector_sum(x); })(2.0, x);
+  CHECK(ds == vector_sum(tx));
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(dx)>, Eigen::VectorXd>);
+  for (std::size_t k = 0; k < 7; ++k) CHECK(dx(static_cast<Eigen::Index>(k)) == 2.0 * want[k]);
 }

@@ -202,23 +202,7 @@ TEST_CASE("Lennard-Jones over tl::pairs of tl::row(p, i): the forces by hand") {
   for (const std::size_t n : row_sums::distinct({0, 1, 2, lanes - 1, lanes, lanes + 1, 17, most})) {
     CAPTURE(n);
     const auto [value, gradient] = tl::value_and_grad(lennard_jones(n))(p);
-    long double want = 0;
-    tl::matrix<long double, most, 3> want_gradient{};
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = i + 1; j < n; ++j) {
-        long double r[3], r2 = 0;
-        for (std::size_t c = 0; c < 3; ++c) {
-          r[c] = static_cast<long double>(p(i, c)) - p(j, c);
-          r2 += r[c] * r[c];
-        }
-        const long double s6 = 1 / (r2 * r2 * r2);
-        want += 4 * (s6 * s6 - s6);
-        const long double d_r2 = 4 * (-3 * s6 / r2) * (2 * s6 - 1);
-        for (std::size_t c = 0; c < 3; ++c) {
-          want_gradient(i, c) += 2 * d_r2 * r[c];
-          want_gradient(j, c) -= 2 * d_r2 * r[c];
-        }
-      }
+    const auto [want, want_gradient] = row_sums::lennard_jones_by_hand(p, n);
     check_near(value, want, 10.0L * static_cast<long double>(n * n));
     for (std::size_t k = 0; k < most * 3; ++k) check_near(gradient[k], want_gradient[k], 100.0L);
   }

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/sweep/run_time_rows.hpp: the loop of a sum over rows whose parameter has run-time extents.
+//
+// A parameter of fixed shape gets a sum of its adjoints per block of rows, added block after block
+// (sweep/sum_over_rows.hpp). For a tl::vector<double, tl::dynamic> read by tl::indices over its own
+// elements, that would be a pass over all n elements per block: O(n²) for one gradient. So here every
+// term's adjoints go straight into one matrix of the parameter's extents, in the order of the rows,
+// the only allocation of the loop. Each term reads the caller's matrix in place. The value is summed
+// in blocks as sum_rows sums it. Terms run a row at a time.
+// Tests: test/unit/sweep/run_time_rows_test.cpp
+#pragma once
+
+#include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/evaluated.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/meta/plain_tuple.hpp>
+#include <tapeless/sweep/backward.hpp>
+#include <tapeless/sweep/index_rows.hpp>
+#include <tapeless/sweep/sum_over_rows.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tapeless::detail {
+
+/// f(row...) for every row of `rows` in order, each column's value as row_lanes gives it for one lane
+/// of T; a view read in runs (tl::pairs) run after run.
+template <class T, class View, class F>
+constexpr void each_row_in_order(const View& rows, const F& f) {
+  if constexpr (in_segments<View>) {
+    rows.each_segment([&](const auto& run) { each_row_in_order<T>(run, f); });
+  } else {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      for (std::size_t i = 0; i < rows.size(); ++i) f(row_lanes<T>(rows.template column<K>(), i, 1)...);
+    }
+    (std::make_index_sequence<View::columns>{});
+  }
+}
+
+/// The adjoints that one block of rows sends a parameter of run-time extents: sums of its extents, -0
+/// but where the block wrote, and the elements written, in the order first written. An element access
+/// writes one element, a row or column its line (adjoint/structured.hpp), so a block costs what its
+/// rows read, not a pass over the parameter; `add_to` passes the sums on and leaves -0 again.
+template <class P>
+class block_partials {
+  // Bounded extents keep it all inline, as the matrix does: no heap.
+  static constexpr bool inline_storage = P::rows_extent != dynamic && P::cols_extent != dynamic;
+  static constexpr std::size_t capacity = inline_storage ? max_extent(P::rows_extent) * max_extent(P::cols_extent) : 0;
+  template <class E>
+  using storage = std::conditional_t<inline_storage, std::array<E, capacity>, std::vector<E>>;
+
+ public:
+  using T = typename P::value_type;
+  constexpr explicit block_partials(const P& x) : sums_(x.rows(), x.cols()) {
+    std::fill(sums_.begin(), sums_.end(), T(-0.0));
+    if constexpr (!inline_storage) {
+      written_.resize(x.size());
+      order_.resize(x.size());
+    }
+  }
+
+  /// What a term's sweep sends the parameter (the store of its only leaf).
+  template <class Leaf, class G>
+  constexpr void accumulate(const Leaf&, const G& g) {
+    if constexpr (requires { g.each_element([](std::size_t, T) {}); })
+      g.each_element([this](std::size_t i, const T& v) { add(i, v); });
+    else
+      for (std::size_t i = 0; i < g.size(); ++i) add(i, g[i]);
+  }
+
+  /// total += these sums, element by element in the order written; then -0 again.
+  constexpr void add_to(P& total) {
+    for (std::size_t k = 0; k < count_; ++k) {
+      const std::size_t i = order_[k];
+      total[i] += sums_[i];
+      sums_[i] = T(-0.0);
+      written_[i] = false;
+    }
+    count_ = 0;
+  }
+
+ private:
+  constexpr void add(std::size_t i, T v) {
+    if (written_[i]) {
+      sums_[i] += v;
+    } else {
+      sums_[i] = v;
+      written_[i] = true;
+      order_[count_++] = i;
+    }
+  }
+
+  P sums_;
+  storage<bool> written_{};
+  storage<std::size_t> order_{};
+  std::size_t count_ = 0;
+};
+
+/// What a sum that computes its value alone sends its parameters' adjoints to: nothing.
+struct no_partials {};
+
+/// The value of body over one block of rows, summed from -0 in row order; with `partials`, a
+/// block_partials of the only parameter, each term's adjoints sent there as Wanted asks.
+template <wanted Wanted, class T, class View, class Body, std::size_t... J, class... P, class Partials>
+constexpr T run_time_block(const View& rows, const Body& body, const plain_tuple_of<std::index_sequence<J...>, P...>& x,
+                           Partials* partials) {
+  T value(-0.0);
+  each_row_in_order<T>(rows, [&](const auto&... row) {
+    const auto term = body(row_leaf(row)..., parameter_leaf<Wanted, J>(plain_get<J>(x))...);
+    using Term = std::remove_cvref_t<decltype(term)>;
+    if constexpr (!Expression<Term>) {
+      if constexpr (wants_value(Wanted)) value += T(term);
+    } else {
+      const evaluated<Term, wants_value(Wanted)> values(term);
+      if constexpr (wants_value(Wanted)) value += T(value_at(term, values));
+      if constexpr (wants_partials(Wanted) && Term::is_active) backward_sweep(term, values, T(1), *partials);
+    }
+  });
+  return value;
+}
+
+/// Runs f(0), f(1), ..., f(count - 1), one after another: the blocks of a sum in sequence.
+struct blocks_in_sequence {
+  template <class F>
+  constexpr void operator()(std::size_t count, const F& f) const {
+    for (std::size_t k = 0; k < count; ++k) f(k);
+  }
+};
+
+/// The sum over all rows of body(row, x...), where a parameter has run-time extents, and its partials
+/// in x where Wanted asks for them, x then being one parameter; +0 where nothing was added. The
+/// parameters may be held by reference (P a const reference): a matrix of run-time extents is read
+/// where it lies. Blocks run `at_once` at a time, by run_blocks(count, f), which calls f(k) for each
+/// k < count in any order or at once (blocks_in_sequence, or threads); their sums are added in block
+/// order, so the result depends on the row count alone.
+template <wanted Wanted, class T, class View, class Body, class I, class... P, class RunBlocks = blocks_in_sequence>
+constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& x,
+                                 std::size_t at_once = 1, const RunBlocks& run_blocks = {}) {
+  rows_sum<T, std::remove_cvref_t<P>...> total{T(-0.0), {{std::remove_cvref_t<P>()}...}};
+  // In sequence, nothing is allocated but the parameter's sums: none at all for bounded extents.
+  constexpr bool in_sequence = std::is_same_v<RunBlocks, blocks_in_sequence>;
+  const std::size_t blocks = blocks_of(rows.size());
+  at_once = in_sequence ? 1 : std::max<std::size_t>(1, std::min(at_once, blocks));
+  auto values = [&] {
+    if constexpr (in_sequence)
+      return std::array<T, 1>{};
+    else
+      return std::vector<T>(at_once);
+  }();
+  // Each block in flight sums its rows' adjoints apart (block_partials), added to the total in order.
+  const auto run = [&](auto* partials) {
+    for (std::size_t first = 0; first < blocks; first += at_once) {
+      const std::size_t count = std::min(at_once, blocks - first);
+      run_blocks(count, [&](std::size_t k) {
+        if constexpr (wants_partials(Wanted))
+          values[k] = run_time_block<Wanted, T>(block_rows(rows, first + k), body, x, partials + k);
+        else
+          values[k] = run_time_block<Wanted, T>(block_rows(rows, first + k), body, x, partials);
+      });
+      for (std::size_t k = 0; k < count; ++k) {
+        total.value = first + k == 0 ? values[k] : total.value + values[k];
+        if constexpr (wants_partials(Wanted)) partials[k].add_to(plain_get<0>(total.partials));
+      }
+    }
+  };
+  if constexpr (wants_partials(Wanted)) {
+    static_assert(sizeof...(P) == 1, "the partials of a sum are taken in one parameter of run-time extents");
+    using X = std::remove_cvref_t<decltype(plain_get<0>(x))>;
+    const X& only = plain_get<0>(x);
+    X& partials = plain_get<0>(total.partials);
+    partials = X(only.rows(), only.cols());
+    std::fill(partials.begin(), partials.end(), T(-0.0));
+    if constexpr (in_sequence) {
+      block_partials<X> one(only);
+      run(&one);
+    } else {
+      std::vector<block_partials<X>> in_flight;
+      in_flight.reserve(at_once);
+      for (std::size_t k = 0; k < at_once; ++k) in_flight.emplace_back(only);
+      run(in_flight.data());
+    }
+  } else {
+    run(static_cast<no_partials*>(nullptr));
+  }
+  make_zeros_positive(total);
+  return total;
+}
+
+}  // namespace tapeless::detail
