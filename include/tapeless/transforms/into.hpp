@@ -13,6 +13,7 @@
 #include <tapeless/meta/selected.hpp>
 #include <tapeless/transforms/grad.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -41,32 +42,36 @@ concept eigen_vector = eigen_dense<T> &&(T::RowsAtCompileTime == 1 || T::ColsAtC
 
 /// What tl::into writes a gradient into.
 template <class T>
-concept gradient_target = std::floating_point<T> || Matrix<T> || eigen_dense<T> ||
+concept gradient_target = std::floating_point<T> || Matrix<T> || RunTimeMatrix<T> || eigen_dense<T> ||
     (is_span<T>&& std::floating_point<typename T::element_type> && !std::is_const_v<typename T::element_type>);
 
-/// Rows and columns of an argument of type A, as the caller sees it.
+/// Rows and columns of an argument a, as the caller sees it: of its type, or of a at run time.
 template <class A>
-constexpr std::pair<std::size_t, std::size_t> shape_of_argument() {
+constexpr std::pair<std::size_t, std::size_t> shape_of_argument(const A& a) {
   if constexpr (eigen_argument<A>)
     return {std::size_t(A::RowsAtCompileTime), std::size_t(A::ColsAtCompileTime)};
   else if constexpr (Matrix<A>)
     return {A::rows(), A::cols()};
+  else if constexpr (RunTimeMatrix<A> || eigen_run_time_argument<A>)
+    return {std::size_t(a.rows()), std::size_t(a.cols())};
   else
     return {1, 1};
 }
 
-/// Whether target t can take the gradient of an argument of type A: a number or a tl::matrix is
-/// checked at compile time, the others here. A flat target (a span, an Eigen vector) takes the
-/// gradient's elements in A's storage order; an Eigen matrix of A's shape takes them by (i, j).
-template <class A, class T>
-constexpr bool fits(const T& t) {
-  constexpr auto shape = shape_of_argument<A>();
-  constexpr std::size_t size = shape.first * shape.second;
+/// Whether target t can take the gradient of an argument of `shape`: a number or a tl::matrix of
+/// fixed shape is checked at compile time, the others here. A flat target (a span, an Eigen vector)
+/// takes the gradient's elements in the argument's storage order; an Eigen matrix of its shape takes
+/// them by (i, j).
+template <class T>
+constexpr bool fits(const T& t, std::pair<std::size_t, std::size_t> shape) {
+  const std::size_t size = shape.first * shape.second;
   if constexpr (is_span<T>) {
     return t.size() == size;
   } else if constexpr (eigen_dense<T>) {
     const bool same_shape = std::size_t(t.rows()) == shape.first && std::size_t(t.cols()) == shape.second;
     return same_shape || (eigen_vector<T> && std::size_t(t.rows() * t.cols()) == size);
+  } else if constexpr (RunTimeMatrix<T>) {
+    return t.rows() == shape.first && t.cols() == shape.second;
   } else {
     return true;
   }
@@ -77,7 +82,7 @@ template <class T>
 std::string size_text(const T& t) {
   if constexpr (is_span<T>)
     return "a span of " + std::to_string(t.size());
-  else if constexpr (eigen_dense<T>)
+  else if constexpr (eigen_dense<T> || RunTimeMatrix<T>)
     return std::to_string(t.rows()) + " x " + std::to_string(t.cols());
   else
     return "of the argument's type";  // checked at compile time: never printed
@@ -88,28 +93,34 @@ template <class A, class T, class G>
 constexpr void write_gradient(T& t, const G& g) {
   if constexpr (!gradient_target<T>) {
     return;  // tl::into has said why, in one sentence
-  } else if constexpr (!Matrix<G>) {
+  } else if constexpr (!Matrix<G> && !RunTimeMatrix<G>) {
     if constexpr (is_span<T>)
       t[0] = g;
     else if constexpr (eigen_dense<T>)
       t(0, 0) = g;
     else if constexpr (std::is_same_v<T, G>)
       t = g;
+  } else if constexpr (std::is_same_v<T, G> && RunTimeMatrix<G>) {
+    std::copy(g.begin(), g.end(), t.begin());  // of one shape (fits() has said so): no allocation
   } else if constexpr (std::is_same_v<T, G>) {
     t = g;
   } else if constexpr (is_span<T> || eigen_dense<T>) {
     // An Eigen target of the gradient's shape by (i, j); else a vector, and a span, in A's storage order
-    // (fits() has let no other through).
+    // (fits() has let no other through). The extents are the gradient's, constants where it has a
+    // fixed shape.
+    const std::size_t rows = g.rows(), cols = g.cols();
     bool by_element = true;
-    if constexpr (eigen_vector<T>)
-      by_element = std::size_t(t.rows()) == G::rows() && std::size_t(t.cols()) == G::cols();
-    for (std::size_t k = 0; k < G::size(); ++k) {
+    if constexpr (eigen_vector<T>) by_element = std::size_t(t.rows()) == rows && std::size_t(t.cols()) == cols;
+    for (std::size_t k = 0; k < g.size(); ++k) {
       std::size_t to = k;
-      if constexpr (eigen_argument<A>) to = storage_index<A>(k);
+      if constexpr (eigen_argument<A>)
+        to = storage_index<A>(k);
+      else if constexpr (eigen_run_time_argument<A>)
+        to = storage_index_in<A>(k, rows, cols);
       if constexpr (is_span<T>)
         t[to] = g[k];
       else if (by_element)
-        t(eigen_index(k / G::cols()), eigen_index(k % G::cols())) = g[k];
+        t(eigen_index(k / cols), eigen_index(k % cols)) = g[k];
       else if constexpr (eigen_vector<T>)
         t(eigen_index(to)) = g[k];
     }
@@ -139,7 +150,7 @@ struct into_transform {
                   "tl::grad(f) there");
     if constexpr (count == sizeof...(S) && !(Differentiable<Args> || ...)) {
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (check_target<K, S, std::tuple_element_t<S, A>>(std::get<K>(targets)), ...);
+        (check_target<K, S>(std::get<K>(targets), std::get<S>(std::tie(args...))), ...);
       }
       (std::make_index_sequence<count>{});
       auto result = gradient(as_engine(args)...);
@@ -164,15 +175,15 @@ struct into_transform {
 
   // Target K, for the argument at position P of type A: one that cannot fit at compile time stops
   // here, one that does not fit at run time throws before f is evaluated.
-  template <std::size_t K, std::size_t P, class A, class T>
-  static constexpr void check_target(const T& t) {
+  template <std::size_t K, std::size_t P, class T, class A>
+  static constexpr void check_target(const T& t, const A& a) {
     using G = engine_t<A>;
-    constexpr bool compatible = !(Matrix<T> || std::floating_point<T>) || std::is_same_v<T, G>;
+    constexpr bool compatible = !(Matrix<T> || RunTimeMatrix<T> || std::floating_point<T>) || std::is_same_v<T, G>;
     static_assert(compatible,
                   "tl::into(g...): a tl::matrix or number target must have its argument's type; for another shape "
                   "use an Eigen matrix or a std::span");
-    if (!fits<A>(t)) {
-      constexpr auto shape = shape_of_argument<A>();
+    const auto shape = shape_of_argument(a);
+    if (!fits(t, shape)) {
       throw std::invalid_argument("tl::into: target " + std::to_string(K) + " is " + size_text(t) +
                                   ", but the gradient of argument " + std::to_string(P) + " is " +
                                   std::to_string(shape.first) + " x " + std::to_string(shape.second));

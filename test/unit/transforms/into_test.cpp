@@ -4,7 +4,9 @@
 // numbers tl::grad returns; a flat target takes an Eigen argument's elements in its storage order;
 // value_and_grad returns the value alone. A target of the wrong size throws std::invalid_argument
 // naming both sizes before f is called (calls counted), and leaves every target as it was. No heap
-// allocation: global operator new is counted around each call.
+// allocation: global operator new is counted around each call. Arguments of run-time extents
+// (tl::dynamic, Eigen::VectorXd, a column-major MatrixXd) write into the same kinds of target, checked
+// against their run-time sizes.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -166,4 +168,48 @@ TEST_CASE("the documents' example: Eigen arguments, and a gradient into storage 
   CHECK(out == g);
   CHECK(h(0, 1) == doctest::Approx(std::exp(-1.0)));
   CHECK(g(0) == doctest::Approx(x.array().exp().sum() + 0.5 * std::exp(0.5)));
+}
+
+TEST_CASE("arguments of run-time extents: their gradients into a span, an Eigen vector or a tl::matrix") {
+  const auto squares = [](const auto& x) {
+    return tl::sum_over(
+        tl::indices(x.size()),
+        [](std::size_t i, const auto& x) { return static_cast<double>(i + 1) * tl::square(x[i]); }, x);
+  };
+  const tl::vector<double, tl::dynamic> x{1.0, -2.0, 0.5};
+  std::array<double, 3> storage{};
+  tl::grad(squares, tl::into(std::span<double>(storage)))(x);
+  CHECK(storage == std::array<double, 3>{2.0, -8.0, 3.0});
+  Eigen::VectorXd out(3);
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(3);
+  tl::grad(squares, tl::into(out))(ones);
+  CHECK(out == Eigen::Vector3d(2.0, 4.0, 6.0));
+  tl::vector<double, tl::dynamic> same(3);
+  const double value = tl::value_and_grad(squares, tl::into(same))(x);
+  CHECK(value == 1.0 + 8.0 + 0.75);
+  CHECK(same == tl::vector<double, tl::dynamic>{2.0, -8.0, 3.0});
+
+  // A column-major matrix's gradient into a span in its storage order, and into a matrix by (i, j).
+  const auto weighted = [](const auto& A) {
+    return tl::sum_over(
+        tl::pairs(A.rows()), [](std::size_t i, std::size_t j, const auto& A) { return A(i, 0) * A(j, 1); }, A);
+  };
+  Eigen::MatrixXd A(3, 2);
+  A << 1.0, 2.0, 3.0, 4.0, 5.0, 6.0;
+  const Eigen::MatrixXd want = tl::grad(weighted)(A);
+  std::array<double, 6> flat{};
+  tl::grad(weighted, tl::into(std::span<double>(flat)))(A);
+  for (std::size_t k = 0; k < 6; ++k) CHECK(flat[k] == want.data()[k]);
+  Eigen::MatrixXd by_element(3, 2);
+  tl::grad(weighted, tl::into(by_element))(A);
+  CHECK(by_element == want);
+
+  // Sizes checked against the argument's, before f runs.
+  std::array<double, 4> wrong{};
+  CHECK_THROWS_WITH_AS(tl::grad(squares, tl::into(std::span<double>(wrong)))(x),
+                       "tl::into: target 0 is a span of 4, but the gradient of argument 0 is 3 x 1",
+                       std::invalid_argument);
+  tl::vector<double, tl::dynamic> short_target(2);
+  CHECK_THROWS_WITH_AS(tl::grad(squares, tl::into(short_target))(x),
+                       "tl::into: target 0 is 2 x 1, but the gradient of argument 0 is 3 x 1", std::invalid_argument);
 }
