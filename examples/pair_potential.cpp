@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: BSL-1.0
 // Sums over indices and pairs: Rosenbrock's function as a loop over i, and the Lennard-Jones energy of
 // particles as a loop over the pairs i < j, each a tl::sum_over whose body reads the parameters'
-// elements by index. Each gradient is checked against its adjoint written by hand.
+// elements by index. The particles' number comes from the command line (32 without one): their
+// positions are a matrix of run-time rows, and so is the gradient. Each gradient is checked against
+// its adjoint written by hand.
 #include <tapeless/tapeless.hpp>
 
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <string>
 
 namespace tl = tapeless;
 
-int main() {
+int main(int argc, char** argv) {
   // Rosenbrock over the first n elements of x: n is known at run time, x's extent at compile time.
   constexpr std::size_t extent = 64;
   tl::vector<double, extent> x{};
@@ -37,10 +40,10 @@ int main() {
   std::printf("Rosenbrock over %zu indices: value %.6f, largest difference from the hand-written adjoint %.1e\n", n - 1,
               value, worst);
 
-  // The Lennard-Jones energy of 32 particles on a jittered lattice, p holding one particle per row; its
-  // gradient is minus the forces.
-  constexpr std::size_t particles = 32;
-  tl::matrix<double, particles, 3> p{};
+  // The Lennard-Jones energy of N particles on a jittered lattice, p holding one particle per row and N
+  // known at run time; its gradient, of p's type, is minus the forces.
+  const std::size_t particles = argc > 1 ? std::stoul(argv[1]) : 32;
+  tl::matrix<double, tl::dynamic, 3> p(particles, 3);
   for (std::size_t k = 0; k < particles; ++k) {
     p(k, 0) = 1.1 * static_cast<double>(k % 4) + 0.05 * std::sin(static_cast<double>(k));
     p(k, 1) = 1.1 * static_cast<double>((k / 4) % 4) + 0.05 * std::cos(static_cast<double>(3 * k));
@@ -48,7 +51,7 @@ int main() {
   }
   auto energy = [](const auto& p) {
     return tl::sum_over(
-        tl::pairs(particles),
+        tl::pairs(p.rows()),
         [](std::size_t i, std::size_t j, const auto& p) {
           const auto s6 = tl::pow(tl::squared_norm(tl::row(p, i) - tl::row(p, j)), -3.0);  // (sigma / r)^6
           return 4.0 * (tl::square(s6) - s6);
@@ -57,7 +60,7 @@ int main() {
   };
   const auto [e, de] = tl::value_and_grad(energy)(p);
 
-  tl::matrix<double, particles, 3> forces{};
+  tl::matrix<double, tl::dynamic, 3> forces(particles, 3);
   for (std::size_t i = 0; i < particles; ++i)
     for (std::size_t j = i + 1; j < particles; ++j) {
       double r[3], r2 = 0;
