@@ -3,13 +3,16 @@
 //
 // A parameter of fixed shape gets a sum of its adjoints per block of rows, added block after block
 // (sweep/sum_over_rows.hpp). For a tl::vector<double, tl::dynamic> read by tl::indices over its own
-// elements, that would be a pass over all n elements per block: O(n²) for one gradient. So here every
-// term's adjoints go straight into one matrix of the parameter's extents, in the order of the rows,
-// the only allocation of the loop. Each term reads the caller's matrix in place. The value is summed
-// in blocks as sum_rows sums it. Terms run a row at a time.
+// elements, a dense sum per block would be a pass over all n elements per block: O(n²) for one
+// gradient. Here the first block's adjoints go straight into the total, and each later block sums its
+// own in a matrix written only where its terms read, whose written elements it lists and passes on to
+// the total in block order: O(reads), with the fixed parameter's grouping, so the sum over threads
+// gives the sequential bits. Each term reads the caller's matrix in place. The value is summed in
+// blocks as sum_rows sums it. Terms run a row at a time.
 // Tests: test/unit/sweep/run_time_rows_test.cpp
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -100,6 +103,17 @@ class block_partials {
   std::size_t count_ = 0;
 };
 
+/// Where the first block of rows sends the adjoints of a parameter of run-time extents: into the total
+/// itself, which is -0 before it (-0 + s is s, bit for bit), so that it keeps no sums of its own.
+template <class P>
+struct total_partials {
+  P& total;
+  template <class Leaf, class G>
+  constexpr void accumulate(const Leaf&, const G& g) {
+    add_adjoint(total, g);
+  }
+};
+
 /// What a sum that computes its value alone sends its parameters' adjoints to: nothing.
 struct no_partials {};
 
@@ -151,19 +165,22 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
     else
       return std::vector<T>(at_once);
   }();
-  // Each block in flight sums its rows' adjoints apart (block_partials), added to the total in order.
-  const auto run = [&](auto* partials) {
+  // Block 0 sends its adjoints straight into the total (total_partials); each later block in flight
+  // sums its own apart (block_partials, one per slot k), added to the total in order.
+  const auto run = [&](auto* direct, auto* partials) {
     for (std::size_t first = 0; first < blocks; first += at_once) {
       const std::size_t count = std::min(at_once, blocks - first);
       run_blocks(count, [&](std::size_t k) {
-        if constexpr (wants_partials(Wanted))
-          values[k] = run_time_block<Wanted, T>(block_rows(rows, first + k), body, x, partials + k);
-        else
-          values[k] = run_time_block<Wanted, T>(block_rows(rows, first + k), body, x, partials);
+        const View block = block_rows(rows, first + k);
+        if (!wants_partials(Wanted) || first + k == 0)
+          values[k] = run_time_block<Wanted, T>(block, body, x, direct);
+        else if constexpr (wants_partials(Wanted))
+          values[k] = run_time_block<Wanted, T>(block, body, x, partials + k);
       });
       for (std::size_t k = 0; k < count; ++k) {
         total.value = first + k == 0 ? values[k] : total.value + values[k];
-        if constexpr (wants_partials(Wanted)) partials[k].add_to(plain_get<0>(total.partials));
+        if constexpr (wants_partials(Wanted))
+          if (first + k != 0) partials[k].add_to(plain_get<0>(total.partials));
       }
     }
   };
@@ -174,17 +191,21 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
     X& partials = plain_get<0>(total.partials);
     partials = X(only.rows(), only.cols());
     std::fill(partials.begin(), partials.end(), T(-0.0));
-    if constexpr (in_sequence) {
+    total_partials<X> direct{partials};
+    // Sums of its own for a later block only where there is one: none for a sum of one block.
+    if (blocks <= 1) {
+      run(&direct, static_cast<block_partials<X>*>(nullptr));
+    } else if constexpr (in_sequence) {
       block_partials<X> one(only);
-      run(&one);
+      run(&direct, &one);
     } else {
       std::vector<block_partials<X>> in_flight;
       in_flight.reserve(at_once);
       for (std::size_t k = 0; k < at_once; ++k) in_flight.emplace_back(only);
-      run(in_flight.data());
+      run(&direct, in_flight.data());
     }
   } else {
-    run(static_cast<no_partials*>(nullptr));
+    run(static_cast<no_partials*>(nullptr), static_cast<no_partials*>(nullptr));
   }
   make_zeros_positive(total);
   return total;
