@@ -75,7 +75,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COM
   -DTAPELESS_BUILD_TESTS=OFF -DTAPELESS_BUILD_EXAMPLES=ON -DTAPELESS_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build"
 # Every case family, in the order of the suite's specification; each prints its own table.
-benches=(scalar vector matrix hessian rows steps lstm pairs)
+benches=(scalar vector matrix hessian rows steps lstm pairs run_time)
 
 # --- examples -----------------------------------------------------------------------------------
 if ((!callgrind)); then

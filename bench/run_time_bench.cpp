@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: BSL-1.0
+// bench/run_time_bench.cpp: S3 rosenbrock of run-time size, n = 16 and 256: x a tl::vector<double,
+// tl::dynamic> holding S3's inputs, its length read at run time in every gradient (the inputs are
+// opaque, harness.hpp), so that no kernel knows n at compile time. Each implementation is one function
+// for every n, returning the gradient as a tl::vector<double, tl::dynamic> of x's size:
+//   handwritten        the classic adjoint, one pass over the elements to x.size();
+//   handwritten_simd   the same sweep a batch of elements at a time (xsimd), the rest one at a time;
+//   tapeless           tl::grad of tl::sum_over(tl::indices(x.size() - 1), term, x), the term reading
+//                      x[i] and x[i + 1];
+// and, beside them in the same run, checked against the same hand-written gradient:
+//   tapeless_bounded      the same gradient of x as a tl::vector<double, tl::bounded<256>> (no heap),
+//                         returned in that type;
+//   tapeless_fixed_shape  S3_rosenbrock_<n>_users's kernel (users.hpp): the same sum over tl::indices,
+//                         n read at run time, of x as a tl::vector<double, n> of fixed size;
+//   the peers             ADOL-C (tape reused, tape recorded at each call), Sacado (Rad; DFad, the
+//                         forward mode of run-time length), Eigen's forward mode (AutoDiffScalar of a
+//                         VectorXd) and central differences, on one function f of a std::vector of the
+//                         library's numbers, its length read at run time. bench/peers/ takes a
+//                         std::array of compile-time size: these are its peers for a run-time n.
+// Before timing, it states the heap each gradient allocates (allocations.hpp).
+#include "adjoints.hpp"
+#include "allocations.hpp"
+#include "cases.hpp"
+#include "simd.hpp"
+#include "suite.hpp"
+#include "users.hpp"
+
+// System headers (bench/CMakeLists.txt): their warnings are not ours.
+#include <Eigen/Core>
+#include <Sacado_Fad_DFad.hpp>
+#include <unsupported/Eigen/AutoDiff>
+
+#include <tapeless/tapeless.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tl = tapeless;
+namespace simd = tapeless_bench::simd;
+
+namespace {
+
+using namespace tapeless_bench;
+
+// ---------------------------------------------------------------------------------------------
+// S3 rosenbrock of run-time size: f(x) = sum_{i<n-1} 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2,
+// x[i] = 2u - 1, n = x.size().
+
+using s3_vector = tl::vector<double, tl::dynamic>;
+inline constexpr std::size_t s3_bound = 256;  // tapeless_bounded's capacity: the largest n
+using s3_bounded_vector = tl::vector<double, tl::bounded<s3_bound>>;
+
+struct s3_run_time_in {
+  s3_vector x;
+};
+
+/// S3's inputs at n = N (s3_inputs<N>, the same numbers), in a vector of run-time size.
+template <std::size_t N>
+inline s3_run_time_in s3_run_time_inputs() {
+  return {s3_vector(s3_inputs<N>().x)};
+}
+
+TAPELESS_BENCH_KERNEL s3_vector s3_run_time_handwritten(const s3_run_time_in& in) {
+  // forward and reverse in one pass (n >= 2): a_i = x_{i+1} - x_i^2, b_i = 1 - x_i; a_i_bar = 200 a_i,
+  // b_i_bar = 2 b_i. x_i receives -2 x_i a_i_bar - b_i_bar through a_i and b_i, and a_{i-1}_bar through
+  // a_{i-1}, which the pass keeps from the element before: one write per element.
+  const auto& x = in.x;
+  const std::size_t n = x.size();
+  s3_vector g(n);
+  double a_before = x[1] - x[0] * x[0];
+  g[0] = -400.0 * x[0] * a_before - 2.0 * (1.0 - x[0]);
+  for (std::size_t i = 1; i + 1 < n; ++i) {
+    const double a = x[i + 1] - x[i] * x[i];
+    g[i] = 200.0 * a_before - 400.0 * x[i] * a - 2.0 * (1.0 - x[i]);
+    a_before = a;
+  }
+  g[n - 1] = 200.0 * a_before;
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL s3_vector s3_run_time_handwritten_simd(const s3_run_time_in& in) {
+  // S3_rosenbrock_<n>'s vectorised adjoint (vector_bench.cpp) to a run-time n: g_i = 200 a_{i-1} -
+  // 400 x_i a_i - 2 b_i for 0 < i < n - 1, a batch of elements at a time, each batch reading x_{i-1},
+  // x_i and x_{i+1}; the two ends, and the elements short of a batch, one at a time.
+  const std::size_t n = in.x.size();
+  const double* x = in.x.data();
+  s3_vector g(n);
+  const auto middle = [](const auto& before, const auto& here, const auto& after) {
+    return 200.0 * (here - before * before) - 400.0 * here * (after - here * here) - 2.0 * (1.0 - here);
+  };
+  g[0] = -400.0 * x[0] * (x[1] - x[0] * x[0]) - 2.0 * (1.0 - x[0]);
+  std::size_t i = 1;
+  for (; i + simd::width < n; i += simd::width)
+    simd::store(g.data() + i, middle(simd::load(x + i - 1), simd::load(x + i), simd::load(x + i + 1)));
+  for (; i + 1 < n; ++i) g[i] = middle(x[i - 1], x[i], x[i + 1]);
+  g[n - 1] = 200.0 * (x[n - 1] - x[n - 2] * x[n - 2]);
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL s3_vector s3_run_time_tapeless(const s3_run_time_in& in) {
+  return tl::grad([](const auto& x) {
+    return tl::sum_over(
+        tl::indices(x.size() - 1),
+        [](std::size_t i, const auto& x) {
+          return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
+        },
+        x);
+  })(in.x);
+}
+
+// tapeless_bounded: the same numbers in a tl::vector<double, tl::bounded<256>>, the gradient in that type.
+
+struct s3_bounded_in {
+  s3_bounded_vector x;
+};
+
+template <std::size_t N>
+inline s3_bounded_in s3_bounded_inputs() {
+  return {s3_bounded_vector(s3_run_time_inputs<N>().x)};
+}
+
+TAPELESS_BENCH_KERNEL s3_bounded_vector s3_bounded_tapeless(const s3_bounded_in& in) {
+  return tl::grad([](const auto& x) {
+    return tl::sum_over(
+        tl::indices(x.size() - 1),
+        [](std::size_t i, const auto& x) {
+          return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
+        },
+        x);
+  })(in.x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The peers, on f of a std::vector of their numbers, n read from it: bench/peers/'s libraries for a
+// run-time n, each writing the gradient into a vector of x's size.
+
+namespace run_time_peers {
+
+/// S3's f, once for any number type T (double, adouble, Sacado's, Eigen's) and any n >= 2.
+template <class T>
+T f(const std::vector<T>& x) {
+  T value = 0.0;
+  for (std::size_t i = 0; i + 1 < x.size(); ++i) {
+    const T a = x[i + 1] - x[i] * x[i];
+    const T b = 1.0 - x[i];
+    value += 100.0 * (a * a) + b * b;
+  }
+  return value;
+}
+
+// ADOL-C, as bench/peers/adolc.hpp's two modes: the tape recorded before the checks and reused
+// (adolc_tape), or recorded again at each call (adolc_retape); case `id` owns tags 2 id and 2 id + 1
+// (adolc::tag), which no case of this executable takes through bench/peers/.
+
+/// Records f at x on tape `tag`, in buffers of `sizes`, or ADOL-C's default ones when none.
+inline void trace(short tag, const s3_vector& x, const std::optional<adolc::buffer_sizes>& sizes) {
+  if (sizes)
+    trace_on(tag, 0, (*sizes)[0], (*sizes)[1], (*sizes)[2], (*sizes)[3]);
+  else
+    trace_on(tag);
+  {
+    std::vector<adouble> ax(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) ax[i] <<= x[i];
+    adouble y = f(std::as_const(ax));
+    double value;
+    y >>= value;
+  }
+  trace_off();
+}
+
+/// The buffers of each tape, by tag: ADOL-C's defaults where they hold it (adolc::record_sized says why).
+inline std::map<short, std::optional<adolc::buffer_sizes>>& tape_buffers() {
+  static std::map<short, std::optional<adolc::buffer_sizes>> sizes;
+  return sizes;
+}
+
+inline void record_sized(short tag, const s3_vector& x) {
+  constexpr unsigned ample = 1U << 26;
+  trace(tag, x, adolc::buffer_sizes{ample, ample, ample, ample});
+  std::array<std::size_t, STAT_SIZE> stats;
+  tapestats(tag, stats.data());
+  std::optional<adolc::buffer_sizes> sizes;
+  if (stats[NUM_OPERATIONS] >= OBUFSIZE || stats[NUM_LOCATIONS] >= LBUFSIZE || stats[NUM_VALUES] >= VBUFSIZE ||
+      stats[NUM_OPERATIONS] >= TBUFSIZE) {
+    auto room = [](std::size_t count) { return static_cast<unsigned>(2 * count + 1024); };
+    sizes = adolc::buffer_sizes{room(stats[NUM_OPERATIONS]), room(stats[NUM_LOCATIONS]), room(stats[NUM_VALUES]),
+                                room(stats[NUM_OPERATIONS])};
+  }
+  tape_buffers()[tag] = sizes;
+  trace(tag, x, sizes);
+}
+
+template <auto Inputs, int Id, adolc::mode M>
+void adolc_prepare() {
+  record_sized(adolc::tag(Id, M), Inputs().x);
+}
+
+template <int Id, adolc::mode M>
+TAPELESS_BENCH_KERNEL s3_vector adolc_gradient(const s3_run_time_in& in) {
+  const short t = adolc::tag(Id, M);
+  if constexpr (M == adolc::mode::retape) trace(t, in.x, tape_buffers().at(t));
+  s3_vector g(in.x.size());
+  if (const int rc = ::gradient(t, static_cast<int>(in.x.size()), in.x.data(), g.data()); rc < 0) {
+    std::fprintf(stderr, "ADOL-C gradient on tape %d returned %d\n", t, rc);
+    std::abort();
+  }
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL s3_vector sacado_rad(const s3_run_time_in& in) {
+  using var = Sacado::Rad::ADvar<double>;
+  const std::size_t n = in.x.size();
+  std::vector<var> ax(n);
+  for (std::size_t i = 0; i < n; ++i) ax[i] = in.x[i];  // an independent variable each
+  var y = f(std::as_const(ax));
+  var::Outvar_Gradcomp(y);
+  s3_vector g(n);
+  for (std::size_t i = 0; i < n; ++i) g[i] = ax[i].adj();
+  return g;
+}
+
+/// The gradient in one forward pass of a forward-mode number type of run-time length (bench/peers/
+/// common.hpp's forward_mode_gradient, to x.size()): seed(x_i, n, i) is x_i with the derivatives e_i.
+template <class Number, class Seed, class Derivative>
+s3_vector forward_mode_gradient(const s3_vector& x, Seed seed, Derivative derivative) {
+  const std::size_t n = x.size();
+  std::vector<Number> ax;
+  ax.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) ax.push_back(seed(x[i], static_cast<int>(n), static_cast<int>(i)));
+  const Number y = f(std::as_const(ax));
+  s3_vector g(n);
+  for (std::size_t i = 0; i < n; ++i) g[i] = derivative(y, static_cast<int>(i));
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL s3_vector sacado_fad(const s3_run_time_in& in) {
+  using number = Sacado::Fad::DFad<double>;
+  return forward_mode_gradient<number>(
+      in.x, [](double v, int n, int i) { return number(n, i, v); }, [](const number& y, int i) { return y.dx(i); });
+}
+
+TAPELESS_BENCH_KERNEL s3_vector eigen_forward(const s3_run_time_in& in) {
+  using number = Eigen::AutoDiffScalar<Eigen::VectorXd>;
+  return forward_mode_gradient<number>(
+      in.x, [](double v, int n, int i) { return number(v, n, i); },
+      [](const number& y, int i) { return y.derivatives()(i); });
+}
+
+TAPELESS_BENCH_KERNEL s3_vector finite_diff(const s3_run_time_in& in) {
+  // As bench/peers/finite_diff.hpp: central differences, 2 n evaluations of f in doubles.
+  const std::size_t n = in.x.size();
+  std::vector<double> xh(in.x.begin(), in.x.end());
+  s3_vector g(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x_i = in.x[i], h = 6e-6 * std::max(1.0, std::abs(x_i));
+    xh[i] = x_i + h;
+    const double up = f(xh), step_up = xh[i] - x_i;
+    xh[i] = x_i - h;
+    const double down = f(xh), step_down = x_i - xh[i];
+    xh[i] = x_i;
+    g[i] = (up - down) / (step_up + step_down);
+  }
+  return g;
+}
+
+}  // namespace run_time_peers
+
+template <std::size_t N, int Id>
+struct s3_run_time : tapeless_bench::kernels<s3_run_time_inputs<N>, s3_run_time_handwritten, s3_run_time_tapeless,
+                                             s3_run_time_handwritten_simd> {
+  static_assert(N <= s3_bound);
+  static std::string name() { return "S3_rosenbrock_run_time_" + std::to_string(N); }
+
+  static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
+    namespace p = run_time_peers;
+    constexpr auto inputs = s3_run_time_inputs<N>;
+    entries.push_back(entry<s3_bounded_tapeless, s3_bounded_inputs<N>>(c + "/tapeless_bounded"));
+    entries.push_back(entry<s3_users<N>, s3_users_inputs<N>>(c + "/tapeless_fixed_shape"));
+    entries.push_back(entry<p::adolc_gradient<Id, adolc::mode::tape>, inputs>(
+        c + "/adolc_tape", exact, p::adolc_prepare<inputs, Id, adolc::mode::tape>));
+    entries.push_back(entry<p::adolc_gradient<Id, adolc::mode::retape>, inputs>(
+        c + "/adolc_retape", exact, p::adolc_prepare<inputs, Id, adolc::mode::retape>));
+    entries.push_back(entry<p::sacado_rad, inputs>(c + "/sacado_rad"));
+    entries.push_back(entry<p::sacado_fad, inputs>(c + "/sacado_fad"));
+    entries.push_back(entry<p::eigen_forward, inputs>(c + "/eigen_forward"));
+    entries.push_back(entry<p::finite_diff, inputs>(c + "/finite_diff", tapeless_bench::finite_diff::agreement));
+  }
+};
+
+/// States the heap each gradient of tapeless and the hand-written adjoints allocates at n = N
+/// (harness.hpp, note_memory: Google Benchmark prints it in its context).
+template <std::size_t N>
+void note_memory_at() {
+  const std::string c = "S3_rosenbrock_run_time_" + std::to_string(N) + "/";
+  constexpr auto inputs = s3_run_time_inputs<N>;
+  note_memory(c + "handwritten",
+              describe(measure_allocations<s3_run_time_handwritten, inputs>()) + ": the gradient returned");
+  note_memory(c + "handwritten_simd",
+              describe(measure_allocations<s3_run_time_handwritten_simd, inputs>()) + ": the gradient returned");
+  note_memory(c + "tapeless", describe(measure_allocations<s3_run_time_tapeless, inputs>()));
+  note_memory(c + "tapeless_bounded", describe(measure_allocations<s3_bounded_tapeless, s3_bounded_inputs<N>>()));
+  note_memory(c + "tapeless_fixed_shape", describe(measure_allocations<s3_users<N>, s3_users_inputs<N>>()));
+}
+
+/// Returns true: the gradients themselves are checked by the harness.
+bool note_memory_of_each() {
+  note_memory_at<16>();
+  note_memory_at<256>();
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tapeless_bench::run<s3_run_time<16, 1>, s3_run_time<256, 2>>(argc, argv, note_memory_of_each);
+}
