@@ -117,8 +117,9 @@ struct total_partials {
 /// What a sum that computes its value alone sends its parameters' adjoints to: nothing.
 struct no_partials {};
 
-/// The value of body over one block of rows, summed from -0 in row order; with `partials`, a
-/// block_partials of the only parameter, each term's adjoints sent there as Wanted asks.
+/// The value of body over one block of rows, summed from -0 in row order; where Wanted asks for
+/// partials, each term's adjoints in the only parameter sent to `partials` (the total itself for the
+/// first block, total_partials; a block_partials for a later one).
 template <wanted Wanted, class T, class View, class Body, std::size_t... J, class... P, class Partials>
 constexpr T run_time_block(const View& rows, const Body& body, const plain_tuple_of<std::index_sequence<J...>, P...>& x,
                            Partials* partials) {
@@ -155,7 +156,8 @@ template <wanted Wanted, class T, class View, class Body, class I, class... P, c
 constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& x,
                                  std::size_t at_once = 1, const RunBlocks& run_blocks = {}) {
   rows_sum<T, std::remove_cvref_t<P>...> total{T(-0.0), {{std::remove_cvref_t<P>()}...}};
-  // In sequence, nothing is allocated but the parameter's sums: none at all for bounded extents.
+  // In sequence, nothing is allocated but the parameter's sums (the total, and one block's past the
+  // first block): none at all for bounded extents.
   constexpr bool in_sequence = std::is_same_v<RunBlocks, blocks_in_sequence>;
   const std::size_t blocks = blocks_of(rows.size());
   at_once = in_sequence ? 1 : std::max<std::size_t>(1, std::min(at_once, blocks));
