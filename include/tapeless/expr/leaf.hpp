@@ -158,16 +158,22 @@ struct constant_ref : expression<constant_ref<T>> {
 /// to does not.
 ///
 ///   auto loss = [&X](const auto& beta) { return tl::sum(tl::matmul(tl::cref(X), beta)); };
+///
+/// A tl::matrix of run-time extents is read in place too; inside f its rows(), cols() and size() are
+/// run-time values, and X(i, j), x[i], tl::row and tl::col of it are constants of the data there.
 template <class T>
-  requires(Matrix<T> || Real<T>)
+  requires(Matrix<T> || RunTimeMatrix<T> || Real<T>)
 constexpr constant_ref<T> cref(const T& data) noexcept { return constant_ref<T>(data); }
 template <class T>
-  requires(Matrix<T> || Real<T>)
+  requires(Matrix<T> || RunTimeMatrix<T> || Real<T> || detail::eigen_run_time_argument<T>)
 constexpr auto cref(const T&& data) noexcept {
   static_assert(sizeof(T) == 0,
                 "tl::cref(x): x must be a named object that outlives the gradient call, not a temporary; "
                 "pass a temporary by value instead");
-  return constant<T>(data);  // only so that nothing else fails after the message
+  if constexpr (detail::eigen_run_time_argument<T>)
+    return detail::shape_error{};  // passed on quietly by every operation, after the message
+  else
+    return constant<T>(data);  // only so that nothing else fails after the message
 }
 /// A fixed-size Eigen matrix is read as a constant tl::matrix of its shape, element (i, j) to (i, j)
 /// whatever its storage order: a copy, made once (into the room a transform keeps for data, under
@@ -176,10 +182,19 @@ template <detail::eigen_argument T>
 constexpr constant<detail::eigen_matrix_t<T>> cref(const T& data) {
   return constant<detail::eigen_matrix_t<T>>(detail::to_matrix(data));
 }
+/// An Eigen VectorXd or MatrixXd, or a Map, Ref or block of one, is read where it lies, through its
+/// strides (matrix/matrix_view.hpp), as a tl::matrix of run-time extents would be: X must outlive the
+/// gradient call.
+/// A Map or block of a temporary views memory that outlives it; a temporary VectorXd does not.
+template <detail::eigen_run_time_argument T>
+  requires(std::is_lvalue_reference_v<T> || !std::is_same_v<detail::eigen_plain_t<T>, std::remove_cvref_t<T>>)
+constexpr constant<detail::eigen_view_t<T>> cref(T&& data) noexcept {
+  return constant<detail::eigen_view_t<T>>(detail::view_of(data));
+}
 /// A std::vector, std::span or any other contiguous range is data of run-time length, which no node
 /// can hold: a sum over it is tl::sum_over(tl::rows(data), ...).
 template <class T>
-  requires(!Matrix<T> && !Real<T> && !detail::eigen_fixed<T> && requires(const T& data) {
+  requires(!Matrix<T> && !RunTimeMatrix<T> && !Real<T> && !detail::eigen_dense<T> && requires(const T& data) {
     std::data(data);
     std::size(data);
   })

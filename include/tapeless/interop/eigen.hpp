@@ -5,13 +5,15 @@
 // Scalar, data()), not by its name, so tapeless needs Eigen only in a unit that includes it itself.
 // A fixed-size one passed to a transform is copied into a tl::matrix of its shape, element (i, j) to
 // element (i, j) whatever its storage order, and what comes back for it (a gradient, a block of a
-// Hessian) is converted to its own plain type; one of run-time size (VectorXd, MatrixXd, a Map or Ref
-// of one), passed to tl::grad, likewise into a tl::matrix of run-time extents. Where its elements are counted one after
-// another (the rows and columns of a Hessian or Jacobian block, a flat target of tl::into), they are counted in its
-// storage order, as data() lays them out.
+// Hessian) is converted to its own plain type. One of run-time size (VectorXd, MatrixXd, a Map or Ref
+// of one), passed to tl::grad, is read in place through its strides (matrix/matrix_view.hpp), and its
+// gradient likewise comes back as its plain type. Where its elements are counted one after another
+// (the rows and columns of a Hessian or Jacobian block, a flat target of tl::into), they are counted
+// in its storage order, as data() lays them out.
 #pragma once
 
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/matrix_view.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -49,6 +51,11 @@ template <class E>
 concept eigen_run_time_argument =
     eigen_of_run_time_size<E> && std::floating_point<typename std::remove_cvref_t<E>::Scalar>;
 
+/// An argument of run-time extents, tl's own or Eigen's: what tl::grad and tl::value_and_grad
+/// differentiate and the other transforms name in their message.
+template <class A>
+concept run_time_argument = RunTimeMatrix<A> || eigen_run_time_argument<A>;
+
 /// A fixed-size Eigen object of floating-point numbers: what the transforms take beside tl's own types.
 template <class E>
 concept eigen_argument = eigen_fixed<E> && std::floating_point<typename std::remove_cvref_t<E>::Scalar>;
@@ -73,12 +80,6 @@ using eigen_matrix_t = matrix<std::remove_cv_t<typename std::remove_cvref_t<E>::
 /// A tl::matrix extent for an Eigen one: Eigen::Dynamic (-1) is tl::dynamic.
 constexpr std::size_t extent_of_eigen(int extent) { return extent < 0 ? dynamic : static_cast<std::size_t>(extent); }
 
-/// The tl::matrix of run-time extents an Eigen object of run-time size becomes inside the engine.
-template <eigen_of_run_time_size E>
-using eigen_run_time_matrix_t = matrix<std::remove_cv_t<typename std::remove_cvref_t<E>::Scalar>,
-                                       extent_of_eigen(std::remove_cvref_t<E>::RowsAtCompileTime),
-                                       extent_of_eigen(std::remove_cvref_t<E>::ColsAtCompileTime)>;
-
 /// Eigen's index type, which its operator() takes.
 using eigen_index = std::ptrdiff_t;
 
@@ -91,13 +92,17 @@ constexpr eigen_matrix_t<E> to_matrix(const E& e) {
   return m;
 }
 
-/// e as a tl::matrix of its run-time extents, element (i, j) of each.
+/// The view an Eigen object of run-time size is read through inside the engine, in place.
 template <eigen_of_run_time_size E>
-eigen_run_time_matrix_t<E> to_run_time_matrix(const E& e) {
-  eigen_run_time_matrix_t<E> m(static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols()));
-  for (std::size_t i = 0; i < m.rows(); ++i)
-    for (std::size_t j = 0; j < m.cols(); ++j) m(i, j) = e(eigen_index(i), eigen_index(j));
-  return m;
+using eigen_view_t = matrix_view<std::remove_cv_t<typename std::remove_cvref_t<E>::Scalar>,
+                                 extent_of_eigen(std::remove_cvref_t<E>::RowsAtCompileTime),
+                                 extent_of_eigen(std::remove_cvref_t<E>::ColsAtCompileTime)>;
+
+/// e read where it lies, through its strides: element (i, j) of each, whatever its storage order.
+template <eigen_of_run_time_size E>
+constexpr eigen_view_t<E> view_of(const E& e) noexcept {
+  return eigen_view_t<E>(e.data(), static_cast<std::size_t>(e.rows()), static_cast<std::size_t>(e.cols()),
+                         static_cast<std::size_t>(e.rowStride()), static_cast<std::size_t>(e.colStride()));
 }
 
 /// m as the plain Eigen type P, element (i, j) of each; P of m's extents where they are run-time ones.
@@ -159,18 +164,19 @@ struct engine_type<A> {
 };
 template <eigen_run_time_argument A>
 struct engine_type<A> {
-  using type = eigen_run_time_matrix_t<A>;
+  using type = eigen_view_t<A>;
 };
 template <class A>
 using engine_t = typename engine_type<A>::type;
 
-/// An argument as the engine takes it: a reference to it, or an Eigen object's copy.
+/// An argument as the engine takes it: a reference to it, a fixed-size Eigen object's copy, or a view
+/// of one of run-time size.
 template <class A>
 constexpr decltype(auto) as_engine(const A& a) {
   if constexpr (eigen_argument<A>)
     return to_matrix(a);
   else if constexpr (eigen_run_time_argument<A>)
-    return to_run_time_matrix(a);
+    return view_of(a);
   else
     return (a);
 }

@@ -70,14 +70,15 @@ struct row : ::tapeless::detail::matrix_operation {
   static constexpr std::size_t adjoint_part_size = M::cols();
   std::size_t index;
   constexpr explicit row(std::size_t i) : index(i) {}
-  template <class T, std::size_t R, std::size_t C>
-  constexpr matrix<T, 1, C> value(const matrix<T, R, C>& x) const {
+  // X is a tl::matrix, or a view of one (an Eigen matrix read in place): its adjoint is the matrix's.
+  template <class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  constexpr matrix<T, 1, C> value(const X<T, R, C>& x) const {
     matrix<T, 1, C> y;
     for (std::size_t j = 0; j < C; ++j) y[j] = x(index, j);
     return y;
   }
-  template <class G, class T, std::size_t R, std::size_t C>
-  constexpr auto vjp(const G& g, const matrix<T, R, C>&, const matrix<T, 1, C>&) const {
+  template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  constexpr auto vjp(const G& g, const X<T, R, C>&, const matrix<T, 1, C>&) const {
     return line_adjoint<matrix<T, R, C>>(g, index * C, 1);
   }
 };
@@ -89,14 +90,14 @@ struct col : ::tapeless::detail::matrix_operation {
   static constexpr std::size_t adjoint_part_size = M::rows();
   std::size_t index;
   constexpr explicit col(std::size_t j) : index(j) {}
-  template <class T, std::size_t R, std::size_t C>
-  constexpr matrix<T, R, 1> value(const matrix<T, R, C>& x) const {
+  template <class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  constexpr matrix<T, R, 1> value(const X<T, R, C>& x) const {
     matrix<T, R, 1> y;
     for (std::size_t i = 0; i < R; ++i) y[i] = x(i, index);
     return y;
   }
-  template <class G, class T, std::size_t R, std::size_t C>
-  constexpr auto vjp(const G& g, const matrix<T, R, C>& x, const matrix<T, R, 1>&) const {
+  template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  constexpr auto vjp(const G& g, const X<T, R, C>& x, const matrix<T, R, 1>&) const {
     return line_adjoint<matrix<T, R, C>>(g, index, x.cols());  // C is a marker where the columns are run-time
   }
 };
@@ -342,13 +343,17 @@ template <RunTimeMatrix M>
 inline constexpr bool run_time_vector<M> = M::rows_extent == 1 || M::cols_extent == 1;
 
 /// A part (an element, a row, a column) of a matrix of run-time extents: a node reading it from a node,
-/// whose adjoint goes to the part alone (adjoint/structured.hpp); of plain data, its value.
-template <class Part, class A>
-TAPELESS_BUILD_INLINE constexpr auto run_time_part(const Part& part, A&& a) {
-  if constexpr (Expression<std::remove_cvref_t<A>>)
-    return make_unary(part, std::forward<A>(a));
+/// whose adjoint goes to the part alone (adjoint/structured.hpp); of data (a tl::cref), a constant of
+/// its value; of plain data, its value. `value` reads the part from a plain matrix or a view.
+template <class Part, class A, class Value>
+TAPELESS_BUILD_INLINE constexpr auto run_time_part(const Part& part, A&& a, const Value& value) {
+  using E = std::remove_cvref_t<A>;
+  if constexpr (!Expression<E>)
+    return value(a);
+  else if constexpr (!E::is_active)
+    return constant<std::remove_cvref_t<decltype(value(a.value()))>>(value(a.value()));
   else
-    return part.value(a);
+    return make_unary(part, std::forward<A>(a));
 }
 
 /// Whether M is a matrix of fixed extents with one column or one row.
@@ -366,7 +371,7 @@ TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, std::
   if constexpr (RunTimeMatrix<M>) {
     check_index(i, e.rows(), index_access::element_row);
     check_index(j, e.cols(), index_access::element_column);
-    return run_time_part(ops::element(i * e.cols() + j), e);
+    return run_time_part(ops::element(i * e.cols() + j), e, [&](const auto& x) { return x(i, j); });
   } else if constexpr (Matrix<M>) {
     check_index(i, M::rows(), index_access::element_row);
     check_index(j, M::cols(), index_access::element_column);
@@ -380,7 +385,7 @@ TAPELESS_BUILD_INLINE constexpr auto element_of(const E& e, std::size_t i, layer
                 "v[i]: v must be a vector expression (one column or one row); write A(i, j) for a matrix");
   if constexpr (run_time_vector<M>) {
     check_index(i, e.size(), index_access::element);
-    return run_time_part(ops::element(i), e);
+    return run_time_part(ops::element(i), e, [&](const auto& x) { return x[i]; });
   } else if constexpr (Matrix<M>) {
     check_index(i, M::size(), index_access::element);
     return part_node(e, ops::element(i));
@@ -430,7 +435,7 @@ TAPELESS_BUILD_INLINE constexpr auto line_of(A&& a, std::size_t index) {
   if constexpr (RunTimeMatrix<V>) {
     if constexpr (has_fixed_lines<Row, V>()) {
       check_index(index, Row ? a.rows() : a.cols(), access);
-      return run_time_part(Part(index), std::forward<A>(a));
+      return run_time_part(Part(index), std::forward<A>(a), [&](const auto& x) { return Part(index).value(x); });
     } else {
       return shape_error{};
     }

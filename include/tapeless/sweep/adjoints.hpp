@@ -44,8 +44,9 @@ struct adjoint_sum {
   constexpr adjoint_sum() requires(!Matrix<T> && !RunTimeMatrix<T>) && std::is_same_v<Held, T> : value(0) {}
   /// The sum of a matrix of run-time extents, those of `like`, the argument: its total has them even
   /// where no adjoint arrives. Of any other type, `like` says nothing the type does not.
-  constexpr explicit adjoint_sum(const T& like) requires RunTimeMatrix<T> && std::is_same_v<Held, T>
-      : value(like.rows(), like.cols()) {}
+  template <class Like>
+    requires RunTimeMatrix<T> && std::is_same_v<Held, T>
+  constexpr explicit adjoint_sum(const Like& like) : value(like.rows(), like.cols()) {}
   template <class Like>
     requires(!RunTimeMatrix<T>)
   &&std::is_same_v<Held, T> constexpr explicit adjoint_sum(const Like&) : adjoint_sum() {}
@@ -127,7 +128,9 @@ struct argument_adjoints : argument_store<argument_adjoints<T...>> {
 
   constexpr argument_adjoints() = default;
   /// The sums of the arguments `like...`, each of its argument's extents where they are run-time ones.
-  constexpr explicit argument_adjoints(const T&... like) : slots{{adjoint_sum<T>(like)}...} {}
+  template <class... Like>
+    requires(sizeof...(Like) == sizeof...(T))
+  constexpr explicit argument_adjoints(const Like&... like) : slots{{adjoint_sum<T>(like)}...} {}
 
   template <std::size_t S>
   constexpr auto& sum_of() {

@@ -16,6 +16,7 @@
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/matrix_view.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/index_rows.hpp>
@@ -58,7 +59,8 @@ class block_partials {
 
  public:
   using T = typename P::value_type;
-  constexpr explicit block_partials(const P& x) : sums_(x.rows(), x.cols()) {
+  template <class Like>
+  constexpr explicit block_partials(const Like& x) : sums_(x.rows(), x.cols()) {
     std::fill(sums_.begin(), sums_.end(), T(-0.0));
     if constexpr (!inline_storage) {
       written_.resize(x.size());
@@ -155,7 +157,8 @@ struct blocks_in_sequence {
 template <wanted Wanted, class T, class View, class Body, class I, class... P, class RunBlocks = blocks_in_sequence>
 constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& x,
                                  std::size_t at_once = 1, const RunBlocks& run_blocks = {}) {
-  rows_sum<T, std::remove_cvref_t<P>...> total{T(-0.0), {{std::remove_cvref_t<P>()}...}};
+  // The sums of a parameter read through a view (an Eigen matrix's) are the tl::matrix of its extents.
+  rows_sum<T, matrix_of_view_t<P>...> total{T(-0.0), {{matrix_of_view_t<P>()}...}};
   // In sequence, nothing is allocated but the parameter's sums (the total, and one block's past the
   // first block): none at all for bounded extents.
   constexpr bool in_sequence = std::is_same_v<RunBlocks, blocks_in_sequence>;
@@ -188,8 +191,8 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
   };
   if constexpr (wants_partials(Wanted)) {
     static_assert(sizeof...(P) == 1, "the partials of a sum are taken in one parameter of run-time extents");
-    using X = std::remove_cvref_t<decltype(plain_get<0>(x))>;
-    const X& only = plain_get<0>(x);
+    using X = matrix_of_view_t<decltype(plain_get<0>(x))>;
+    const auto& only = plain_get<0>(x);
     X& partials = plain_get<0>(total.partials);
     partials = X(only.rows(), only.cols());
     std::fill(partials.begin(), partials.end(), T(-0.0));

@@ -25,6 +25,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/let.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/matrix_view.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/traits.hpp>
 #include <tapeless/simd/batch.hpp>
@@ -78,6 +79,10 @@ struct in_lanes {
 template <class L, class S, std::size_t R, std::size_t C>
 struct in_lanes<L, matrix<S, R, C>> {
   using type = matrix<L, R, C>;
+};
+template <class L, class S, std::size_t R, std::size_t C>
+struct in_lanes<L, matrix_view<S, R, C>> {
+  using type = matrix_view<L, R, C>;
 };
 template <class L, class V>
 using in_lanes_t = typename in_lanes<L, V>::type;

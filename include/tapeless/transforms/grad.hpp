@@ -330,11 +330,12 @@ struct gradient_transform {
     return then(value_at(root, values));
   }
 
-  // The store's type: a slot per selected argument, typed like it. Only its type: a store returned by a
-  // constexpr function is folded by g++ into a constant whose unwritten slots are zeros, filled in.
+  // The store's type: a slot per selected argument, typed like it (a view's, like the matrix it views). Only its type:
+  // a store returned by a constexpr function is folded by g++ into a constant whose unwritten slots are zeros, filled
+  // in.
   template <std::size_t... S, class ArgTypes>
   static auto make_store(std::index_sequence<S...>, std::type_identity<ArgTypes>)
-      -> argument_adjoints<std::tuple_element_t<S, ArgTypes>...>;
+      -> argument_adjoints<matrix_of_view_t<std::tuple_element_t<S, ArgTypes>>...>;
 
   // What the nodes of the sweep share (sweep/shared.hpp), for argument leaves argument<slot, type>.
   template <class Root, std::size_t... S, class ArgTypes>

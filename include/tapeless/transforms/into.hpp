@@ -177,7 +177,7 @@ struct into_transform {
   // here, one that does not fit at run time throws before f is evaluated.
   template <std::size_t K, std::size_t P, class T, class A>
   static constexpr void check_target(const T& t, const A& a) {
-    using G = engine_t<A>;
+    using G = matrix_of_view_t<engine_t<A>>;  // the gradient of a view is the tl::matrix it views
     constexpr bool compatible = !(Matrix<T> || RunTimeMatrix<T> || std::floating_point<T>) || std::is_same_v<T, G>;
     static_assert(compatible,
                   "tl::into(g...): a tl::matrix or number target must have its argument's type; for another shape "

@@ -14,6 +14,7 @@
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/matrix_view.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/protocol.hpp>
 #include <tapeless/operation/traits.hpp>
@@ -120,13 +121,14 @@ struct sum_over_rows : matrix_operation {
     return summed<wanted::partials>(x);
   }
   template <class G, class X, class C>
-  constexpr auto vjp(const G& g, const X&, const C&, const X& partials) const {
+  constexpr auto vjp(const G& g, const X&, const C&, const matrix_of_view_t<X>& partials) const {
     if constexpr (Matrix<X>) {
       X gx(uninitialized);
       for (std::size_t e = 0; e < X::size(); ++e) gx[e] = g * partials[e];
       return gx;
     } else if constexpr (RunTimeMatrix<X>) {
-      return scaled<X>{&partials, g};  // written straight into the argument's sum (adjoint/structured.hpp)
+      // Written straight into the argument's sum (adjoint/structured.hpp), a tl::matrix also for a view.
+      return scaled<matrix_of_view_t<X>>{&partials, g};
     } else {
       return g * partials;
     }
@@ -141,7 +143,7 @@ struct sum_over_rows : matrix_operation {
       // Read in place, its partials summed straight into one matrix of its extents
       // (sweep/run_time_rows.hpp).
       auto sum = run.template run_time<Wanted, S>(rows, body, plain_tuple<const X&>{{x}});
-      return with_cache<S, X>(with_value ? sum.value : S(0), std::move(plain_get<0>(sum.partials)));
+      return with_cache<S, matrix_of_view_t<X>>(with_value ? sum.value : S(0), std::move(plain_get<0>(sum.partials)));
     } else {
       return summed_fixed<Wanted>(x);
     }

@@ -265,3 +265,30 @@ TEST_CASE("a matrix argument not differentiated is the caller's own, read in pla
   check_gradient(g, *y);
   CHECK(in_place);
 }
+
+namespace {
+constexpr tl::vector<double, tl::bounded<4>> bounded_data{1.0, 2.0, 3.0};
+/// A sum over data of run-time extents, read through tl::cref: its extents and elements at run time.
+template <const auto& Data>
+constexpr auto weighted = [](const auto& w) {
+  return tl::sum_over(
+      tl::indices(tl::cref(Data).size()),
+      [](std::size_t i, const auto& w) { return w * tl::cref(Data)[i] * tl::cref(Data)[i]; }, w);
+};
+// In a constant expression: 2 w (1 + 4 + 9) / 2 at any w, read where the data lies.
+static_assert(tl::grad(weighted<bounded_data>)(2.0) == 14.0);
+}  // namespace
+
+TEST_CASE("tl::cref of a tl::matrix of run-time extents reads it in place: a leaf pointing at it") {
+  static const tl::vector<double, tl::dynamic> dynamic_data{1.0, 2.0, 3.0};
+  CHECK(tl::grad(weighted<dynamic_data>)(2.0) == 14.0);
+  CHECK(tl::grad(weighted<bounded_data>)(2.0) == 14.0);
+  const auto leaf = tl::cref(dynamic_data);
+  CHECK(&leaf.value() == &dynamic_data);
+  CHECK(leaf.rows() == 3);
+  CHECK(leaf.cols() == 1);
+  // An element of it is a constant of the element's value.
+  const auto element = leaf[1];
+  static_assert(!std::remove_cvref_t<decltype(element)>::is_active);
+  CHECK(element.value() == 2.0);
+}

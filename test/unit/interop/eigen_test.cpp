@@ -6,12 +6,16 @@
 // value_and_grad, has_aux; hessian and jacobian blocks as Eigen matrices counted in storage order;
 // vjp, jvp; tl::cref of Eigen data read as the constant of its shape. Eigen arguments of run-time size
 // (VectorXd, MatrixXd, a row-major matrix of three columns, Maps and Refs) under tl::grad, whose
-// gradients are their plain types and equal those of the same f at a tl::matrix of run-time extents.
+// gradients are their plain types and equal those of the same f at a tl::matrix of run-time extents;
+// each is read in place through its strides (a Map with gaps, a Ref of a block), with no copy made
+// (counted), at sizes 0 to 256. tl::cref of Eigen data and of tl::matrix data of run-time size,
+// read in place as constants.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
 #include <Eigen/Core>
 
+#include <allocation_counter.hpp>
 #include <finite_difference.hpp>
 
 #include <cstddef>
@@ -288,4 +292,185 @@ TEST_CASE("Eigen arguments of run-time size under tl::grad: gradients of their o
   CHECK(ds == vector_sum(tx));
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(dx)>, Eigen::VectorXd>);
   for (std::size_t k = 0; k < 7; ++k) CHECK(dx(static_cast<Eigen::Index>(k)) == 2.0 * want[k]);
+}
+
+namespace {
+
+/// A sum over every element of a vector of run-time size, its neighbour read cyclically: any n >= 0.
+constexpr auto cyclic_sum = [](const auto& x) {
+  return tl::sum_over(
+      tl::indices(x.size()),
+      [](std::size_t i, const auto& x) {
+        const std::size_t next = i + 1 == x.size() ? 0 : i + 1;
+        return tl::sin(x[i]) * x[next] + tl::square(x[i]);
+      },
+      x);
+};
+
+/// Rows of a matrix of three columns, read as rows and as elements.
+constexpr auto rows_sum = [](const auto& A) {
+  return tl::sum_over(
+      tl::indices(A.rows()),
+      [](std::size_t i, const auto& A) {
+        const auto r = tl::row(A, i);
+        return tl::exp(0.5 * r[0]) * r[2] + A(i, 1) * A(i, 1) * A(i, 0);
+      },
+      A);
+};
+
+template <class G, class Want>
+void check_same_elements(const G& g, const Want& want) {
+  REQUIRE(std::size_t(g.rows()) == want.rows());
+  REQUIRE(std::size_t(g.cols()) == want.cols());
+  for (std::size_t i = 0; i < want.rows(); ++i)
+    for (std::size_t j = 0; j < want.cols(); ++j) CHECK(g(Eigen::Index(i), Eigen::Index(j)) == want(i, j));
+}
+
+}  // namespace
+
+TEST_CASE("Eigen vectors of run-time size are read in place, through their strides, at sizes 0 to 256") {
+  using dynamic_vector = tl::vector<double, tl::dynamic>;
+  for (const std::size_t n : {0u, 1u, 2u, 3u, 31u, 32u, 33u, 256u}) {
+    CAPTURE(n);
+    fd::rng u(100 + n);
+    // Every other element of a buffer: a Map with an inner stride of 2.
+    std::vector<double> buffer(2 * n + 1);
+    for (double& e : buffer) e = u.uniform(-1, 1);
+    const Eigen::Map<const Eigen::VectorXd, 0, Eigen::InnerStride<2>> strided(buffer.data(), Eigen::Index(n));
+    const Eigen::VectorXd x = strided;
+    dynamic_vector tx(n);
+    for (std::size_t k = 0; k < n; ++k) tx[k] = x(Eigen::Index(k));
+    const auto want = tl::grad(cyclic_sum)(tx);
+
+    check_same_elements(tl::grad(cyclic_sum)(x), want);
+    check_same_elements(tl::grad(cyclic_sum)(strided), want);
+    check_same_elements(tl::grad(cyclic_sum)(Eigen::Ref<const Eigen::VectorXd>(x)), want);
+    // A row of a column-major matrix: a row vector whose elements lie a column apart. (Not of 3 x 0,
+    // whose block Eigen's own code offsets from a null pointer.)
+    if (n > 0) {
+      Eigen::MatrixXd M = Eigen::MatrixXd::Zero(3, Eigen::Index(n));
+      M.row(1) = x.transpose();
+      const auto g_row = tl::grad(cyclic_sum)(M.row(1));
+      static_assert(std::is_same_v<std::remove_cvref_t<decltype(g_row)>, Eigen::RowVectorXd>);
+      for (std::size_t k = 0; k < n; ++k) CHECK(g_row(Eigen::Index(k)) == want[k]);
+    }
+    for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k) {
+      const double d = fd::derivative(
+          [&](double e) {
+            auto moved = tx;
+            moved[k] = e;
+            return cyclic_sum(moved);
+          },
+          tx[k]);
+      CHECK(fd::rel_error(want[k], d) < 1e-7);
+    }
+
+    // No copy of the argument: the allocations of a tl::dynamic argument's gradient, no more. (A copy
+    // would be a tl::matrix, which operator new allocates and the counter sees; the Eigen vector the
+    // gradient comes back as is allocated by Eigen with malloc, which it does not.)
+    const long for_tl = test_support::allocations_during([&] { (void)tl::grad(cyclic_sum)(tx); });
+    CHECK(test_support::allocations_during([&] { (void)tl::grad(cyclic_sum)(x); }) == for_tl);
+    CHECK(test_support::allocations_during([&] { (void)tl::grad(cyclic_sum)(strided); }) == for_tl);
+  }
+}
+
+TEST_CASE("Eigen matrices of run-time size are read in place by element and by row, in either storage order") {
+  fd::rng u(41);
+  for (const std::size_t n : {1u, 5u, 33u}) {
+    CAPTURE(n);
+    // A block of a larger matrix: its columns lie further apart than its rows count.
+    Eigen::MatrixXd big(Eigen::Index(n) + 2, 4);
+    for (Eigen::Index i = 0; i < big.rows(); ++i)
+      for (Eigen::Index j = 0; j < 4; ++j) big(i, j) = u.uniform(-1, 1);
+    const Eigen::MatrixXd A = big.block(1, 0, Eigen::Index(n), 3);
+    const Eigen::Matrix<double, Eigen::Dynamic, 3> A3 = A;
+    const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> A3_rows = A;
+    tl::matrix<double, tl::dynamic, 3> tA(n, 3);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < 3; ++j) tA(i, j) = A(Eigen::Index(i), Eigen::Index(j));
+    const auto want = tl::grad(rows_sum)(tA);
+
+    check_same_elements(tl::grad(rows_sum)(A3), want);
+    check_same_elements(tl::grad(rows_sum)(A3_rows), want);
+    const Eigen::Ref<const Eigen::Matrix<double, Eigen::Dynamic, 3>> block = big.block(1, 0, Eigen::Index(n), 3);
+    check_same_elements(tl::grad(rows_sum)(block), want);
+    const auto g = tl::grad(matrix_sum)(Eigen::Ref<const Eigen::MatrixXd>(big.block(1, 0, Eigen::Index(n), 3)));
+    check_same_elements(g, tl::grad(matrix_sum)(tl::matrix<double, tl::dynamic, tl::dynamic>(tA)));
+    const long for_tl = test_support::allocations_during([&] { (void)tl::grad(rows_sum)(tA); });
+    CHECK(test_support::allocations_during([&] { (void)tl::grad(rows_sum)(block); }) == for_tl);
+  }
+}
+
+TEST_CASE("tl::cref of data of run-time size, Eigen's or tl's, is read in place as constants") {
+  fd::rng u(7);
+  const std::size_t n = 33;
+  Eigen::MatrixXd X(Eigen::Index(n), 3);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(n));
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    for (Eigen::Index j = 0; j < 3; ++j) X(i, j) = u.uniform(-1, 1);
+    y(i) = u.uniform(-1, 1);
+  }
+  const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> X_rows = X;
+  tl::matrix<double, tl::dynamic, 3> tX(n, 3);
+  tl::vector<double, tl::dynamic> ty(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) tX(i, j) = X(Eigen::Index(i), Eigen::Index(j));
+    ty[i] = y(Eigen::Index(i));
+  }
+  const tl::vector<double, 3> w{0.5, -0.25, 1.5};
+  // A least-squares loss written with the data as constants of the expression, read by element, and
+  // where the columns are fixed, by row.
+  const auto loss = [](const auto& X, const auto& y) {
+    return [&X, &y](const auto& w) {
+      return tl::sum_over(
+          tl::indices(tl::cref(X).rows()),
+          [&](std::size_t i, const auto& w) {
+            const auto x = tl::cref(X);
+            return tl::square(x(i, 0) * w[0] + x(i, 1) * w[1] + x(i, 2) * w[2] - tl::cref(y)[i]);
+          },
+          w);
+    };
+  };
+  const auto loss_by_rows = [](const auto& X, const auto& y) {
+    return [&X, &y](const auto& w) {
+      return tl::sum_over(
+          tl::indices(tl::cref(X).rows()),
+          [&](std::size_t i, const auto& w) {
+            const auto r = tl::row(tl::cref(X), i);
+            return tl::square(r[0] * w[0] + r[1] * w[1] + r[2] * w[2] - tl::cref(y)[i]);
+          },
+          w);
+    };
+  };
+  // The same with plain numbers read from the tl data.
+  const auto plain = [&](const auto& w) {
+    return tl::sum_over(
+        tl::indices(n),
+        [&](std::size_t i, const auto& w) {
+          return tl::square(tX(i, 0) * w[0] + tX(i, 1) * w[1] + tX(i, 2) * w[2] - ty[i]);
+        },
+        w);
+  };
+  const auto want = tl::grad(plain)(w);
+  CHECK(tl::grad(loss(tX, ty))(w) == want);
+  CHECK(tl::grad(loss(X, y))(w) == want);
+  CHECK(tl::grad(loss(X_rows, y))(w) == want);
+  CHECK(tl::grad(loss_by_rows(X_rows, y))(w) == want);
+  CHECK(tl::grad(loss_by_rows(tX, ty))(w) == want);
+  const Eigen::Matrix<double, Eigen::Dynamic, 3> X3 = X;  // column-major: a row's elements lie apart
+  CHECK(tl::grad(loss_by_rows(X3, y))(w) == want);
+  // A Map and a block, each viewing memory that outlives them.
+  const Eigen::Map<const Eigen::VectorXd> y_map(y.data(), y.size());
+  CHECK(tl::grad(loss(X, y_map))(w) == want);
+  CHECK(tl::grad([&](const auto& w) { return loss(X, y)(w) + 0.0 * tl::cref(X.col(2))[n - 1] * w[0]; })(w) == want);
+  // Read in place: no allocation beyond the gradient's (none, for a fixed-size w).
+  CHECK(test_support::allocations_during([&] { (void)tl::grad(loss(X, y))(w); }) == 0);
+  CHECK(test_support::allocations_during([&] { (void)tl::grad(loss(tX, ty))(w); }) == 0);
+  // Extents at run time, and indices checked against them.
+  CHECK(tl::cref(X).rows() == n);
+  CHECK(tl::cref(X).cols() == 3);
+  CHECK(tl::cref(y).size() == n);
+  CHECK_THROWS_AS(tl::cref(X)(n, 0), std::out_of_range);
+  CHECK_THROWS_AS(tl::cref(ty)[n], std::out_of_range);
+  CHECK_THROWS_AS(tl::row(tl::cref(tX), n), std::out_of_range);
 }
