@@ -6,6 +6,7 @@
 #include <tapeless/concepts/scalar.hpp>
 #include <tapeless/matrix/matrix.hpp>
 
+#include <cstddef>
 #include <type_traits>
 
 namespace tapeless {
@@ -40,7 +41,14 @@ namespace detail {
 /// What an operation returns when its operands' shapes do not fit, after the static_assert that names
 /// the operation and the shapes: every operation passes it on, and grad returns zeros for it, without
 /// a message of their own, so that the compiler prints that one sentence and no cascade after it.
-struct shape_error {};
+/// Its elements, rows and columns, read by the code around the failed operation, are itself.
+struct shape_error {
+  constexpr shape_error operator[](std::size_t) const noexcept { return {}; }
+  constexpr shape_error operator()(std::size_t, std::size_t) const noexcept { return {}; }
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return 0; }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return 0; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return 0; }
+};
 
 /// What a transform returns after its own static_assert has said why the call cannot be made: it
 /// converts to whatever the caller's code expects, so that no second message follows the first.
@@ -55,6 +63,26 @@ struct failed_call {
 /// The result of an operation whose shape check failed (see detail::shape_error).
 template <class E>
 concept ShapeError = std::is_same_v<std::remove_cvref_t<E>, detail::shape_error>;
+
+namespace detail {
+/// A failed check's result in arithmetic with plain values or another such result, where no node is
+/// built: the result again, so that the enclosing expression adds no message of its own.
+template <class X, class Y>
+concept failed_arithmetic = (ShapeError<X> || ShapeError<Y>)&&!Differentiable<X> && !Differentiable<Y>;
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator+(const X&, const Y&) noexcept { return {}; }
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator-(const X&, const Y&) noexcept { return {}; }
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator*(const X&, const Y&) noexcept { return {}; }
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator/(const X&, const Y&) noexcept { return {}; }
+constexpr shape_error operator-(shape_error) noexcept { return {}; }
+}  // namespace detail
 
 /// Anything an operation accepts: a node, a var, a plain number or a plain matrix (or the result of a
 /// failed shape check, passed on quietly).

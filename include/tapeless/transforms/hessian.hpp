@@ -66,10 +66,10 @@ struct hessian_transform {
   template <class... Args>
   constexpr auto table_of(const Args&... args) const {
     static_assert(
-        !(RunTimeMatrix<Args> || ...),
-        "tl::hessian(f)(args...): an argument of run-time extents (tl::dynamic, tl::bounded) is differentiated by "
-        "tl::grad and tl::value_and_grad only");
-    static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>)),
+        !(detail::run_time_argument<Args> || ...),
+        "tl::hessian(f)(args...): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
+        "differentiated by tl::grad and tl::value_and_grad only");
+    static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::run_time_argument<Args>)),
                   "tl::hessian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
                   "tl::matrix of them (or a fixed-size Eigen matrix of them)");
     if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)))

@@ -30,14 +30,14 @@ constexpr auto split_dual(const Out& out) {
 template <class F, class... X, class... V>
 constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
   static_assert(
-      !(RunTimeMatrix<X> || ...),
-      "tl::jvp(f, primals, tangents): an argument of run-time extents (tl::dynamic, tl::bounded) is differentiated by "
-      "tl::grad and tl::value_and_grad only");
-  static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X> || RunTimeMatrix<X>)),
+      !(detail::run_time_argument<X> || ...),
+      "tl::jvp(f, primals, tangents): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
+      "differentiated by tl::grad and tl::value_and_grad only");
+  static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X> || detail::run_time_argument<X>)),
                 "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them "
                 "(or a fixed-size Eigen matrix of them)");
   static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
-  if constexpr (sizeof...(X) == sizeof...(V) && !(RunTimeMatrix<X> || ...)) {
+  if constexpr (sizeof...(X) == sizeof...(V) && !(detail::run_time_argument<X> || ...)) {
     static_assert((std::is_same_v<X, V> && ...),
                   "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -46,6 +46,8 @@ constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tu
           detail::value_of(std::invoke(f, detail::with_tangent(std::get<K>(primals), std::get<K>(tangents))...)));
     }
     (std::index_sequence_for<X...>{});
+  } else {
+    return std::pair<failed_call, failed_call>{};  // (value, J v), after the message above: no other
   }
 }
 }  // namespace detail

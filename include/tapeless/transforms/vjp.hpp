@@ -36,14 +36,14 @@ struct pullback {
 /// result, is u^T J: for one argument a value of its type, for several a std::tuple of them.
 template <class F, class... Args>
 constexpr auto vjp(F f, const Args&... args) {
-  static_assert(!(RunTimeMatrix<Args> || ...),
-                "tl::vjp(f, args...): an argument of run-time extents (tl::dynamic, tl::bounded) is differentiated by "
-                "tl::grad and tl::value_and_grad only");
-  static_assert(sizeof...(Args) > 0 &&
-                    (... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args> || detail::eigen_argument<Args>)),
+  static_assert(!(detail::run_time_argument<Args> || ...),
+                "tl::vjp(f, args...): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
+                "differentiated by tl::grad and tl::value_and_grad only");
+  static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::run_time_argument<Args> ||
+                                                detail::eigen_argument<Args>)),
                 "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them (or a "
                 "fixed-size Eigen matrix of them)");
-  if constexpr (!(RunTimeMatrix<Args> || ...)) {
+  if constexpr (!(detail::run_time_argument<Args> || ...)) {
     std::tuple<detail::engine_t<Args>...> engine_args{detail::as_engine(args)...};
     // An expression of constants gives its value.
     auto value = detail::value_of(std::apply([&](const auto&... a) { return std::invoke(f, a...); }, engine_args));
