@@ -10,6 +10,7 @@
 // and, beside them in the same run, checked against the same hand-written gradient:
 //   tapeless_bounded      the same gradient of x as a tl::vector<double, tl::bounded<256>> (no heap),
 //                         returned in that type;
+//   tapeless_eigen        the same gradient of x as an Eigen::VectorXd, read in place, returned as one;
 //   tapeless_fixed_shape  S3_rosenbrock_<n>_users's kernel (users.hpp): the same sum over tl::indices,
 //                         n read at run time, of x as a tl::vector<double, n> of fixed size;
 //   the peers             ADOL-C (tape reused, tape recorded at each call), Sacado (Rad; DFad, the
@@ -106,15 +107,18 @@ TAPELESS_BENCH_KERNEL s3_vector s3_run_time_handwritten_simd(const s3_run_time_i
   return g;
 }
 
+// S3 as every tapeless kernel here writes it: one sum over the indices of x, whatever holds x.
+constexpr auto s3_rosenbrock_sum = [](const auto& x) {
+  return tl::sum_over(
+      tl::indices(x.size() - 1),
+      [](std::size_t i, const auto& x) {
+        return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
+      },
+      x);
+};
+
 TAPELESS_BENCH_KERNEL s3_vector s3_run_time_tapeless(const s3_run_time_in& in) {
-  return tl::grad([](const auto& x) {
-    return tl::sum_over(
-        tl::indices(x.size() - 1),
-        [](std::size_t i, const auto& x) {
-          return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
-        },
-        x);
-  })(in.x);
+  return tl::grad(s3_rosenbrock_sum)(in.x);
 }
 
 // tapeless_bounded: the same numbers in a tl::vector<double, tl::bounded<256>>, the gradient in that type.
@@ -129,14 +133,23 @@ inline s3_bounded_in s3_bounded_inputs() {
 }
 
 TAPELESS_BENCH_KERNEL s3_bounded_vector s3_bounded_tapeless(const s3_bounded_in& in) {
-  return tl::grad([](const auto& x) {
-    return tl::sum_over(
-        tl::indices(x.size() - 1),
-        [](std::size_t i, const auto& x) {
-          return 100.0 * tl::square(x[i + 1] - tl::square(x[i])) + tl::square(1.0 - x[i]);
-        },
-        x);
-  })(in.x);
+  return tl::grad(s3_rosenbrock_sum)(in.x);
+}
+
+// tapeless_eigen: the same numbers in an Eigen::VectorXd, read in place; the gradient a VectorXd.
+
+struct s3_eigen_in {
+  Eigen::VectorXd x;
+};
+
+template <std::size_t N>
+inline s3_eigen_in s3_eigen_inputs() {
+  const s3_vector x = s3_run_time_inputs<N>().x;
+  return {Eigen::Map<const Eigen::VectorXd>(x.data(), Eigen::Index(x.size()))};
+}
+
+TAPELESS_BENCH_KERNEL Eigen::VectorXd s3_eigen_tapeless(const s3_eigen_in& in) {
+  return tl::grad(s3_rosenbrock_sum)(in.x);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,6 +297,7 @@ struct s3_run_time : tapeless_bench::kernels<s3_run_time_inputs<N>, s3_run_time_
     namespace p = run_time_peers;
     constexpr auto inputs = s3_run_time_inputs<N>;
     entries.push_back(entry<s3_bounded_tapeless, s3_bounded_inputs<N>>(c + "/tapeless_bounded"));
+    entries.push_back(entry<s3_eigen_tapeless, s3_eigen_inputs<N>>(c + "/tapeless_eigen"));
     entries.push_back(entry<s3_users<N>, s3_users_inputs<N>>(c + "/tapeless_fixed_shape"));
     entries.push_back(entry<p::adolc_gradient<Id, adolc::mode::tape>, inputs>(
         c + "/adolc_tape", exact, p::adolc_prepare<inputs, Id, adolc::mode::tape>));
@@ -308,6 +322,8 @@ void note_memory_at() {
               describe(measure_allocations<s3_run_time_handwritten_simd, inputs>()) + ": the gradient returned");
   note_memory(c + "tapeless", describe(measure_allocations<s3_run_time_tapeless, inputs>()));
   note_memory(c + "tapeless_bounded", describe(measure_allocations<s3_bounded_tapeless, s3_bounded_inputs<N>>()));
+  note_memory(c + "tapeless_eigen", describe(measure_allocations<s3_eigen_tapeless, s3_eigen_inputs<N>>()) +
+                                        ", and the VectorXd returned, which Eigen allocates with malloc");
   note_memory(c + "tapeless_fixed_shape", describe(measure_allocations<s3_users<N>, s3_users_inputs<N>>()));
 }
 
