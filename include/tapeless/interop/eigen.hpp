@@ -15,6 +15,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/matrix_view.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
@@ -92,11 +93,28 @@ constexpr eigen_matrix_t<E> to_matrix(const E& e) {
   return m;
 }
 
-/// The view an Eigen object of run-time size is read through inside the engine, in place.
+/// Whether E's elements lie as a tl::matrix of its extents lays them out, as its type says: a vector
+/// whose elements are adjacent, or a plain row-major matrix (a Map or Ref of one may skip between rows).
+template <class E>
+constexpr bool eigen_dense_rows() {
+  using P = std::remove_cvref_t<E>;
+  if constexpr (P::RowsAtCompileTime == 1 || P::ColsAtCompileTime == 1)
+    return P::InnerStrideAtCompileTime == 1;
+  else
+    return P::IsRowMajor && std::is_same_v<eigen_plain_t<P>, P>;
+}
+
+/// The view of kind View of an Eigen object of run-time size: its scalar and extents.
+template <template <class, std::size_t, std::size_t> class View, class E>
+using eigen_view_as = View<std::remove_cv_t<typename std::remove_cvref_t<E>::Scalar>,
+                           extent_of_eigen(std::remove_cvref_t<E>::RowsAtCompileTime),
+                           extent_of_eigen(std::remove_cvref_t<E>::ColsAtCompileTime)>;
+
+/// The view an Eigen object of run-time size is read through inside the engine, in place: dense where
+/// its type says so, so that a read costs what a tl::matrix's does.
 template <eigen_of_run_time_size E>
-using eigen_view_t = matrix_view<std::remove_cv_t<typename std::remove_cvref_t<E>::Scalar>,
-                                 extent_of_eigen(std::remove_cvref_t<E>::RowsAtCompileTime),
-                                 extent_of_eigen(std::remove_cvref_t<E>::ColsAtCompileTime)>;
+using eigen_view_t =
+    std::conditional_t<eigen_dense_rows<E>(), eigen_view_as<dense_view, E>, eigen_view_as<matrix_view, E>>;
 
 /// e read where it lies, through its strides: element (i, j) of each, whatever its storage order.
 template <eigen_of_run_time_size E>
@@ -114,8 +132,12 @@ constexpr P from_matrix(const M& m) {
     else
       return P();
   }();
-  for (std::size_t i = 0; i < m.rows(); ++i)
-    for (std::size_t j = 0; j < m.cols(); ++j) p(eigen_index(i), eigen_index(j)) = m(i, j);
+  if constexpr (P::IsRowMajor || P::RowsAtCompileTime == 1 || P::ColsAtCompileTime == 1) {
+    std::copy(m.begin(), m.end(), p.data());  // the same order as m's row-major one: one pass, in SIMD
+  } else {
+    for (std::size_t i = 0; i < m.rows(); ++i)
+      for (std::size_t j = 0; j < m.cols(); ++j) p(eigen_index(i), eigen_index(j)) = m(i, j);
+  }
   return p;
 }
 

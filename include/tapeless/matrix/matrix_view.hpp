@@ -18,10 +18,12 @@ namespace tapeless {
 
 namespace detail {
 
-/// rows x cols elements of T, element (i, j) at data[i * row_stride + j * column_stride]: R and C are
-/// the extents of its type, as a tl::matrix states them (tl::dynamic, or a fixed number).
-template <class T, std::size_t R, std::size_t C>
-class matrix_view {
+/// rows x cols elements of T that someone else owns: R and C are the extents of its type, as a
+/// tl::matrix states them (tl::dynamic, or a fixed number). Where Dense, they lie as a tl::matrix's do,
+/// row-major and contiguous (a VectorXd, a row-major Matrix), and element k is data[k]; else element
+/// (i, j) is at data[i * row_stride + j * column_stride] (column-major storage, a Map's gaps, a block).
+template <class T, std::size_t R, std::size_t C, bool Dense>
+class view_of_extents {
  public:
   using value_type = T;
   using size_type = std::size_t;
@@ -29,8 +31,8 @@ class matrix_view {
   static constexpr std::size_t rows_extent = R;
   static constexpr std::size_t cols_extent = C;
 
-  constexpr matrix_view(const T* data, size_type rows, size_type cols, size_type row_stride,
-                        size_type column_stride) noexcept
+  constexpr view_of_extents(const T* data, size_type rows, size_type cols, size_type row_stride,
+                            size_type column_stride) noexcept
       : data_(data), rows_(rows), cols_(cols), row_stride_(row_stride), column_stride_(column_stride) {}
 
   [[nodiscard]] constexpr size_type rows() const noexcept { return rows_; }
@@ -38,12 +40,17 @@ class matrix_view {
   [[nodiscard]] constexpr size_type size() const noexcept { return rows_ * cols_; }
 
   constexpr const T& operator()(size_type i, size_type j) const noexcept {
-    return data_[i * row_stride_ + j * column_stride_];
+    if constexpr (Dense)
+      return data_[i * cols_ + j];
+    else
+      return data_[i * row_stride_ + j * column_stride_];
   }
   /// Element k in row-major order, as a tl::matrix counts them: of a vector, k steps along its one line;
   /// of a matrix, the row and column k names.
   constexpr const T& operator[](size_type k) const noexcept {
-    if constexpr (C == 1)
+    if constexpr (Dense)
+      return data_[k];
+    else if constexpr (C == 1)
       return data_[k * row_stride_];
     else if constexpr (R == 1)
       return data_[k * column_stride_];
@@ -59,6 +66,18 @@ class matrix_view {
   size_type column_stride_;
 };
 
+/// A view through strides. (Two templates of three parameters, not one of four, so that an operation
+/// taking any matrix as X<T, R, C> takes them both.)
+template <class T, std::size_t R, std::size_t C>
+class matrix_view : public view_of_extents<T, R, C, false> {
+  using view_of_extents<T, R, C, false>::view_of_extents;
+};
+/// A view of elements laid out as a tl::matrix of its extents lays them out.
+template <class T, std::size_t R, std::size_t C>
+class dense_view : public view_of_extents<T, R, C, true> {
+  using view_of_extents<T, R, C, true>::view_of_extents;
+};
+
 template <class M>
 struct matrix_of_view {
   using type = M;
@@ -67,12 +86,18 @@ template <class T, std::size_t R, std::size_t C>
 struct matrix_of_view<matrix_view<T, R, C>> {
   using type = matrix<T, R, C>;
 };
+template <class T, std::size_t R, std::size_t C>
+struct matrix_of_view<dense_view<T, R, C>> {
+  using type = matrix<T, R, C>;
+};
 
 }  // namespace detail
 
 /// A view reads as a matrix of run-time extents wherever the engine reads one.
 template <class T, std::size_t R, std::size_t C>
 inline constexpr bool is_run_time_matrix<detail::matrix_view<T, R, C>> = true;
+template <class T, std::size_t R, std::size_t C>
+inline constexpr bool is_run_time_matrix<detail::dense_view<T, R, C>> = true;
 
 namespace detail {
 /// What the engine computes for a value of type M, where it is M's own type (a gradient, an adjoint): a

@@ -84,6 +84,10 @@ template <class L, class S, std::size_t R, std::size_t C>
 struct in_lanes<L, matrix_view<S, R, C>> {
   using type = matrix_view<L, R, C>;
 };
+template <class L, class S, std::size_t R, std::size_t C>
+struct in_lanes<L, dense_view<S, R, C>> {
+  using type = dense_view<L, R, C>;
+};
 template <class L, class V>
 using in_lanes_t = typename in_lanes<L, V>::type;
 

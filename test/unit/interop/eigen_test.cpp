@@ -328,6 +328,24 @@ void check_same_elements(const G& g, const Want& want) {
 
 }  // namespace
 
+// Read as a tl::matrix's elements are where the type says they lie so, else through strides.
+using tl::detail::dense_view;
+using tl::detail::eigen_view_t;
+using tl::detail::matrix_view;
+using row_major_dynamic = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+static_assert(std::is_same_v<eigen_view_t<Eigen::VectorXd>, dense_view<double, tl::dynamic, 1>>);
+static_assert(std::is_same_v<eigen_view_t<Eigen::RowVectorXd>, dense_view<double, 1, tl::dynamic>>);
+static_assert(std::is_same_v<eigen_view_t<Eigen::Map<const Eigen::VectorXd>>, dense_view<double, tl::dynamic, 1>>);
+static_assert(std::is_same_v<eigen_view_t<Eigen::Ref<const Eigen::VectorXd>>, dense_view<double, tl::dynamic, 1>>);
+static_assert(std::is_same_v<eigen_view_t<row_major_dynamic>, dense_view<double, tl::dynamic, tl::dynamic>>);
+static_assert(std::is_same_v<eigen_view_t<Eigen::Map<const Eigen::VectorXd, 0, Eigen::InnerStride<2>>>,
+                             matrix_view<double, tl::dynamic, 1>>);
+static_assert(std::is_same_v<eigen_view_t<decltype(std::declval<Eigen::MatrixXd&>().row(0))>,
+                             matrix_view<double, 1, tl::dynamic>>);
+static_assert(std::is_same_v<eigen_view_t<Eigen::MatrixXd>, matrix_view<double, tl::dynamic, tl::dynamic>>);
+static_assert(
+    std::is_same_v<eigen_view_t<Eigen::Ref<const row_major_dynamic>>, matrix_view<double, tl::dynamic, tl::dynamic>>);
+
 TEST_CASE("Eigen vectors of run-time size are read in place, through their strides, at sizes 0 to 256") {
   using dynamic_vector = tl::vector<double, tl::dynamic>;
   for (const std::size_t n : {0u, 1u, 2u, 3u, 31u, 32u, 33u, 256u}) {

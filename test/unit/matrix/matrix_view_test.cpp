@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // The view through which the engine reads a matrix of run-time extents where it lies: element (i, j)
 // through the strides of row-major, column-major and gapped storage; v[k] and A[k] in tl::matrix's
-// row-major count; extents; what the engine computes for it (matrix_of_view_t); constant evaluation.
+// row-major count; a dense view's row-major reads; extents; what the engine computes for it
+// (matrix_of_view_t); constant evaluation.
 #include <doctest/doctest.h>
 #include <tapeless/matrix/matrix_view.hpp>
 
@@ -12,17 +13,21 @@
 namespace tl = tapeless;
 
 namespace {
+using tl::detail::dense_view;
 using tl::detail::matrix_view;
 
 constexpr std::array<double, 12> storage{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 
 static_assert(tl::RunTimeMatrix<matrix_view<double, tl::dynamic, 3>>);
+static_assert(tl::RunTimeMatrix<dense_view<double, tl::dynamic, tl::dynamic>>);
+static_assert(std::is_same_v<tl::detail::matrix_of_view_t<dense_view<double, 2, tl::dynamic>>,
+                             tl::matrix<double, 2, tl::dynamic>>);
 static_assert(std::is_same_v<tl::detail::matrix_of_view_t<matrix_view<double, tl::dynamic, 3>>,
                              tl::matrix<double, tl::dynamic, 3>>);
 static_assert(std::is_same_v<tl::detail::matrix_of_view_t<const matrix_view<float, 1, tl::dynamic>&>,
                              tl::matrix<float, 1, tl::dynamic>>);
-static_assert(std::is_same_v<tl::detail::matrix_of_view_t<tl::vector<double, tl::dynamic>>,
-                             tl::vector<double, tl::dynamic>>);
+static_assert(
+    std::is_same_v<tl::detail::matrix_of_view_t<tl::vector<double, tl::dynamic>>, tl::vector<double, tl::dynamic>>);
 // Read in a constant expression: element (1, 2) of 3 x 4 in column-major order is storage[1 + 2 * 3].
 static_assert(matrix_view<double, tl::dynamic, tl::dynamic>(storage.data(), 3, 4, 1, 3)(1, 2) == 7.0);
 }  // namespace
@@ -66,4 +71,16 @@ TEST_CASE("a vector view steps along its one line: a column by its row stride, a
   // Empty: extents 0, nothing read.
   const matrix_view<double, tl::dynamic, 1> empty(nullptr, 0, 1, 1, 0);
   CHECK(empty.size() == 0);
+}
+
+TEST_CASE("a dense view reads as a tl::matrix of its extents: row-major and contiguous, whatever strides it is given") {
+  const dense_view<double, tl::dynamic, tl::dynamic> matrix(storage.data(), 3, 4, 4, 1);
+  const dense_view<double, tl::dynamic, 1> vector(storage.data() + 2, 5, 1, 1, 1);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) {
+      CHECK(matrix(i, j) == storage[i * 4 + j]);
+      CHECK(matrix[i * 4 + j] == storage[i * 4 + j]);
+    }
+  for (std::size_t k = 0; k < 5; ++k) CHECK(vector[k] == storage[2 + k]);
+  static_assert(dense_view<double, 1, tl::dynamic>(storage.data(), 1, 12, 12, 1)[11] == 11.0);
 }
