@@ -99,20 +99,32 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
 
   /// rows x cols zeros. Where an extent is fixed it must match (std::invalid_argument); where bounded,
   /// it must fit (std::length_error).
-  constexpr matrix(size_type rows, size_type cols) : rows_(rows), cols_(cols), elements_(make(rows, cols)) {}
+  constexpr matrix(size_type rows, size_type cols) : matrix(rows, cols, storage<on_heap>{}) {}
 
-  // A matrix moved from is empty, its run-time extents 0: its elements went with the move.
-  constexpr matrix(const matrix&) = default;
-  constexpr matrix(matrix&& other) noexcept
-      : rows_(other.rows_), cols_(other.cols_), elements_(std::move(other.elements_)) {
-    if constexpr (on_heap) other.forget_extents();
+  // Inline storage makes, copies and moves only the elements its extents hold: a bounded<256> vector
+  // of 16 elements is 16 numbers, not 256. (In a constant expression, where every element of an object
+  // must be initialized, all of them.) A heap matrix moved from is empty, its run-time extents 0: its
+  // elements went with the move.
+  constexpr matrix(const matrix& other) : matrix(other, storage<on_heap>{}) {}
+  constexpr matrix(matrix&& other) noexcept : matrix(std::move(other), storage<on_heap>{}) {}
+  constexpr matrix& operator=(const matrix& other) {
+    if (this != &other) {
+      rows_ = other.rows_;
+      cols_ = other.cols_;
+      copy_from(other);
+    }
+    return *this;
   }
-  constexpr matrix& operator=(const matrix&) = default;
   constexpr matrix& operator=(matrix&& other) noexcept {
+    if (this == &other) return *this;
     rows_ = other.rows_;
     cols_ = other.cols_;
-    elements_ = std::move(other.elements_);
-    if constexpr (on_heap) other.forget_extents();
+    if constexpr (on_heap) {
+      elements_ = std::move(other.elements_);
+      other.forget_extents();
+    } else {
+      copy_from(other);
+    }
     return *this;
   }
   constexpr ~matrix() = default;
@@ -205,19 +217,47 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
     std::copy_n(from, count, begin());
   }
 
-  static constexpr elements make(size_type rows, size_type cols) {
+  // The constructors of each storage: the heap's makes its vector in place; inline storage is left as
+  // it is but for the elements the extents hold.
+  template <bool OnHeap>
+  struct storage {};
+  constexpr matrix(size_type rows, size_type cols, storage<true>)
+      : rows_(rows), cols_(cols), elements_(checked_count(rows, cols)) {}
+  constexpr matrix(size_type rows, size_type cols, storage<false>) : rows_(rows), cols_(cols) {
+    const size_type count = checked_count(rows, cols);
+    if (std::is_constant_evaluated())
+      elements_.fill(T(0));
+    else
+      std::fill_n(elements_.data(), std::min(count, elements_.size()), T(0));
+  }
+  constexpr matrix(const matrix& other, storage<true>)
+      : rows_(other.rows_), cols_(other.cols_), elements_(other.elements_) {}
+  constexpr matrix(const matrix& other, storage<false>) : rows_(other.rows_), cols_(other.cols_) { copy_from(other); }
+  constexpr matrix(matrix&& other, storage<true>) noexcept
+      : rows_(other.rows_), cols_(other.cols_), elements_(std::move(other.elements_)) {
+    other.forget_extents();
+  }
+  constexpr matrix(matrix&& other, storage<false>) noexcept : matrix(other, storage<false>{}) {}
+
+  /// The elements of other, whose extents this matrix has taken.
+  constexpr void copy_from(const matrix& other) {
+    if constexpr (on_heap)
+      elements_ = other.elements_;
+    else if (std::is_constant_evaluated())
+      elements_ = other.elements_;
+    else
+      copy_elements(other.elements_.data());
+  }
+
+  static constexpr size_type checked_count(size_type rows, size_type cols) {
     detail::check_extent(R, rows, "rows");
     detail::check_extent(C, cols, "columns");
-    const size_type count = detail::element_count<T>(rows, cols);
-    if constexpr (on_heap)
-      return elements(count);
-    else
-      return elements{};
+    return detail::element_count<T>(rows, cols);
   }
 
   size_type rows_ = 0;
   size_type cols_ = 0;
-  elements elements_;
+  elements elements_;  // inline: only the first size() are set, at run time
 };
 
 /// Whether M is a tl::matrix with an extent known only at run time.

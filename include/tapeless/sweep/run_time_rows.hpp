@@ -158,7 +158,10 @@ template <wanted Wanted, class T, class View, class Body, class I, class... P, c
 constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& x,
                                  std::size_t at_once = 1, const RunBlocks& run_blocks = {}) {
   // The sums of a parameter read through a view (an Eigen matrix's) are the tl::matrix of its extents.
-  rows_sum<T, matrix_of_view_t<P>...> total{T(-0.0), {{matrix_of_view_t<P>()}...}};
+  // Made by their own constructors, empty: braces would have g++ clear the whole object first, all the
+  // room of a bounded matrix.
+  rows_sum<T, matrix_of_view_t<P>...> total;
+  total.value = T(-0.0);
   // In sequence, nothing is allocated but the parameter's sums (the total, and one block's past the
   // first block): none at all for bounded extents.
   constexpr bool in_sequence = std::is_same_v<RunBlocks, blocks_in_sequence>;
