@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -105,23 +106,64 @@ class block_partials {
   std::size_t count_ = 0;
 };
 
-/// Where the first block of rows sends the adjoints of a parameter of run-time extents: into the total
-/// itself, which is -0 before it (-0 + s is s, bit for bit), so that it keeps no sums of its own.
-template <class P>
-struct total_partials {
-  P& total;
-  template <class Leaf, class G>
-  constexpr void accumulate(const Leaf&, const G& g) {
-    add_adjoint(total, g);
+/// Where a later block of rows sends its parameters' adjoints: parameter R's, of run-time extents, to a
+/// block_partials; each other's to a sum of its own, -0 until written. `add_to` passes both on to the
+/// totals, in the order the blocks come, and leaves -0 again. (The first block adds into the totals
+/// themselves, which are -0 before it: -0 + s is s, bit for bit.)
+template <std::size_t R, class... P>
+class block_sums {
+  using run_time_type = std::tuple_element_t<R, std::tuple<P...>>;
+
+ public:
+  template <class Like>
+  constexpr explicit block_sums(const Like& run_time) : run_time_(run_time) {
+    reset_others(std::index_sequence_for<P...>{});
   }
+
+  /// What a term's sweep sends parameter Leaf::slot - parameter_slot.
+  template <class Leaf, class G>
+  constexpr void accumulate(const Leaf& leaf, const G& g) {
+    constexpr std::size_t j = Leaf::slot - parameter_slot;
+    if constexpr (j == R)
+      run_time_.accumulate(leaf, g);
+    else
+      add_adjoint(plain_get<j>(others_), g);
+  }
+
+  /// totals += these sums; then -0 again.
+  constexpr void add_to(plain_tuple<P...>& totals) {
+    run_time_.add_to(plain_get<R>(totals));
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (
+          [&] {
+            if constexpr (J != R) add_adjoint(plain_get<J>(totals), plain_get<J>(others_));
+          }(),
+          ...);
+    }
+    (std::index_sequence_for<P...>{});
+    reset_others(std::index_sequence_for<P...>{});
+  }
+
+ private:
+  template <std::size_t... J>
+  constexpr void reset_others(std::index_sequence<J...>) {
+    (
+        [&] {
+          if constexpr (J != R) plain_get<J>(others_) = filled<P>(-0.0);
+        }(),
+        ...);
+  }
+
+  block_partials<run_time_type> run_time_;
+  plain_tuple<P...> others_;  // R's place unused, empty
 };
 
 /// What a sum that computes its value alone sends its parameters' adjoints to: nothing.
 struct no_partials {};
 
 /// The value of body over one block of rows, summed from -0 in row order; where Wanted asks for
-/// partials, each term's adjoints in the only parameter sent to `partials` (the total itself for the
-/// first block, total_partials; a block_partials for a later one).
+/// partials, each term's adjoints in the parameters sent to `partials` (the totals themselves for the
+/// first block, parameter_sums; a block_sums for a later one).
 template <wanted Wanted, class T, class View, class Body, std::size_t... J, class... P, class Partials>
 constexpr T run_time_block(const View& rows, const Body& body, const plain_tuple_of<std::index_sequence<J...>, P...>& x,
                            Partials* partials) {
@@ -148,12 +190,22 @@ struct blocks_in_sequence {
   }
 };
 
+/// The index of the one parameter of P... of run-time extents.
+template <class... P>
+constexpr std::size_t run_time_parameter() {
+  constexpr bool run_time[] = {RunTimeMatrix<P>...};
+  std::size_t r = 0;
+  while (r + 1 < sizeof...(P) && !run_time[r]) ++r;
+  return r;
+}
+
 /// The sum over all rows of body(row, x...), where a parameter has run-time extents, and its partials
-/// in x where Wanted asks for them, x then being one parameter; +0 where nothing was added. The
-/// parameters may be held by reference (P a const reference): a matrix of run-time extents is read
-/// where it lies. Blocks run `at_once` at a time, by run_blocks(count, f), which calls f(k) for each
-/// k < count in any order or at once (blocks_in_sequence, or threads); their sums are added in block
-/// order, so the result depends on the row count alone.
+/// in x where Wanted asks for them; +0 where nothing was added. One parameter has run-time extents,
+/// beside any number of fixed ones and numbers. The parameters may be held by reference (P a const
+/// reference): a matrix of run-time extents is read where it lies. Blocks run `at_once` at a time, by
+/// run_blocks(count, f), which calls f(k) for each k < count in any order or at once
+/// (blocks_in_sequence, or threads); their sums are added in block order, so the result depends on the
+/// row count alone.
 template <wanted Wanted, class T, class View, class Body, class I, class... P, class RunBlocks = blocks_in_sequence>
 constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain_tuple_of<I, P...>& x,
                                  std::size_t at_once = 1, const RunBlocks& run_blocks = {}) {
@@ -162,8 +214,8 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
   // room of a bounded matrix.
   rows_sum<T, matrix_of_view_t<P>...> total;
   total.value = T(-0.0);
-  // In sequence, nothing is allocated but the parameter's sums (the total, and one block's past the
-  // first block): none at all for bounded extents.
+  // In sequence, nothing is allocated but the run-time parameter's sums (the total, and one block's
+  // past the first block): none at all for bounded extents.
   constexpr bool in_sequence = std::is_same_v<RunBlocks, blocks_in_sequence>;
   const std::size_t blocks = blocks_of(rows.size());
   at_once = in_sequence ? 1 : std::max<std::size_t>(1, std::min(at_once, blocks));
@@ -173,8 +225,8 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
     else
       return std::vector<T>(at_once);
   }();
-  // Block 0 sends its adjoints straight into the total (total_partials); each later block in flight
-  // sums its own apart (block_partials, one per slot k), added to the total in order.
+  // Block 0 sends its adjoints straight into the totals (parameter_sums); each later block in flight
+  // sums its own apart (block_sums, one per slot k), added to the totals in order.
   const auto run = [&](auto* direct, auto* partials) {
     for (std::size_t first = 0; first < blocks; first += at_once) {
       const std::size_t count = std::min(at_once, blocks - first);
@@ -188,26 +240,39 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
       for (std::size_t k = 0; k < count; ++k) {
         total.value = first + k == 0 ? values[k] : total.value + values[k];
         if constexpr (wants_partials(Wanted))
-          if (first + k != 0) partials[k].add_to(plain_get<0>(total.partials));
+          if (first + k != 0) partials[k].add_to(total.partials);
       }
     }
   };
   if constexpr (wants_partials(Wanted)) {
-    static_assert(sizeof...(P) == 1, "the partials of a sum are taken in one parameter of run-time extents");
-    using X = matrix_of_view_t<decltype(plain_get<0>(x))>;
-    const auto& only = plain_get<0>(x);
-    X& partials = plain_get<0>(total.partials);
-    partials = X(only.rows(), only.cols());
-    std::fill(partials.begin(), partials.end(), T(-0.0));
-    total_partials<X> direct{partials};
+    constexpr std::size_t r = run_time_parameter<P...>();
+    static_assert((RunTimeMatrix<P> + ...) == 1,
+                  "the partials of a sum are taken in one parameter of run-time extents, beside fixed ones");
+    using Sums = block_sums<r, matrix_of_view_t<P>...>;
+    const auto& only = plain_get<r>(x);
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (
+          [&] {
+            using X = matrix_of_view_t<decltype(plain_get<J>(x))>;
+            if constexpr (J == r) {
+              plain_get<J>(total.partials) = X(only.rows(), only.cols());
+              std::fill(plain_get<J>(total.partials).begin(), plain_get<J>(total.partials).end(), T(-0.0));
+            } else {
+              plain_get<J>(total.partials) = filled<X>(-0.0);
+            }
+          }(),
+          ...);
+    }
+    (std::index_sequence_for<P...>{});
+    parameter_sums<decltype(total.partials)> direct{total.partials, {}};
     // Sums of its own for a later block only where there is one: none for a sum of one block.
     if (blocks <= 1) {
-      run(&direct, static_cast<block_partials<X>*>(nullptr));
+      run(&direct, static_cast<Sums*>(nullptr));
     } else if constexpr (in_sequence) {
-      block_partials<X> one(only);
+      Sums one(only);
       run(&direct, &one);
     } else {
-      std::vector<block_partials<X>> in_flight;
+      std::vector<Sums> in_flight;
       in_flight.reserve(at_once);
       for (std::size_t k = 0; k < at_once; ++k) in_flight.emplace_back(only);
       run(&direct, in_flight.data());

@@ -24,6 +24,7 @@
 #include <tapeless/sweep/sum_over_rows.hpp>
 
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -161,6 +162,86 @@ struct sum_over_rows : matrix_operation {
   }
 };
 
+/// The parameters P... with the one at R, of run-time extents, taken from x and the others from their
+/// places in y, the vector of them all stacked: by reference where x lies, by value for the others.
+template <std::size_t R, class... P, class X, class Y>
+constexpr auto parameters_beside(const X& x, const Y& y) {
+  using S = scalar_of_t<Y>;
+  using all = std::tuple<P...>;
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    const auto fixed = parameters_from < std::tuple_element_t<J<R ? J : J + 1, all>...>(y);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return plain_tuple<std::conditional_t<K == R, const X&, in_lanes_t<S, std::tuple_element_t<K, all>>>...>{
+          {[&]() -> decltype(auto) {
+            if constexpr (K == R)
+              return (x);
+            else
+              return plain_get < K < R ? K : K - 1 > (fixed);
+          }()}...};
+    }
+    (std::index_sequence_for<P...>{});
+  }
+  (std::make_index_sequence<sizeof...(P) - 1>{});
+}
+
+/// The sum over `rows` of body(row, p...) where parameter R has run-time extents: a binary operation of
+/// that parameter (x, read where it lies) and the others stacked in one vector (y), as the unary sum
+/// stacks all of its parameters. Its forward pass runs the loop of sweep/run_time_rows.hpp once; the
+/// rule sends g times x's partials straight into x's sum, and g times the others' to y.
+template <class View, class Body, class Runner, std::size_t R, class... P>
+struct sum_over_rows_beside : matrix_operation {
+  static constexpr operation_traits traits{
+      .name = "sum_over", .vjp_reads = reads_value, .takes_run_time_extents = true};
+  View rows;
+  Body body;
+  [[no_unique_address]] Runner run;
+
+  /// The partials: in x, of its extents; in the others, laid out as y.
+  template <class M, class Y>
+  struct partials_of {
+    M run_time;
+    Y others;
+  };
+
+  template <class X, class Y>
+  constexpr auto forward(const X& x, const Y& y) const {
+    return summed<wanted::both>(x, y);
+  }
+  template <class X, class Y>
+  constexpr auto forward(const X& x, const Y& y, value_unread_t) const {
+    return summed<wanted::partials>(x, y);
+  }
+  template <class G, class X, class Y, class Z, class C>
+  constexpr auto vjp_lhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
+    return scaled<matrix_of_view_t<X>>{&partials.run_time, g};  // straight into x's sum
+  }
+  template <class G, class X, class Y, class Z, class C>
+  constexpr auto vjp_rhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
+    if constexpr (Matrix<Y>) {
+      Y gy(uninitialized);
+      for (std::size_t e = 0; e < Y::size(); ++e) gy[e] = g * partials.others[e];
+      return gy;
+    } else {
+      return g * partials.others;
+    }
+  }
+
+ private:
+  template <wanted Wanted, class X, class Y>
+  constexpr auto summed(const X& x, const Y& y) const {
+    using S = scalar_of_t<Y>;
+    auto sum = run.template run_time<Wanted, S>(rows, body, parameters_beside<R, P...>(x, y));
+    using C = partials_of<matrix_of_view_t<X>, Y>;
+    const auto others = [&]<std::size_t... J>(std::index_sequence<J...>) {
+      return plain_tuple<std::remove_cvref_t<decltype(plain_get < J < R ? J : J + 1 > (sum.partials))>...>{
+          {plain_get < J < R ? J : J + 1 > (sum.partials)}...};
+    }
+    (std::make_index_sequence<sizeof...(P) - 1>{});
+    return with_cache<S, C>(wants_value(Wanted) ? sum.value : S(0),
+                            C{std::move(plain_get<R>(sum.partials)), laid_out_as<Y>(others)});
+  }
+};
+
 /// The blocks of a sum run one after another.
 struct in_sequence {
   template <wanted Wanted, class T, class View, class Body, class I, class... P>
@@ -199,17 +280,16 @@ constexpr decltype(auto) flattened(X&& x) {
     return std::forward<X>(x);
 }
 
-/// Whether a parameter of run-time extents is the only parameter of a sum that is differentiated; a
-/// static_assert says so if not. The sum's node takes its parameters as one operand, a vector of them all stacked,
-/// which has no fixed shape where one of them has run-time extents.
+/// Whether at most one parameter of a sum that is differentiated has run-time extents; a static_assert
+/// says so if not. The sum's node takes that one as an operand of its own, and the others stacked in one
+/// vector, which has no fixed shape where a second has run-time extents.
 template <class... Params>
-constexpr bool run_time_parameter_alone() {
-  constexpr bool ok = sizeof...(Params) == 1 || !(RunTimeMatrix<value_type_of_t<Params>> || ...);
+constexpr bool one_run_time_parameter() {
+  constexpr bool ok = (RunTimeMatrix<value_type_of_t<Params>> + ... + 0) <= 1;
   static_assert(ok,
-                "tl::sum_over(rows, body, params...): a parameter of run-time extents must be the only parameter of "
-                "a sum that is differentiated, as the parameters are stacked in one vector of fixed shape; capture "
-                "data of run-time extents in body by reference, and differentiate other parameters in a sum of "
-                "their own");
+                "tl::sum_over(rows, body, params...): at most one parameter of a sum that is differentiated may have "
+                "run-time extents; capture data of run-time extents in body by reference, or differentiate a "
+                "second array in a sum of its own");
   return ok;
 }
 
@@ -247,7 +327,9 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
       const plain_tuple<in_lanes_t<U, value_type_of_t<Params>>...> values{{params}...};
       return run.template operator()<wanted::value, U>(rows, body, values).value;
     }
-  } else if constexpr (run_time_parameter_alone<Params...>()) {
+  } else if constexpr (!one_run_time_parameter<Params...>()) {
+    return T(0);  // its static_assert has spoken
+  } else if constexpr (sizeof...(Params) == 1 || !(RunTimeMatrix<value_type_of_t<Params>> || ...)) {
     using Op = sum_over_rows<View, Body, Runner, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{}, rows, std::move(body), run};
     if constexpr (sizeof...(Params) == 1)
@@ -255,7 +337,27 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
     else
       return make_unary(std::move(op), concat(flattened(std::forward<Params>(params))...));
   } else {
-    return T(0);  // its static_assert has spoken
+    // One parameter of run-time extents beside the others: an operand of its own.
+    constexpr std::size_t r = run_time_parameter<value_type_of_t<Params>...>();
+    using Op = sum_over_rows_beside<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
+    Op op{{}, rows, std::move(body), run};
+    auto all = std::forward_as_tuple(std::forward<Params>(params)...);
+    // Plain data there (not differentiated, tl::grad<I>) is copied into the node, which outlives f's
+    // locals; body reads data it captures by reference in place.
+    const auto run_time = [&]() -> decltype(auto) {
+      using X = std::remove_cvref_t<std::tuple_element_t<r, std::tuple<Params...>>>;
+      if constexpr (Differentiable<X>)
+        return std::get<r>(all);
+      else
+        return constant<X>(std::get<r>(all));
+    };
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+      if constexpr (sizeof...(J) == 1)
+        return make_binary(std::move(op), run_time(), flattened(std::get<(J < r ? J : J + 1)>(all))...);
+      else
+        return make_binary(std::move(op), run_time(), concat(flattened(std::get<(J < r ? J : J + 1)>(all))...));
+    }
+    (std::make_index_sequence<sizeof...(Params) - 1>{});
   }
 }
 

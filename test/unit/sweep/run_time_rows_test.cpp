@@ -4,8 +4,9 @@
 // sizes around a batch and a block, against the adjoint by hand (long double), the fixed-shape twin
 // and central differences; the Lennard-Jones energy over the pairs of rows of an N x 3 positions
 // matrix with N at run time; A(i, j) and tl::col over a matrix of run-time rows and columns; a run-time
-// argument beside a number; the sum over threads, bit for bit the sequential one; indices past the
-// extent; a constant expression; the allocations, none for bounded extents.
+// argument beside a number; a run-time parameter of a sum beside a number and a fixed vector, in any
+// place among them; the sum over threads, bit for bit the sequential one; indices past the extent; a
+// constant expression; the allocations, none for bounded extents.
 #include <doctest/doctest.h>
 #include <tapeless/parallel.hpp>
 #include <tapeless/tapeless.hpp>
@@ -250,6 +251,120 @@ TEST_CASE("a run-time argument beside a number: a tuple of both gradients") {
   for (const double e : none) CHECK((e == 0.0 && !std::signbit(e)));
 }
 
+/// A pair potential of positions p (n x 3, n at run time) with its strength `eps` and a fixed vector
+/// s = (length, weight), each a parameter of the sum, in any order (Order: p's place among them).
+template <int Order>
+constexpr auto potential_beside = [](const auto&... args) {
+  const auto term = [](std::size_t i, std::size_t j, const auto& p, const auto& eps, const auto& s) {
+    const auto d = tl::row(p, i) - tl::row(p, j);
+    const auto sr6 = tl::pow(s[0] * s[0] / tl::sum(d * d), 3.0);
+    return 4.0 * eps * (sr6 * sr6 - sr6) * s[1] + 0.01 * s[1] * p(i, 0) * p(j, 2);
+  };
+  const auto in_order = [&](const auto& p, const auto& eps, const auto& s) {
+    if constexpr (Order == 0)
+      return tl::sum_over(tl::pairs(p.rows()), term, p, eps, s);
+    else if constexpr (Order == 1)
+      return tl::sum_over(
+          tl::pairs(p.rows()),
+          [&](std::size_t i, std::size_t j, const auto& e, const auto& q, const auto& t) {
+            return term(i, j, q, e, t);
+          },
+          eps, p, s);
+    else
+      return tl::sum_over(
+          tl::pairs(p.rows()),
+          [&](std::size_t i, std::size_t j, const auto& e, const auto& t, const auto& q) {
+            return term(i, j, q, e, t);
+          },
+          eps, s, p);
+  };
+  return in_order(args...);
+};
+
+TEST_CASE("a parameter of run-time extents beside a number and a fixed vector, in any place: every gradient") {
+  const tl::vector<double, 2> s{0.9, 0.7};
+  const double eps = 0.5;
+  for (const std::size_t n : {0u, 1u, 2u, 5u, 33u}) {
+    CAPTURE(n);
+    const positions p = lattice(n);
+    const auto check = [&](const auto& f) {
+      const auto [value, g] = tl::value_and_grad(f)(p, eps, s);
+      const auto& [gp, geps, gs] = g;
+      static_assert(std::is_same_v<std::remove_cvref_t<decltype(gp)>, positions>);
+      CHECK(value == f(p, eps, s));  // f of plain numbers
+      const auto f_of = [&](const positions& q, double e, const tl::vector<double, 2>& t) { return f(q, e, t); };
+      CHECK(fd::rel_error(geps, fd::derivative([&](double e) { return f_of(p, e, s); }, eps)) < 1e-7);
+      for (std::size_t k = 0; k < 2; ++k) {
+        const double d = fd::derivative(
+            [&](double e) {
+              auto t = s;
+              t[k] = e;
+              return f_of(p, eps, t);
+            },
+            s[k]);
+        CHECK(fd::rel_error(gs[k], d) < 1e-7);
+      }
+      REQUIRE(gp.rows() == n);
+      for (std::size_t k = 0; k < p.size(); ++k) {
+        CAPTURE(k);
+        const double d = fd::derivative(
+            [&](double e) {
+              auto q = p;
+              q[k] = e;
+              return f_of(q, eps, s);
+            },
+            p[k]);
+        CHECK(fd::rel_error(gp[k], d) < 1e-6);
+      }
+      return std::tuple{value, gp, geps, gs};
+    };
+    // The same numbers whatever the parameters' order.
+    const auto first = check(potential_beside<0>);
+    const auto middle = check(potential_beside<1>);
+    const auto last = check(potential_beside<2>);
+    CHECK((first == middle));
+    CHECK((first == last));
+    // One of them differentiated, the others plain: the same parts.
+    CHECK(tl::grad<1>(potential_beside<0>)(p, eps, s) == std::get<2>(first));
+    CHECK((tl::grad<0>(potential_beside<2>)(p, eps, s) == std::get<1>(first)));
+  }
+}
+
+TEST_CASE("a parameter of run-time extents beside others, over threads and past a block: the sequential bits") {
+  const auto term = [](std::size_t i, const auto& a, const auto& x, const auto& w) {
+    return a * tl::square(x[i] - w[0]) + w[1] * tl::sin(x[i]);
+  };
+  const auto sequential = [&](const auto& a, const auto& x, const auto& w) {
+    return tl::sum_over(tl::indices(x.size()), term, a, x, w);
+  };
+  const auto threaded = [&](const auto& a, const auto& x, const auto& w) {
+    return tl::sum_over(std::execution::par, tl::indices(x.size()), term, a, x, w);
+  };
+  const tl::vector<double, 2> w{0.25, -1.5};
+  for (const std::size_t n : {std::size_t{3}, block + 1, 5 * block + 7}) {
+    CAPTURE(n);
+    const auto x = rosenbrock_point<dynamic_vector>(n, n + 1);
+    const auto [v1, g1] = tl::value_and_grad(sequential)(2.0, x, w);
+    const auto [v2, g2] = tl::value_and_grad(threaded)(2.0, x, w);
+    CHECK(v1 == v2);
+    CHECK(std::get<0>(g1) == std::get<0>(g2));
+    CHECK((std::get<1>(g1) == std::get<1>(g2)));
+    CHECK((std::get<2>(g1) == std::get<2>(g2)));
+    // By hand, in long double.
+    long double da = 0, dw0 = 0, dw1 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const long double xi = x[i];
+      da += (xi - 0.25L) * (xi - 0.25L);
+      dw0 += -2.0L * 2.0L * (xi - 0.25L);
+      dw1 += std::sin(xi);
+      CHECK(fd::rel_error(std::get<1>(g1)[i], double(2.0L * 2.0L * (xi - 0.25L) - 1.5L * std::cos(xi))) < 1e-12);
+    }
+    CHECK(fd::rel_error(std::get<0>(g1), double(da)) < 1e-12);
+    CHECK(fd::rel_error(std::get<2>(g1)[0], double(dw0)) < 1e-12);
+    CHECK(fd::rel_error(std::get<2>(g1)[1], double(dw1)) < 1e-12);
+  }
+}
+
 TEST_CASE("the sum over threads gives the sequential bits, whatever the blocks in flight") {
   const auto threaded = [](const auto& x) {
     return tl::sum_over(std::execution::par, tl::indices(x.size() < 2 ? 0 : x.size() - 1), rosenbrock_term, x);
@@ -306,6 +421,25 @@ TEST_CASE("an index past the argument's extent throws std::out_of_range naming b
   };
   CHECK_THROWS_WITH_AS(tl::grad(element_past)(p), "tl: column index 3 is past the extent 3 of A(i, j)",
                        std::out_of_range);
+}
+
+TEST_CASE("beside other parameters, a bounded one allocates nothing, and runs in a constant expression") {
+  using bounded_vector = tl::vector<double, tl::bounded<64>>;
+  const auto f = [](const auto& a, const auto& x) {
+    return tl::sum_over(
+        tl::indices(x.size()), [](std::size_t i, const auto& a, const auto& x) { return a * x[i] * x[i]; }, a, x);
+  };
+  const bounded_vector x{1.0, 2.0, 3.0};
+  CHECK(test_support::allocations_during([&] { (void)tl::grad(f)(2.0, x); }) == 0);
+  constexpr auto g = [] {
+    const auto f = [](const auto& a, const auto& x) {
+      return tl::sum_over(
+          tl::indices(x.size()), [](std::size_t i, const auto& a, const auto& x) { return a * x[i] * x[i]; }, a, x);
+    };
+    return tl::grad(f)(2.0, tl::vector<double, tl::bounded<4>>{1.0, 2.0, 3.0});
+  }();
+  static_assert(std::get<0>(g) == 14.0);
+  static_assert(std::get<1>(g)[2] == 12.0);
 }
 
 TEST_CASE("allocations: none for bounded extents; for a dynamic vector, two, and three more past a block of rows") {
