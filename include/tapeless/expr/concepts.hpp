@@ -45,9 +45,9 @@ namespace detail {
 struct shape_error {
   constexpr shape_error operator[](std::size_t) const noexcept { return {}; }
   constexpr shape_error operator()(std::size_t, std::size_t) const noexcept { return {}; }
-  [[nodiscard]] constexpr std::size_t rows() const noexcept { return 0; }
-  [[nodiscard]] constexpr std::size_t cols() const noexcept { return 0; }
-  [[nodiscard]] constexpr std::size_t size() const noexcept { return 0; }
+  [[nodiscard]] static constexpr std::size_t rows() noexcept { return 0; }
+  [[nodiscard]] static constexpr std::size_t cols() noexcept { return 0; }
+  [[nodiscard]] static constexpr std::size_t size() noexcept { return 0; }
 };
 
 /// What a transform returns after its own static_assert has said why the call cannot be made: it

@@ -241,9 +241,7 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
 
   /// The elements of other, whose extents this matrix has taken.
   constexpr void copy_from(const matrix& other) {
-    if constexpr (on_heap)
-      elements_ = other.elements_;
-    else if (std::is_constant_evaluated())
+    if (on_heap || std::is_constant_evaluated())
       elements_ = other.elements_;
     else
       copy_elements(other.elements_.data());
