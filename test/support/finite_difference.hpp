@@ -4,6 +4,7 @@
 //   fd::derivative(f, x)        d f / d x of a scalar function of one double
 //   fd::derivative_and_error(f, x)  the same with an estimate of its error: {value, error}
 //   fd::gradient(f, x1, ..., xN) the N partial derivatives of a scalar function of N doubles
+//   fd::partial(f, x, k)        d f / d x[k] of a scalar function of a point x that has x[k] (a matrix)
 //   fd::rel_error(a, b)         |a - b| / max(1, |a|, |b|): relative for large values, absolute below 1
 //   fd::strict_rel_error(a, b)  |a - b| / max(|a|, |b|): purely relative, for the tails of functions
 //   fd::ulp_distance(a, b)      how many doubles apart a and b are (0 for both NaN), for SIMD against std
@@ -108,6 +109,19 @@ estimate derivative_and_error(F&& f, double x) {
   const double near = (static_cast<double>(f(x + k)) - static_cast<double>(f(x - k))) / (2 * k);
   const double rounding = 64 * std::numeric_limits<double>::epsilon() * std::abs(static_cast<double>(f(x))) / h;
   return {fine, std::max({std::abs(fine - coarse), std::abs(fine - near), rounding})};
+}
+
+/// d f / d x[k] at the point x (a matrix, a vector: anything copyable with x[k]), by derivative() with
+/// the other elements held fixed.
+template <class F, class X>
+double partial(F&& f, const X& x, std::size_t k) {
+  return derivative(
+      [&](double e) {
+        X moved = x;
+        moved[k] = e;
+        return static_cast<double>(f(moved));
+      },
+      static_cast<double>(x[k]));
 }
 
 /// The N partial derivatives of f(x1, ..., xN), each by derivative() with the others held fixed.

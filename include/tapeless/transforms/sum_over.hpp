@@ -103,15 +103,24 @@ constexpr X laid_out_as(const plain_tuple_of<I, P...>& partials) {
   }
 }
 
-/// The sum over `rows` of body(row, p...), a function of the parameters P... (their values of doubles;
-/// the operand may hold duals): one parameter, or all stacked in a vector. Sequential or Parallel.
-template <class View, class Body, class Runner, class... P>
-struct sum_over_rows : matrix_operation {
+/// What a sum's operation holds, whatever its operands: the rows, the body and the runner (in sequence,
+/// or over threads).
+template <class View, class Body, class Runner>
+struct sum_over_loop : matrix_operation {
   static constexpr operation_traits traits{
       .name = "sum_over", .vjp_reads = reads_value, .takes_run_time_extents = true};
   View rows;
   Body body;
   [[no_unique_address]] Runner run;
+};
+
+/// The sum over `rows` of body(row, p...), a function of the parameters P... (their values of doubles;
+/// the operand may hold duals): one parameter, or all stacked in a vector. Sequential or Parallel.
+template <class View, class Body, class Runner, class... P>
+struct sum_over_rows : sum_over_loop<View, Body, Runner> {
+  using sum_over_loop<View, Body, Runner>::rows;
+  using sum_over_loop<View, Body, Runner>::body;
+  using sum_over_loop<View, Body, Runner>::run;
 
   template <class X>
   constexpr auto forward(const X& x) const {
@@ -189,12 +198,10 @@ constexpr auto parameters_beside(const X& x, const Y& y) {
 /// stacks all of its parameters. Its forward pass runs the loop of sweep/run_time_rows.hpp once; the
 /// rule sends g times x's partials straight into x's sum, and g times the others' to y.
 template <class View, class Body, class Runner, std::size_t R, class... P>
-struct sum_over_rows_beside : matrix_operation {
-  static constexpr operation_traits traits{
-      .name = "sum_over", .vjp_reads = reads_value, .takes_run_time_extents = true};
-  View rows;
-  Body body;
-  [[no_unique_address]] Runner run;
+struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
+  using sum_over_loop<View, Body, Runner>::rows;
+  using sum_over_loop<View, Body, Runner>::body;
+  using sum_over_loop<View, Body, Runner>::run;
 
   /// The partials: in x, of its extents; in the others, laid out as y.
   template <class M, class Y>
@@ -331,7 +338,7 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
     return T(0);  // its static_assert has spoken
   } else if constexpr (sizeof...(Params) == 1 || !(RunTimeMatrix<value_type_of_t<Params>> || ...)) {
     using Op = sum_over_rows<View, Body, Runner, in_lanes_t<double, value_type_of_t<Params>>...>;
-    Op op{{}, rows, std::move(body), run};
+    Op op{{{}, rows, std::move(body), run}};
     if constexpr (sizeof...(Params) == 1)
       return make_unary(std::move(op), std::forward<Params>(params)...);
     else
@@ -340,7 +347,7 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
     // One parameter of run-time extents beside the others: an operand of its own.
     constexpr std::size_t r = run_time_parameter<value_type_of_t<Params>...>();
     using Op = sum_over_rows_beside<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
-    Op op{{}, rows, std::move(body), run};
+    Op op{{{}, rows, std::move(body), run}};
     auto all = std::forward_as_tuple(std::forward<Params>(params)...);
     // Plain data there (not differentiated, tl::grad<I>) is copied into the node, which outlives f's
     // locals; body reads data it captures by reference in place.

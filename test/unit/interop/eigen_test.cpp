@@ -372,16 +372,8 @@ TEST_CASE("Eigen vectors of run-time size are read in place, through their strid
       static_assert(std::is_same_v<std::remove_cvref_t<decltype(g_row)>, Eigen::RowVectorXd>);
       for (std::size_t k = 0; k < n; ++k) CHECK(g_row(Eigen::Index(k)) == want[k]);
     }
-    for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k) {
-      const double d = fd::derivative(
-          [&](double e) {
-            auto moved = tx;
-            moved[k] = e;
-            return cyclic_sum(moved);
-          },
-          tx[k]);
-      CHECK(fd::rel_error(want[k], d) < 1e-7);
-    }
+    for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k)
+      CHECK(fd::rel_error(want[k], fd::partial(cyclic_sum, tx, k)) < 1e-7);
 
     // No copy of the argument: the allocations of a tl::dynamic argument's gradient, no more. (A copy
     // would be a tl::matrix, which operator new allocates and the counter sees; the Eigen vector the
