@@ -6,8 +6,9 @@
 // a few hundred, and past a block of rows (tapeless::detail::rows_block). The value is checked against
 // the same sum of the std:: reference (reference.hpp) in a plain loop, the gradient against the sum of
 // the rows' gradients (tl::grad of the term on numbers) and against finite differences of that loop.
-// The first compositions of numbers again, read by index: their row is x[i] of a parameter vector x,
-// summed over tl::indices(n), the gradient in x against each term's in its row; and as the step of
+// The first compositions of numbers again, read by index: their row is x[i] of a parameter vector x
+// (of fixed size, and of run-time size n beside the two numbers), summed over tl::indices(n), the
+// gradient in x against each term's in its row; and as the step of
 // tl::iterate, s' = s + h term(s, p, q), with stored states and with tl::checkpoints<2> (the same
 // gradient to the bit), against the reference's loop and its differences.
 #include <doctest/doctest.h>
@@ -282,15 +283,25 @@ using index_vector = tl::vector<double, index_extent>;
 constexpr double step_size = 1.0 / 64;
 constexpr std::size_t max_steps = 24;
 
-/// Scalar family F over tl::indices(n), its row read from a parameter vector x by index: the value
-/// against the reference's sum, the gradient in p and q against the sum of the terms' gradients and
-/// against differences, and in x: each element i < n the term's gradient in its row, the others +0.
-template <int F>
+/// The parameter vector again with n elements, its size known at run time: the sum's loop of
+/// sweep/run_time_rows.hpp, beside the numbers p and q.
+using run_time_vector = tl::vector<double, tl::dynamic>;
+
+/// Scalar family F over tl::indices(n), its row read from a parameter vector x (an index_vector, or a
+/// run_time_vector of n elements) by index: the value against the reference's sum, the gradient in p
+/// and q against the sum of the terms' gradients and against differences, and in x: each element
+/// i < n the term's gradient in its row, the others +0.
+template <int F, class X>
 void check_indices(fd::rng& r, std::size_t n) {
   constexpr family f = all[F];
   constexpr int I = f.composition, R = f.row;
   const rdt::composition& c = rdt::spec<I>;
-  index_vector x;
+  X x = [n] {
+    if constexpr (tl::RunTimeMatrix<X>)
+      return X(n);
+    else
+      return X{};
+  }();
   for (auto& e : x) e = random_element<double>(r);
   const double p = random_element<double>(r), q = random_element<double>(r);
   const auto loss = [n](const auto& a, const auto& b, const auto& v) {
@@ -320,7 +331,7 @@ void check_indices(fd::rng& r, std::size_t n) {
   const std::array<double, 2> sum_and_magnitude = reference(p, q);
   const double expected = sum_and_magnitude[0], magnitude = sum_and_magnitude[1];
   std::array<double, 3> by_terms{}, by_terms_magnitude{};  // in p, q, and x[i] of the term at i
-  index_vector in_x{}, in_x_magnitude{};
+  std::vector<double> in_x(x.size()), in_x_magnitude(x.size());
   for (std::size_t i = 0; i < n; ++i) {
     const auto g =
         tl::grad([](const auto& row, const auto& a, const auto& b) { return term<I, R>{}(row, a, b); })(x[i], p, q);
@@ -331,8 +342,9 @@ void check_indices(fd::rng& r, std::size_t n) {
   }
   const double scale = f.mean ? 1.0 / count : 1.0;  // over no indices the mean is NaN, as 0 / 0
   const std::string over = f.mean ? "averaged" : "summed";
-  INFO("composition " << I << ", " << over << " over " << n << " indices, argument " << R
-                      << " read as x[i]: " << rdt::describe(c));
+  const std::string kind = tl::RunTimeMatrix<X> ? " of run-time size" : "";
+  INFO("composition " << I << ", " << over << " over " << n << " indices, argument " << R << " read as x[i]" << kind
+                      << ": " << rdt::describe(c));
   INFO("parameters " << fd::str(p) << " and " << fd::str(q) << "; value " << fd::str(value) << ", reference "
                      << fd::str(expected));
   CHECK(agree(value, expected, value_tol, magnitude));
@@ -348,8 +360,9 @@ void check_indices(fd::rng& r, std::size_t n) {
     if (!(std::abs(ad[j] - d.value) <= fd_rtol * std::max(std::abs(ad[j]), std::abs(d.value)) + 2 * d.error + fd_atol))
       mismatches << "parameter " << j << ": AD " << ad[j] << ", FD " << d.value << "\n";
   }
-  const index_vector& gx = std::get<2>(gradient);
-  for (std::size_t i = 0; i < index_extent; ++i) {
+  const X& gx = std::get<2>(gradient);
+  REQUIRE(gx.size() == x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
     // An element no term reads: +0, or NaN in a mean over no indices.
     const bool read = i < n, unread_nan = f.mean && n == 0;
     if (read ? !agree(gx[i], in_x[i] * scale, rows_tol, in_x_magnitude[i] * std::abs(scale))
@@ -427,7 +440,8 @@ void check_indices_and_steps() {
     counts.push_back(static_cast<std::size_t>(r.uniform(2, static_cast<double>(index_extent) + 1)));
   counts.push_back(index_extent);
   for (const std::size_t n : counts) {
-    check_indices<F>(r, n);
+    check_indices<F, index_vector>(r, n);
+    check_indices<F, run_time_vector>(r, n);
     check_steps<F>(r, n % (max_steps + 1));
   }
 }
