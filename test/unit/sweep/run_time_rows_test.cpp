@@ -14,7 +14,9 @@
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
 #include <row_sum_check.hpp>
+#include <sanitizers.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <execution>
@@ -290,7 +292,10 @@ TEST_CASE("a parameter of run-time extents beside a number and a fixed vector, i
       for (std::size_t k = 0; k < 2; ++k)
         CHECK(fd::rel_error(gs[k], fd::partial([&](const auto& t) { return f_of(p, eps, t); }, s, k)) < 1e-7);
       REQUIRE(gp.rows() == n);
-      for (std::size_t k = 0; k < p.size(); ++k) {
+      // Every element against differences; under the sanitizers the first two particles' (their
+      // differences take most of that build's run time, and the orders' agreement below covers the rest).
+      const std::size_t differenced = test_support::address_sanitizer ? std::min<std::size_t>(p.size(), 6) : p.size();
+      for (std::size_t k = 0; k < differenced; ++k) {
         CAPTURE(k);
         CHECK(fd::rel_error(gp[k], fd::partial([&](const auto& q) { return f_of(q, eps, s); }, p, k)) < 1e-6);
       }

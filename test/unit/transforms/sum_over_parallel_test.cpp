@@ -64,7 +64,7 @@ void check_same_on_every_thread_count(const Sequential& sequential, const Parall
 }  // namespace
 
 TEST_CASE("S10's decay sum and mean over threads: the sequential bits on 1, 2 and 8 threads") {
-  for (const std::size_t n : {many_blocks, many_rows}) {
+  for (const std::size_t n : distinct({many_blocks, many_rows})) {
     CAPTURE(n);
     const auto d = decay_data(n);
     const auto sum = decay_sum(d.t, d.y);

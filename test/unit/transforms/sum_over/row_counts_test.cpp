@@ -11,6 +11,7 @@
 #include <tapeless/tapeless.hpp>
 
 #include <row_sum_check.hpp>
+#include <sanitizers.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +67,7 @@ void check_decay(const T& t, const Y& y, const expected<4>& e) {
 TEST_CASE("the row counts cover both sides of a batch and of a block") {
   const auto n = row_counts();
   CHECK(n.front() == 0);
-  CHECK(n.back() == many_blocks);
+  CHECK(n.back() == (test_support::address_sanitizer ? 2 * block + lanes + 1 : many_blocks));
   CHECK(many_blocks > 8 * block);
   CHECK(block > lanes);
   for (const std::size_t k : {std::size_t{1}, lanes - 1, lanes + 1, block - 1, block, block + 1})
