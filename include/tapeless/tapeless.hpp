@@ -73,6 +73,7 @@
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>
+#include <tapeless/transforms/run_time_reduction.hpp>
 #include <tapeless/transforms/sum_over.hpp>
 #include <tapeless/transforms/vjp.hpp>
 

@@ -70,7 +70,7 @@ inline constexpr std::size_t many_blocks = test_support::address_sanitizer ? 9 *
 /// part-full batch, and the parallel tests still run many_blocks.
 inline std::vector<std::size_t> row_counts() {
   std::vector<std::size_t> n{
-      0,         1,     lanes - 1, lanes,         lanes + 1, float_lanes - 1,       float_lanes, float_lanes + 1,
+      0,         1,     lanes - 1, lanes,         lanes + 1, float_lanes - 1,      float_lanes, float_lanes + 1,
       block - 1, block, block + 1, 2 * block - 1, 2 * block, 2 * block + lanes + 1};
   if (!test_support::address_sanitizer) n.push_back(many_blocks);
   return distinct(std::move(n));

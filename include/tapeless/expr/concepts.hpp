@@ -5,6 +5,7 @@
 
 #include <tapeless/concepts/scalar.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/run_time_matrix.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -84,10 +85,10 @@ constexpr shape_error operator/(const X&, const Y&) noexcept { return {}; }
 constexpr shape_error operator-(shape_error) noexcept { return {}; }
 }  // namespace detail
 
-/// Anything an operation accepts: a node, a var, a plain number or a plain matrix (or the result of a
-/// failed shape check, passed on quietly).
+/// Anything an operation accepts: a node, a var, a plain number or a plain matrix, of fixed or run-time
+/// extents (or the result of a failed shape check, passed on quietly).
 template <class E>
-concept Operand = Differentiable<E> || Data<E> || ShapeError<E>;
+concept Operand = Differentiable<E> || Data<E> || RunTimeMatrix<E> || ShapeError<E>;
 
 // clang-format 14 would write `&&(` in this concept.
 // clang-format off

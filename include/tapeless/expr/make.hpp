@@ -8,6 +8,7 @@
 #include <tapeless/expr/cut.hpp>
 #include <tapeless/expr/inline.hpp>
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/run_time_elementwise.hpp>
 #include <tapeless/expr/unary.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/operation/elementwise.hpp>
@@ -145,9 +146,10 @@ template <class... X>
 constexpr bool fixed_extents_in() {
   constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
   static_assert(ok,
-                "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded), which tapeless "
-                "does not differentiate; read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a "
-                "tl::sum_over over tl::indices(x.size()) or tl::pairs(n)");
+                "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
+                "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, tl::squared_norm "
+                "and tl::dot); read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a tl::sum_over "
+                "over tl::indices(x.size()) or tl::pairs(n)");
   return ok;
 }
 
@@ -161,10 +163,27 @@ constexpr bool takes_extents_of() {
     return fixed_extents_in<X...>();
 }
 
+/// Whether op(x...) is a scalar operation on an array of run-time extents: a formula then, element by
+/// element, where a node (or a formula) is among its operands, else its plain value
+/// (expr/run_time_elementwise.hpp).
+template <class Op, class... X>
+inline constexpr bool elementwise_at_run_time =
+    !is_matrix_operation<Op> && !any_shape_error<X...> && (RunTimeArray<X> || ...);
+
+template <class Op, class... X>
+TAPELESS_BUILD_INLINE constexpr auto run_time_elementwise_of(Op op, X&&... x) {
+  if constexpr ((Differentiable<X> || ...))
+    return make_run_time_elementwise(std::move(op), std::forward<X>(x)...);
+  else
+    return plain_run_time_elementwise(op, x...);
+}
+
 template <class Op, class X>
 TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
-  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
-  if constexpr (ShapeError<X> || !takes_extents_of<Op, X>()) {
+  if constexpr (elementwise_at_run_time<Op, X>) {
+    return run_time_elementwise_of(std::move(op), std::forward<X>(x));
+    // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
+  } else if constexpr (ShapeError<X> || !takes_extents_of<Op, X>()) {
     return shape_error{};
   } else if constexpr (!operation_check<Op, Differentiable<X>, unary_operand_t<Op, X>>::ok) {
     return shape_error{};  // the check's static_assert has said what op lacks
@@ -193,8 +212,10 @@ template <class Op, class X, class Y>
 TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
   using operands = binary_operands<Op, X, Y>;
   constexpr bool differentiable = Differentiable<X> || Differentiable<Y>;
-  // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
-  if constexpr (any_shape_error<X, Y> || !takes_extents_of<Op, X, Y>()) {
+  if constexpr (elementwise_at_run_time<Op, X, Y>) {
+    return run_time_elementwise_of(std::move(op), std::forward<X>(x), std::forward<Y>(y));
+    // NOLINTNEXTLINE(bugprone-branch-clone): apart from the next branch, so that op is checked after the shapes
+  } else if constexpr (any_shape_error<X, Y> || !takes_extents_of<Op, X, Y>()) {
     return shape_error{};
   } else if constexpr (!operation_check<Op, differentiable, typename operands::lhs, typename operands::rhs>::ok) {
     return shape_error{};  // the check's static_assert has said what op lacks

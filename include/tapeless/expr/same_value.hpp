@@ -6,6 +6,7 @@
 #include <tapeless/expr/children.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/leaf.hpp>
+#include <tapeless/expr/run_time_elementwise.hpp>
 #include <tapeless/expr/unary.hpp>
 
 #include <type_traits>
@@ -30,6 +31,10 @@ inline constexpr bool one_value_by_type<N, true> = [] {
                 "expr/children.hpp");
   return false;
 }();
+/// A formula over arrays of run-time extents is not a node (expr/run_time_elementwise.hpp): its operands
+/// are data of their own.
+template <RunTimeFormula N>
+inline constexpr bool one_value_by_type<N, true> = false;
 template <class Op, class Children>
 inline constexpr bool one_value_below = false;  // if_else, let
 template <class Op, class... C>

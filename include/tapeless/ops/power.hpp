@@ -178,11 +178,12 @@ TAPELESS_BUILD_INLINE constexpr auto pow(X&& x, Y&& y) {
   using XD = std::remove_cvref_t<X>;
   using YD = std::remove_cvref_t<Y>;
   if constexpr (std::integral<YD>) {
-    if constexpr (Differentiable<X> || Matrix<XD>)
+    if constexpr (Differentiable<X> || Matrix<XD> || RunTimeMatrix<XD>)
       return detail::make_unary(ops::pow_int{static_cast<long long>(y)}, std::forward<X>(x));
     else
       return ops::detail::ipow(static_cast<detail::plain_value_t<XD>>(x), static_cast<long long>(y));
-  } else if constexpr ((Differentiable<X> && Differentiable<Y>) || Matrix<XD> || Matrix<YD>) {
+  } else if constexpr ((Differentiable<X> && Differentiable<Y>) || Matrix<XD> || Matrix<YD> || RunTimeMatrix<XD> ||
+                       RunTimeMatrix<YD>) {
     // A plain matrix on either side is a constant of an elementwise pow (a number beside it is used
     // for every element); the constant side costs nothing in the sweep.
     return detail::make_binary(ops::pow{}, std::forward<X>(x), std::forward<Y>(y));

@@ -479,6 +479,25 @@ constexpr auto slice(V&& v) {
       ops::slice<Start, Length>{}, std::forward<V>(v));
 }
 
+/// Elements start .. start + length - 1 of the vector v, start and length known at run time: a vector
+/// of run-time length, which the elementwise operations and the reductions (tl::sum, tl::dot, ...)
+/// take, read from v in place. A slice past v's end throws std::out_of_range before anything is read.
+///
+///   const std::size_t n = x.size();
+///   const auto head = tl::slice(x, 0, n - 1), tail = tl::slice(x, 1, n - 1);
+///   return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+template <Operand V>
+constexpr auto slice(V&& v, std::size_t start, std::size_t length) {
+  using M = value_type_of_t<V>;
+  constexpr bool vector = detail::RunTimeFormula<V> || RunTimeMatrix<M> || detail::fixed_vector<M>;
+  static_assert(vector || ShapeError<V>,
+                "tl::slice(v, start, length): v must be a vector (one row or one column) or a vector expression");
+  if constexpr (vector)
+    return detail::make_run_time_slice(std::forward<V>(v), start, length);
+  else
+    return detail::shape_error{};
+}
+
 /// A's elements in row-major order as an R x C matrix; R x C must equal A's size.
 template <std::size_t R, std::size_t C, Operand A>
 constexpr auto reshape(A&& a) {

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/expr/run_time_elementwise.hpp: an operation on whole arrays of run-time extents, element by
+// element, kept as the formula it is until a reduction sums it.
+//
+// A node holds its value, and an array of run-time extents as a node's value would cost an allocation
+// per operation. So `x - tl::cref(y)`, `tl::square(...)` or `tl::slice(x, 1, n - 1)` of such arrays
+// is not a node: it is this record of the operation and its operands (nodes of f, data, numbers, other
+// such records), whose extents are checked where it is made. The reductions over it
+// (transforms/run_time_reduction.hpp) turn it into one loop over its elements, a tl::sum_over over
+// tl::indices whose term is the formula at element k: no intermediate array, one pass.
+// Tests: test/unit/transforms/run_time_reduction_test.cpp
+#pragma once
+
+#include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/expression.hpp>
+#include <tapeless/matrix/extent.hpp>
+#include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/run_time_matrix.hpp>
+#include <tapeless/operation/protocol.hpp>
+#include <tapeless/operation/traits.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless::detail {
+
+/// What both forms below derive from, so that one concept names them.
+struct run_time_formula_tag {};
+
+/// An elementwise formula over arrays of run-time extents (either form below).
+template <class E>
+concept RunTimeFormula = std::is_base_of_v<run_time_formula_tag, std::remove_cvref_t<E>>;
+
+/// An operand an elementwise operation takes element by element at run-time extents: such a formula, or
+/// a node, a tl::cref or plain data whose value has run-time extents.
+template <class E>
+concept RunTimeArray = RunTimeFormula<E> || RunTimeMatrix<value_type_of_t<E>>;
+
+/// Rows and columns of an operand; a number has none (`number`), and combines with any shape.
+struct element_extents {
+  std::size_t rows = 1, cols = 1;
+  bool number = true;
+};
+
+template <class E>
+constexpr element_extents extents_of(const E& e) {
+  using V = value_type_of_t<E>;
+  if constexpr (RunTimeFormula<E>)
+    return {e.rows(), e.cols(), false};
+  else if constexpr (RunTimeMatrix<V>)
+    return {value_of(e).rows(), value_of(e).cols(), false};
+  else if constexpr (Matrix<V>)
+    return {V::rows(), V::cols(), false};
+  else
+    return {};
+}
+
+/// Throws std::invalid_argument naming the operation and both shapes. Out of line and cold.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_shapes_differ(std::string_view operation,
+                                                                             element_extents a, element_extents b) {
+  throw std::invalid_argument("tl: " + std::string(operation) + " of a " + shape_text(a.rows, a.cols) + " and a " +
+                              shape_text(b.rows, b.cols) + " array; elementwise operands have one shape");
+}
+
+/// The shape the operands share, or std::invalid_argument naming `operation` and the two that differ.
+template <class... X>
+constexpr element_extents common_extents(std::string_view operation, const X&... x) {
+  element_extents out;
+  (
+      [&](const element_extents e) {
+        if (e.number) return;
+        if (!out.number && (e.rows != out.rows || e.cols != out.cols)) throw_shapes_differ(operation, out, e);
+        out = e;
+      }(extents_of(x)),
+      ...);
+  return out;
+}
+
+/// A node read of a formula as the term of its sum holds it (transforms/run_time_reduction.hpp): the
+/// sum's parameter K, of number type T.
+template <std::size_t K, class T>
+struct parameter_at {};
+
+template <class E>
+struct formula_number {
+  using type = scalar_type_of_t<E>;
+};
+template <std::size_t K, class T>
+struct formula_number<parameter_at<K, T>> {
+  using type = T;
+};
+/// The number type of a formula over operands X...
+template <class... X>
+using formula_number_t = std::common_type_t<typename formula_number<X>::type...>;
+
+/// The scalar operation Op applied to the elements of its operands A... (and to a number operand as it
+/// is), for arrays of `rows` x `cols`. Its operands are held by value: nodes of f (a pointer for an
+/// argument), tl::cref data (a pointer), numbers, and plain matrices, copied.
+template <class Op, class... A>
+struct run_time_elementwise : expression_tag, run_time_formula_tag {
+  /// The type an operation on the whole of it would take: run-time extents, which those refuse.
+  using value_type = matrix<formula_number_t<A...>, dynamic, dynamic>;
+  Op op;
+  std::tuple<A...> operands;
+  std::size_t rows_ = 0, cols_ = 0;
+
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
+};
+
+/// Elements start .. start + length - 1 of the vector operand A, a vector of that length and A's
+/// orientation: tl::slice(v, start, length).
+template <class A>
+struct run_time_slice : expression_tag, run_time_formula_tag {
+  using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
+  A operand;
+  std::size_t start = 0, rows_ = 0, cols_ = 0;
+
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
+};
+
+/// op(x...) over arrays of run-time extents: the formula, once the operands' shapes agree.
+template <class Op, class... X>
+constexpr auto make_run_time_elementwise(Op op, X&&... x) {
+  const element_extents e = common_extents(traits_of<Op>().name, x...);
+  return run_time_elementwise<Op, std::remove_cvref_t<X>...>{
+      {}, {}, std::move(op), std::tuple<std::remove_cvref_t<X>...>(std::forward<X>(x)...), e.rows, e.cols};
+}
+
+/// The type of the first operand of run-time extents among X...
+template <class X, class... Rest>
+struct first_run_time {
+  using type = typename first_run_time<Rest...>::type;
+};
+template <class X, class... Rest>
+  requires RunTimeMatrix<X>
+struct first_run_time<X, Rest...> {
+  using type = std::remove_cvref_t<X>;
+};
+
+/// Element (i, j) of a plain operand; a number is its own.
+template <class X>
+constexpr auto plain_element(const X& x, std::size_t i, std::size_t j) {
+  if constexpr (RunTimeMatrix<X> || Matrix<X>)
+    return x(i, j);
+  else
+    return x;
+}
+
+/// op(x...) of plain values, one of run-time extents (f called on plain values): its value, a matrix
+/// of the first such operand's type, once the shapes agree.
+template <class Op, class... X>
+constexpr auto plain_run_time_elementwise(const Op& op, const X&... x) {
+  const element_extents e = common_extents(traits_of<Op>().name, x...);
+  using R = typename first_run_time<X...>::type;
+  using T = typename R::value_type;
+  R out(e.rows, e.cols);
+  for (std::size_t i = 0; i < e.rows; ++i)
+    for (std::size_t j = 0; j < e.cols; ++j) out(i, j) = static_cast<T>(op_value(op, plain_element(x, i, j)...));
+  return out;
+}
+
+/// Throws std::out_of_range for a slice past its vector's end. Out of line and cold.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_slice_past(std::size_t start, std::size_t length,
+                                                                          std::size_t size) {
+  throw std::out_of_range("tl::slice(v, start, length): elements " + std::to_string(start) + " to " +
+                          std::to_string(start) + " + " + std::to_string(length) + " are past the size " +
+                          std::to_string(size) + " of v");
+}
+
+/// tl::slice(v, start, length) of a vector v of any extents, checked against v's size.
+template <class V>
+constexpr auto make_run_time_slice(V&& v, std::size_t start, std::size_t length) {
+  const element_extents e = extents_of(v);
+  const std::size_t size = e.rows * e.cols;
+  if (e.rows != 1 && e.cols != 1)
+    throw std::invalid_argument("tl::slice(v, start, length): v is a " + shape_text(e.rows, e.cols) +
+                                " matrix, not a vector");
+  if (start > size || length > size - start) throw_slice_past(start, length, size);
+  const bool column = e.cols == 1;
+  return run_time_slice<std::remove_cvref_t<V>>{
+      {}, {}, std::forward<V>(v), start, column ? length : 1, column ? 1 : length};
+}
+
+}  // namespace tapeless::detail

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: BSL-1.0
+// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::squared_norm and tl::dot of arrays
+// of run-time extents and of formulas over them (expr/run_time_elementwise.hpp).
+//
+// The reduction is a tl::sum_over over tl::indices(size) whose term is the formula at element k: each
+// node the formula reads becomes a parameter of the sum, read there at k (x[k], A(k / cols, k % cols))
+// or as it is where it is a number; data (tl::cref, plain matrices, numbers) is read by the term itself.
+// An argument read in several places (x and tl::slice(x, 1, n - 1)) is one parameter: two leaves of one
+// argument slot are one value (expr/leaf.hpp, names_one_value). So the loop, its adjoints and its
+// threads are those of tl::sum_over: one pass over the elements, nothing allocated per element.
+// Tests: test/unit/transforms/run_time_reduction_test.cpp
+#pragma once
+
+#include <tapeless/data/indices.hpp>
+#include <tapeless/expr/make.hpp>
+#include <tapeless/expr/run_time_elementwise.hpp>
+#include <tapeless/meta/type_list.hpp>
+#include <tapeless/ops/arithmetic.hpp>
+#include <tapeless/ops/power.hpp>
+#include <tapeless/ops/products.hpp>
+#include <tapeless/ops/reduction.hpp>
+#include <tapeless/ops/shape.hpp>
+#include <tapeless/transforms/sum_over.hpp>
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tapeless {
+
+namespace detail {
+
+/// Whether a formula reads an operand as data: not a node, or a node that takes no adjoint (tl::cref).
+template <class E>
+inline constexpr bool formula_data = !Differentiable<E> || requires {
+  requires !std::remove_cvref_t<E>::is_active;
+};
+
+/// The nodes a formula reads, in order, a node once for each place it appears.
+template <class E>
+struct formula_nodes {
+  using type = std::conditional_t<formula_data<E>, type_list<>, type_list<E>>;
+};
+template <class Op, class... A>
+struct formula_nodes<run_time_elementwise<Op, A...>> {
+  using type = join_t<type_list<>, typename formula_nodes<A>::type...>;
+};
+template <class A>
+struct formula_nodes<run_time_slice<A>> : formula_nodes<A> {};
+
+template <class E>
+inline constexpr std::size_t formula_node_count =
+    [] { return []<class... N>(type_list<N...>) { return sizeof...(N); }(typename formula_nodes<E>::type{}); }();
+
+/// The parameter the k-th node read of a formula (its place among formula_nodes) is: `slot[k]`, and the
+/// read `first[s]` is parameter s's. Two reads of one argument (or one let name) share a parameter.
+template <std::size_t M>
+struct node_slots {
+  std::array<std::size_t, M> slot{}, first{};
+  std::array<bool, M> run_time{};  // the parameter's value has run-time extents
+  std::size_t count = 0, run_time_count = 0;
+};
+
+template <class T, class... U>
+inline constexpr std::array<bool, sizeof...(U)> same_type_as_each{std::is_same_v<T, U>...};
+
+template <class... N>
+constexpr node_slots<sizeof...(N)> slots_of_nodes(type_list<N...> /*nodes*/) {
+  constexpr std::size_t m = sizeof...(N);
+  constexpr std::array<bool, m> one_value{names_one_value<N>...};
+  constexpr std::array<bool, m> run_time{RunTimeMatrix<value_type_of_t<N>>...};
+  constexpr std::array<std::array<bool, m>, m> same{same_type_as_each<N, N...>...};
+  node_slots<m> out;
+  for (std::size_t k = 0; k < m; ++k) {
+    bool shared = false;
+    for (std::size_t j = 0; j < k && !shared; ++j) {
+      if (one_value[k] && same[k][j]) {
+        out.slot[k] = out.slot[j];
+        shared = true;
+      }
+    }
+    if (shared) continue;
+    out.slot[k] = out.count;
+    out.first[out.count] = k;
+    out.run_time[out.count] = run_time[k];
+    out.run_time_count += run_time[k] ? 1 : 0;
+    ++out.count;
+  }
+  return out;
+}
+
+template <class E>
+inline constexpr auto formula_slots = slots_of_nodes(typename formula_nodes<E>::type{});
+
+// The formula as the term holds it, each node read replaced by its parameter (Root: the whole formula,
+// First: the place among Root's node reads of the first one in e); and the node reads themselves.
+template <class Root, std::size_t First, class Op, class... A>
+constexpr auto term_formula(const run_time_elementwise<Op, A...>& e);
+template <class Root, std::size_t First, class A>
+constexpr auto term_formula(const run_time_slice<A>& e);
+template <class Root, std::size_t First, class E>
+constexpr auto term_formula(const E& e);
+template <class Op, class... A>
+constexpr auto node_reads(const run_time_elementwise<Op, A...>& e);
+template <class A>
+constexpr auto node_reads(const run_time_slice<A>& e);
+template <class E>
+constexpr auto node_reads(const E& e);
+
+template <class Root, std::size_t First, class Op, class... A>
+constexpr auto term_formula(const run_time_elementwise<Op, A...>& e) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    constexpr std::array<std::size_t, sizeof...(A) + 1> at = [] {
+      std::array<std::size_t, sizeof...(A) + 1> sum{};
+      constexpr std::array<std::size_t, sizeof...(A)> count{formula_node_count<A>...};
+      for (std::size_t k = 0; k < sizeof...(A); ++k) sum[k + 1] = sum[k] + count[k];
+      return sum;
+    }();
+    using S = run_time_elementwise<Op, decltype(term_formula<Root, First + at[I]>(std::get<I>(e.operands)))...>;
+    return S{{}, {}, e.op, {term_formula<Root, First + at[I]>(std::get<I>(e.operands))...}, e.rows(), e.cols()};
+  }
+  (std::index_sequence_for<A...>{});
+}
+template <class Root, std::size_t First, class A>
+constexpr auto term_formula(const run_time_slice<A>& e) {
+  using S = run_time_slice<decltype(term_formula<Root, First>(e.operand))>;
+  return S{{}, {}, term_formula<Root, First>(e.operand), e.start, e.rows(), e.cols()};
+}
+template <class Root, std::size_t First, class E>
+constexpr auto term_formula(const E& e) {
+  if constexpr (formula_data<E>)
+    return e;
+  else
+    return parameter_at<formula_slots<Root>.slot[First], scalar_type_of_t<E>>{};
+}
+
+template <class Op, class... A>
+constexpr auto node_reads(const run_time_elementwise<Op, A...>& e) {
+  return std::apply([](const auto&... a) { return std::tuple_cat(node_reads(a)...); }, e.operands);
+}
+template <class A>
+constexpr auto node_reads(const run_time_slice<A>& e) {
+  return node_reads(e.operand);
+}
+template <class E>
+constexpr auto node_reads(const E& e) {
+  if constexpr (formula_data<E>)
+    return std::tuple<>{};
+  else
+    return std::tuple<const E&>(e);
+}
+
+/// Element k (row-major) of x: a node or a plain value; a number is its own element.
+template <class X>
+constexpr decltype(auto) element_k(const X& x, std::size_t k) {
+  using V = value_type_of_t<X>;
+  if constexpr (run_time_vector<V> || fixed_vector<V>)
+    return x[k];
+  else if constexpr (RunTimeMatrix<V> || Matrix<V>)
+    return x(k / x.cols(), k % x.cols());
+  else
+    return x;
+}
+
+// Element k of a term's formula, with the sum's parameters p.
+template <class Op, class... A, class P>
+constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k, const P& p);
+template <class A, class P>
+constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p);
+template <std::size_t K, class T, class P>
+constexpr decltype(auto) element_at(parameter_at<K, T> /*read*/, std::size_t k, const P& p) {
+  return element_k(std::get<K>(p), k);
+}
+template <class E, class P>
+constexpr decltype(auto) element_at(const E& data, std::size_t k, const P& /*p*/) {
+  return element_k(value_of(data), k);
+}
+template <class Op, class... A, class P>
+constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k, const P& p) {
+  return std::apply(
+      [&](const auto&... a) {
+        if constexpr (sizeof...(A) == 1)
+          return make_unary(e.op, element_at(a, k, p)...);
+        else
+          return make_binary(e.op, element_at(a, k, p)...);
+      },
+      e.operands);
+}
+template <class A, class P>
+constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p) {
+  return element_at(e.operand, e.start + k, p);
+}
+
+/// The term of the sum: the formula at element k.
+template <class Formula>
+struct formula_term {
+  Formula formula;
+  template <class... P>
+  constexpr auto operator()(std::size_t k, const P&... p) const {
+    return element_at(formula, k, std::forward_as_tuple(p...));
+  }
+};
+
+/// A whole array of run-time extents: a node, data, or a formula over them.
+template <class X>
+concept WholeRunTimeArray = RunTimeArray<X> &&(Differentiable<X> || RunTimeMatrix<X>);
+
+template <class E>
+constexpr auto sum_of_checked_elements(const E& e);
+
+/// The sum of the elements of e: a tl::sum_over over them.
+template <class E>
+constexpr auto sum_of_elements(const E& e) {
+  constexpr auto slots = formula_slots<E>;
+  constexpr bool one_run_time_node = slots.run_time_count <= 1;
+  static_assert(one_run_time_node,
+                "tl::sum, tl::mean, tl::squared_norm, tl::dot: the elementwise formula reads two differentiated "
+                "arrays of run-time extents, and one such sum differentiates one; pass the other as data "
+                "(tl::cref), or differentiate one of them alone (tl::grad<I>)");
+  if constexpr (!one_run_time_node) {
+    return scalar_type_of_t<E>(0);  // its static_assert has spoken
+  } else {
+    return sum_of_checked_elements(e);
+  }
+}
+
+template <class E>
+constexpr auto sum_of_checked_elements(const E& e) {
+  constexpr auto slots = formula_slots<E>;
+  const element_extents extents = extents_of(e);
+  formula_term<decltype(term_formula<E, 0>(e))> term{term_formula<E, 0>(e)};
+  const auto reads = node_reads(e);
+  return [&]<std::size_t... S>(std::index_sequence<S...>) {
+    return sum_over(indices(extents.rows * extents.cols), std::move(term), std::get<slots.first[S]>(reads)...);
+  }
+  (std::make_index_sequence<slots.count>{});
+}
+
+}  // namespace detail
+
+/// The sum of all the elements of an array of run-time extents, or of a formula over such arrays
+/// (`x - tl::cref(y)`, `tl::square(tl::slice(x, 1, n - 1))`): one loop over the elements.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto sum(X&& x) { return detail::sum_of_elements(x); }
+/// Their mean: NaN for no elements (0 / 0).
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto mean(X&& x) {
+  using T = scalar_type_of_t<X>;
+  const detail::element_extents extents = detail::extents_of(x);
+  return detail::sum_of_elements(x) / static_cast<T>(extents.rows * extents.cols);
+}
+/// The sum of their squares.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto squared_norm(X&& x) {
+  return detail::sum_of_elements(detail::make_unary(ops::square{}, std::forward<X>(x)));
+}
+/// a . b, where either has run-time extents: the sum of a * b, whose shapes must agree
+/// (std::invalid_argument naming both).
+template <Operand A, Operand B>
+  requires(detail::WholeRunTimeArray<A> || detail::WholeRunTimeArray<B>)
+constexpr auto dot(A&& a, B&& b) {
+  detail::common_extents("tl::dot", a, b);
+  return detail::sum_of_elements(detail::make_binary(ops::multiply{}, std::forward<A>(a), std::forward<B>(b)));
+}
+
+}  // namespace tapeless

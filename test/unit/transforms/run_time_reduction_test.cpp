@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSL-1.0
+// tl::sum, tl::mean, tl::squared_norm and tl::dot of arrays of run-time extents and of elementwise
+// formulas over them (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with
+// tl::slice(v, start, length): against the fixed-shape twin at the same values at sizes around a SIMD
+// batch and 31, 32, 33, 256; against central differences at seeded points; against the gradient by
+// hand at 0 and 1 elements; every shape error and out-of-range slice; a bounded vector in a constant
+// expression and without allocation.
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <allocation_counter.hpp>
+#include <finite_difference.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tl = tapeless;
+
+namespace {
+
+using dynamic_vector = tl::vector<double, tl::dynamic>;
+
+template <class V>
+V seeded(std::size_t n, std::uint64_t seed, double lo = -1.5, double hi = 1.5) {
+  V x(n);
+  fd::rng u(seed);
+  for (std::size_t k = 0; k < n; ++k) x[k] = u.uniform(lo, hi);
+  return x;
+}
+
+/// One formula of every reduction, over x (n elements), data y and w, a number a: written with
+/// run-time slices, or (Fixed) with fixed ones.
+template <bool Fixed, class Y, class W>
+auto model(const Y& y, const W& w) {
+  return [&y, &w](const auto& x, const auto& a) {
+    const auto shifted = [&] {
+      if constexpr (Fixed) {
+        constexpr std::size_t n = tl::value_type_of_t<decltype(x)>::size();
+        return tl::slice<1, n - 1>(x) - tl::slice<0, n - 1>(x);
+      } else
+        return tl::slice(x, 1, x.size() - 1) - tl::slice(x, 0, x.size() - 1);
+    };
+    return tl::sum(a * tl::square(x - tl::cref(y)) + tl::exp(0.1 * x)) + tl::dot(x, tl::cref(w)) +
+           tl::mean(tl::sin(x) / (2.0 + tl::cref(y))) + 0.5 * tl::squared_norm(shifted());
+  };
+}
+
+template <std::size_t N>
+void check_against_fixed_twin() {
+  CAPTURE(N);
+  const auto x = seeded<dynamic_vector>(N, 1 + N), y = seeded<dynamic_vector>(N, 2 + N),
+             w = seeded<dynamic_vector>(N, 3 + N);
+  tl::vector<double, N> xf, yf, wf;
+  for (std::size_t k = 0; k < N; ++k) xf[k] = x[k], yf[k] = y[k], wf[k] = w[k];
+  const auto [value, g] = tl::value_and_grad(model<false>(y, w))(x, 0.75);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(model<true>(yf, wf))(xf, 0.75);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<0>(g))>, dynamic_vector>);
+  CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+  CHECK(fd::rel_error(std::get<1>(g), std::get<1>(fixed_g)) < 1e-13);
+  REQUIRE(std::get<0>(g).size() == N);
+  for (std::size_t k = 0; k < N; ++k) CHECK(fd::rel_error(std::get<0>(g)[k], std::get<0>(fixed_g)[k]) < 1e-13);
+  // f of plain values: the same number.
+  CHECK(fd::rel_error(model<false>(y, w)(x, 0.75), value) < 1e-13);
+}
+
+}  // namespace
+
+TEST_CASE("every reduction of a formula at run-time size against its fixed-shape twin at the same values") {
+  check_against_fixed_twin<2>();
+  check_against_fixed_twin<3>();
+  check_against_fixed_twin<4>();
+  check_against_fixed_twin<5>();
+  check_against_fixed_twin<7>();
+  check_against_fixed_twin<8>();
+  check_against_fixed_twin<9>();
+  check_against_fixed_twin<31>();
+  check_against_fixed_twin<32>();
+  check_against_fixed_twin<33>();
+  check_against_fixed_twin<256>();
+}
+
+TEST_CASE("elementwise functions of a run-time vector against central differences at seeded points") {
+  const auto f = [](const auto& x, const auto& a) {
+    return tl::sum(tl::log(1.0 + tl::square(x)) * tl::tanh(a * x) + tl::sqrt(2.0 + x) / (1.5 + tl::cos(x)) +
+                   tl::pow(tl::abs(x) + 1.0, 1.5) - tl::max(x, 0.25) * tl::min(a, x));
+  };
+  for (const std::size_t n : {1u, 3u, 5u, 33u}) {
+    CAPTURE(n);
+    const auto x = seeded<dynamic_vector>(n, 10 + n, -1.0, 1.0);
+    const double a = 0.7;
+    const auto [gx, ga] = tl::grad(f)(x, a);
+    for (std::size_t k = 0; k < n; ++k) {
+      CAPTURE(k);
+      CHECK(fd::rel_error(gx[k], fd::partial([&](const dynamic_vector& v) { return f(v, a); }, x, k)) < 1e-7);
+    }
+    CHECK(fd::rel_error(ga, fd::derivative([&](double b) { return f(x, b); }, a)) < 1e-7);
+  }
+}
+
+TEST_CASE("no elements and one: the sums by hand; the mean of none is NaN") {
+  const auto f = [](const auto& x) { return tl::sum(tl::square(x)) + tl::dot(x, 3.0 * x); };
+  const dynamic_vector none(0);
+  const auto [v0, g0] = tl::value_and_grad(f)(none);
+  CHECK(v0 == 0.0);
+  CHECK(g0.size() == 0);
+  const dynamic_vector one{2.0};
+  const auto [v1, g1] = tl::value_and_grad(f)(one);
+  CHECK(v1 == 16.0);
+  CHECK(g1[0] == 16.0);
+  CHECK(std::isnan(tl::value_and_grad([](const auto& x) { return tl::mean(x); })(none).first));
+  // A slice of length 0 and one at the end.
+  const auto tail = [](const auto& x) { return tl::sum(tl::slice(x, x.size(), 0)) + tl::sum(tl::slice(x, 1, 1)); };
+  const dynamic_vector two{1.0, 5.0};
+  CHECK(tl::grad(tail)(two) == dynamic_vector{0.0, 1.0});
+}
+
+TEST_CASE("a matrix of run-time rows and columns, and a fixed vector and a number beside a run-time vector") {
+  using dynamic_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
+  const dynamic_matrix B{{1.0, 2.0, 3.0, 4.0}, {5.0, 6.0, 7.0, 8.0}, {-1.0, -2.0, -3.0, -4.0}};
+  dynamic_matrix A(3, 4);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) A(i, j) = 0.1 * static_cast<double>(i + 1) - 0.2 * static_cast<double>(j);
+  const auto g = tl::grad([&](const auto& M) { return tl::sum(tl::square(M) * tl::cref(B)); })(A);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(g)>, dynamic_matrix>);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(fd::rel_error(g(i, j), 2 * A(i, j) * B(i, j)) < 1e-15);
+
+  // x * s with s a fixed vector argument of x's length, and a number: every gradient.
+  const auto f = [](const auto& x, const auto& s, const auto& a) { return tl::sum(x * s * a); };
+  const dynamic_vector x{1.0, 2.0, 3.0};
+  const tl::vector<double, 3> s{0.5, -1.0, 2.0};
+  const auto [gx, gs, ga] = tl::grad(f)(x, s, 2.0);
+  CHECK(gx == dynamic_vector{1.0, -2.0, 4.0});
+  CHECK(gs == tl::vector<double, 3>{2.0, 4.0, 6.0});
+  CHECK(ga == 0.5 - 2.0 + 6.0);
+
+  // Two arrays of run-time extents, one differentiated: the other is data (tl::grad<0>).
+  const dynamic_vector y{4.0, 5.0, 6.0};
+  CHECK(tl::grad<0>([](const auto& a, const auto& b) { return tl::dot(a, b); })(x, y) == y);
+}
+
+TEST_CASE("operands of two shapes throw std::invalid_argument naming both, a slice past the end std::out_of_range") {
+  const dynamic_vector x{1.0, 2.0, 3.0, 4.0}, y3{1.0, 2.0, 3.0};
+  CHECK_THROWS_WITH_AS(tl::grad([&](const auto& v) { return tl::sum(v - tl::cref(y3)); })(x),
+                       "tl: - of a 4 x 1 and a 3 x 1 array; elementwise operands have one shape",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(tl::grad([&](const auto& v) { return tl::dot(v, tl::cref(y3)); })(x),
+                       "tl: tl::dot of a 4 x 1 and a 3 x 1 array; elementwise operands have one shape",
+                       std::invalid_argument);
+  const tl::vector<double, 3> fixed{1.0, 2.0, 3.0};
+  CHECK_THROWS_WITH_AS(tl::grad([&](const auto& v) { return tl::sum(v * fixed); })(x),
+                       "tl: * of a 4 x 1 and a 3 x 1 array; elementwise operands have one shape",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(tl::grad([](const auto& v) { return tl::sum(tl::slice(v, 2, 3)); })(x),
+                       "tl::slice(v, start, length): elements 2 to 2 + 3 are past the size 4 of v", std::out_of_range);
+  const tl::matrix<double, tl::dynamic, tl::dynamic> A(2, 3);
+  CHECK_THROWS_WITH_AS(tl::grad([](const auto& M) { return tl::sum(tl::slice(M, 0, 1)); })(A),
+                       "tl::slice(v, start, length): v is a 2 x 3 matrix, not a vector", std::invalid_argument);
+}
+
+TEST_CASE("a bounded vector: no allocation, and the gradient in a constant expression") {
+  using bounded_vector = tl::vector<double, tl::bounded<8>>;
+  const auto f = [](const auto& x, const auto& a) {
+    return tl::sum(a * tl::square(tl::slice(x, 1, x.size() - 1) - tl::slice(x, 0, x.size() - 1)));
+  };
+  const bounded_vector x{1.0, 2.0, 4.0};
+  CHECK(test_support::allocations_during([&] { (void)tl::grad(f)(x, 2.0); }) == 0);
+  constexpr auto g = [] {
+    const auto h = [](const auto& x, const auto& a) {
+      return tl::sum(a * tl::square(tl::slice(x, 1, x.size() - 1) - tl::slice(x, 0, x.size() - 1)));
+    };
+    return tl::grad(h)(bounded_vector{1.0, 2.0, 4.0}, 2.0);
+  }();
+  // f = a ((x1 - x0)^2 + (x2 - x1)^2): df/dx = 2a (-(x1 - x0), (x1 - x0) - (x2 - x1), x2 - x1).
+  static_assert(std::get<0>(g)[0] == -4.0);
+  static_assert(std::get<0>(g)[1] == -4.0);
+  static_assert(std::get<0>(g)[2] == 8.0);
+  static_assert(std::get<1>(g) == 5.0);
+}
