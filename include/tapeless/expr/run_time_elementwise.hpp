@@ -127,6 +127,39 @@ struct run_time_slice : expression_tag, run_time_formula_tag {
   [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
 };
 
+/// A vector of fixed size and one column: what a matrix of run-time rows multiplies (tl::matmul).
+template <class W>
+concept FixedColumn = Matrix<value_type_of_t<W>> && value_type_of_t<W>::cols()
+== 1;
+
+/// The product A w of a matrix A of run-time rows (data, or a node) and a vector w of fixed size C (a
+/// node, or data): a column of A's rows, element k the dot product of row k of A and w. So a linear
+/// model over data of run-time length is a formula, `tl::matmul(tl::cref(X), w)`.
+template <class A, class W>
+struct run_time_matvec : expression_tag, run_time_formula_tag {
+  using value_type = matrix<formula_number_t<A, W>, dynamic, dynamic>;
+  A a;
+  W w;
+  std::size_t rows_ = 0;
+
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
+  [[nodiscard]] static constexpr std::size_t cols() noexcept { return 1; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_; }
+};
+
+/// tl::matmul(A, w) of a matrix A of run-time extents and a fixed column w: A's columns must be w's
+/// size (std::invalid_argument naming both shapes).
+template <class A, class W>
+constexpr auto make_run_time_matvec(A&& a, W&& w) {
+  const element_extents e = extents_of(a);
+  constexpr std::size_t size = value_type_of_t<W>::size();
+  if (e.cols != size)
+    throw std::invalid_argument("tl::matmul(A, w): A is " + shape_text(e.rows, e.cols) + " and w " +
+                                shape_text(size, 1) + "; A's columns must be w's rows");
+  return run_time_matvec<std::remove_cvref_t<A>, std::remove_cvref_t<W>>{
+      {}, {}, std::forward<A>(a), std::forward<W>(w), e.rows};
+}
+
 /// op(x...) over arrays of run-time extents: the formula, once the operands' shapes agree.
 template <class Op, class... X>
 constexpr auto make_run_time_elementwise(Op op, X&&... x) {

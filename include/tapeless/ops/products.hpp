@@ -173,6 +173,12 @@ template <Operand A, Operand B>
 constexpr auto matmul(A&& a, B&& b) {
   return detail::matrix_op<shapes::matmul_shapes>(ops::matmul{}, std::forward<A>(a), std::forward<B>(b));
 }
+/// A w of a matrix A of run-time extents (data, or an argument) and a fixed-size column w: a formula
+/// of A.rows() elements (expr/run_time_elementwise.hpp), which the elementwise operations and the
+/// reductions take. A's columns must be w's rows (std::invalid_argument naming both shapes).
+template <Operand A, Operand B>
+  requires(RunTimeMatrix<value_type_of_t<A>> && !detail::RunTimeFormula<A> && detail::FixedColumn<B>)
+constexpr auto matmul(A&& a, B&& b) { return detail::make_run_time_matvec(std::forward<A>(a), std::forward<B>(b)); }
 
 template <Operand A>
 constexpr auto transpose(A&& a) {

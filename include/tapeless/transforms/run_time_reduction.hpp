@@ -49,6 +49,10 @@ struct formula_nodes<run_time_elementwise<Op, A...>> {
 };
 template <class A>
 struct formula_nodes<run_time_slice<A>> : formula_nodes<A> {};
+template <class A, class W>
+struct formula_nodes<run_time_matvec<A, W>> {
+  using type = join_t<typename formula_nodes<A>::type, typename formula_nodes<W>::type>;
+};
 
 template <class E>
 inline constexpr std::size_t formula_node_count =
@@ -100,12 +104,16 @@ template <class Root, std::size_t First, class Op, class... A>
 constexpr auto term_formula(const run_time_elementwise<Op, A...>& e);
 template <class Root, std::size_t First, class A>
 constexpr auto term_formula(const run_time_slice<A>& e);
+template <class Root, std::size_t First, class A, class W>
+constexpr auto term_formula(const run_time_matvec<A, W>& e);
 template <class Root, std::size_t First, class E>
 constexpr auto term_formula(const E& e);
 template <class Op, class... A>
 constexpr auto node_reads(const run_time_elementwise<Op, A...>& e);
 template <class A>
 constexpr auto node_reads(const run_time_slice<A>& e);
+template <class A, class W>
+constexpr auto node_reads(const run_time_matvec<A, W>& e);
 template <class E>
 constexpr auto node_reads(const E& e);
 
@@ -128,6 +136,13 @@ constexpr auto term_formula(const run_time_slice<A>& e) {
   using S = run_time_slice<decltype(term_formula<Root, First>(e.operand))>;
   return S{{}, {}, term_formula<Root, First>(e.operand), e.start, e.rows(), e.cols()};
 }
+template <class Root, std::size_t First, class A, class W>
+constexpr auto term_formula(const run_time_matvec<A, W>& e) {
+  using M = decltype(term_formula<Root, First>(e.a));
+  using V = decltype(term_formula<Root, First + formula_node_count<A>>(e.w));
+  return run_time_matvec<M, V>{
+      {}, {}, term_formula<Root, First>(e.a), term_formula<Root, First + formula_node_count<A>>(e.w), e.rows()};
+}
 template <class Root, std::size_t First, class E>
 constexpr auto term_formula(const E& e) {
   if constexpr (formula_data<E>)
@@ -143,6 +158,10 @@ constexpr auto node_reads(const run_time_elementwise<Op, A...>& e) {
 template <class A>
 constexpr auto node_reads(const run_time_slice<A>& e) {
   return node_reads(e.operand);
+}
+template <class A, class W>
+constexpr auto node_reads(const run_time_matvec<A, W>& e) {
+  return std::tuple_cat(node_reads(e.a), node_reads(e.w));
 }
 template <class E>
 constexpr auto node_reads(const E& e) {
@@ -169,6 +188,8 @@ template <class Op, class... A, class P>
 constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k, const P& p);
 template <class A, class P>
 constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p);
+template <class A, class W, class P>
+constexpr auto element_at(const run_time_matvec<A, W>& e, std::size_t k, const P& p);
 template <std::size_t K, class T, class P>
 constexpr decltype(auto) element_at(parameter_at<K, T> /*read*/, std::size_t k, const P& p) {
   return element_k(std::get<K>(p), k);
@@ -191,6 +212,39 @@ constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k
 template <class A, class P>
 constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p) {
   return element_at(e.operand, e.start + k, p);
+}
+
+template <class E>
+inline constexpr bool is_parameter_at = false;
+template <std::size_t K, class T>
+inline constexpr bool is_parameter_at<parameter_at<K, T>> = true;
+
+/// The whole of an operand of a formula, with the sum's parameters p: a parameter, or data's value.
+template <std::size_t K, class T, class P>
+constexpr const auto& whole_at(parameter_at<K, T> /*read*/, const P& p) {
+  return std::get<K>(p);
+}
+template <class E, class P>
+constexpr const auto& whole_at(const E& data, const P& /*p*/) {
+  return value_of(data);
+}
+
+/// Row k of A times w: data's row k as a constant vector of w's size and one dot product; a
+/// parameter's row element by element.
+template <class A, class W, class P>
+constexpr auto element_at(const run_time_matvec<A, W>& e, std::size_t k, const P& p) {
+  const auto& w = whole_at(e.w, p);
+  using V = value_type_of_t<decltype(w)>;
+  if constexpr (!is_parameter_at<A>) {
+    const auto& a = value_of(e.a);
+    matrix<std::remove_cvref_t<decltype(a(0, 0))>, V::size(), 1> row(uninitialized);
+    for (std::size_t j = 0; j < V::size(); ++j) row[j] = a(k, j);
+    return dot(row, w);
+  } else {
+    const auto& a = whole_at(e.a, p);
+    return [&]<std::size_t... J>(std::index_sequence<J...>) { return ((a(k, J) * w[J]) + ...); }
+    (std::make_index_sequence<V::size()>{});
+  }
 }
 
 /// The term of the sum: the formula at element k.

@@ -18,6 +18,7 @@
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -483,4 +484,43 @@ TEST_CASE("tl::cref of data of run-time size, Eigen's or tl's, is read in place 
   CHECK_THROWS_AS(tl::cref(X)(n, 0), std::out_of_range);
   CHECK_THROWS_AS(tl::cref(ty)[n], std::out_of_range);
   CHECK_THROWS_AS(tl::row(tl::cref(tX), n), std::out_of_range);
+}
+
+TEST_CASE("formulas over Eigen arrays of run-time size: tl::sum, tl::dot and tl::slice read them in place") {
+  constexpr std::size_t n = 33;
+  Eigen::VectorXd x(n), y(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    x(i) = 0.05 * static_cast<double>(k) - 0.7;
+    y(i) = std::sin(static_cast<double>(k));
+  }
+  tl::vector<double, tl::dynamic> tx(n);
+  for (std::size_t k = 0; k < n; ++k) tx[k] = x(static_cast<Eigen::Index>(k));
+  const auto f = [&y](const auto& v, const auto& a) {
+    const std::size_t m = v.size();
+    return tl::sum(tl::square(a * v - tl::cref(y))) +
+           tl::dot(tl::slice(v, 1, m - 1) - tl::slice(v, 0, m - 1), tl::slice(tl::cref(y), 0, m - 1));
+  };
+  // The Eigen argument and its tl twin: the same value and gradient, of the argument's own type.
+  const auto [value, g] = tl::value_and_grad(f)(x, 1.5);
+  const auto [twin_value, twin_g] = tl::value_and_grad(f)(tx, 1.5);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<0>(g))>, Eigen::VectorXd>);
+  CHECK(value == twin_value);
+  CHECK(std::get<1>(g) == std::get<1>(twin_g));
+  for (std::size_t k = 0; k < n; ++k) CHECK(std::get<0>(g)(static_cast<Eigen::Index>(k)) == std::get<0>(twin_g)[k]);
+  // A Map of the same numbers, read in place.
+  const Eigen::Map<const Eigen::VectorXd> x_map(x.data(), x.size());
+  CHECK(std::get<1>(tl::grad(f)(x_map, 1.5)) == std::get<1>(g));
+
+  // A column-major MatrixXd argument and MatrixXd data: the gradient of sum(M^2 B) is 2 M B, element by
+  // element, whatever the storage order.
+  Eigen::MatrixXd M(3, 4), B(3, 4);
+  for (Eigen::Index i = 0; i < 3; ++i)
+    for (Eigen::Index j = 0; j < 4; ++j) {
+      M(i, j) = 0.3 * static_cast<double>(i) - 0.1 * static_cast<double>(j);
+      B(i, j) = static_cast<double>(i * 4 + j + 1);
+    }
+  const Eigen::MatrixXd gm = tl::grad([&B](const auto& A) { return tl::sum(tl::square(A) * tl::cref(B)); })(M);
+  for (Eigen::Index i = 0; i < 3; ++i)
+    for (Eigen::Index j = 0; j < 4; ++j) CHECK(gm(i, j) == 2 * M(i, j) * B(i, j));
 }

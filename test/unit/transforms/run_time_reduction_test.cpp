@@ -182,3 +182,44 @@ TEST_CASE("a bounded vector: no allocation, and the gradient in a constant expre
   static_assert(std::get<0>(g)[2] == 8.0);
   static_assert(std::get<1>(g) == 5.0);
 }
+
+TEST_CASE("tl::matmul of data of run-time rows by a fixed vector: a logistic regression against its fixed twin") {
+  constexpr std::size_t n = 33;
+  using features = tl::matrix<double, tl::dynamic, 3>;
+  features X(n, 3);
+  dynamic_vector y(n);
+  tl::matrix<double, n, 3> Xf;
+  tl::vector<double, n> yf;
+  fd::rng u(7);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) Xf(i, j) = X(i, j) = u.uniform(-1.0, 1.0);
+    yf[i] = y[i] = u.uniform(0.0, 1.0) < 0.5 ? 0.0 : 1.0;
+  }
+  const auto loss = [](const auto& X, const auto& y) {
+    return [&X, &y](const auto& w, const auto& b) {
+      const auto z = tl::matmul(tl::cref(X), w) + b;
+      return tl::sum(tl::softplus(z) - tl::cref(y) * z);
+    };
+  };
+  const tl::vector<double, 3> w{0.5, -0.25, 1.0};
+  const auto [value, g] = tl::value_and_grad(loss(X, y))(w, 0.1);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(loss(Xf, yf))(w, 0.1);
+  CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+  for (std::size_t j = 0; j < 3; ++j) CHECK(fd::rel_error(std::get<0>(g)[j], std::get<0>(fixed_g)[j]) < 1e-13);
+  CHECK(fd::rel_error(std::get<1>(g), std::get<1>(fixed_g)) < 1e-13);
+  CHECK(fd::rel_error(loss(X, y)(w, 0.1), value) < 1e-13);  // plain values
+  // The features' columns must be w's size.
+  const tl::matrix<double, tl::dynamic, tl::dynamic> wide(n, 4);
+  CHECK_THROWS_WITH_AS(tl::grad(loss(wide, y))(w, 0.1),
+                       "tl::matmul(A, w): A is 33 x 4 and w 3 x 1; A's columns must be w's rows",
+                       std::invalid_argument);
+
+  // A differentiated matrix times data: d/dA sum(A c) = 1 c^T, row by row.
+  const tl::vector<double, 3> c{2.0, -1.0, 0.5};
+  const auto gA = tl::grad([&c](const auto& A) { return tl::sum(tl::square(tl::matmul(A, tl::cref(c)))); })(X);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(gA)>, features>);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = X(i, 0) * c[0] + X(i, 1) * c[1] + X(i, 2) * c[2];
+    for (std::size_t j = 0; j < 3; ++j) CHECK(fd::rel_error(gA(i, j), 2 * r * c[j]) < 1e-14);
+  }
+}
