@@ -7,7 +7,8 @@
 // The data are std::vector, or an Eigen::MatrixXd read in place: each kernel reads the number of rows
 // at run time, as every peer does. S11 is also timed against S6, the same regression on a fixed-shape
 // matrix (logistic_regression.hpp), and S13, the sum over threads, against the sequential sum at the
-// same n.
+// same n. S11 over the MatrixXd is also written over the whole matrix (tapeless_whole_array:
+// tl::mean of a formula of tl::matmul(tl::cref(X), beta)).
 #include "adjoints.hpp"
 #include "cases.hpp"
 #include "logistic_regression.hpp"
@@ -337,6 +338,18 @@ TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_tapeless(const s11_eige
   })(in.beta);
 }
 
+/// S6 as its formula reads, over the whole of the MatrixXd: tl::matmul(tl::cref(X), beta) is a column of
+/// run-time length, and the mean of the loss over it one loop over its rows (-log likelihood of y given
+/// sigmoid(z): softplus(z) - y z).
+TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_whole_array_tapeless(const s11_eigen_in& in) {
+  const auto& X = in.X;
+  const auto& y = in.y;
+  return tl::grad([&X, &y](const auto& beta) {
+    const auto z = tl::matmul(tl::cref(X), beta);
+    return tl::mean(tl::softplus(z) - tl::cref(y) * z);
+  })(in.beta);
+}
+
 /// S6's tapeless gradient on the same numbers, in S6's fixed-shape matrix.
 TAPELESS_BENCH_KERNEL tl::vector<double, s6_k> s11_eigen_fixed_shape_tapeless(const s11_eigen_in& in) {
   return s6_tapeless(in.fixed_shape);
@@ -347,6 +360,9 @@ struct s11_eigen
   static std::string name() { return "S11_logistic_rows_eigen"; }
   static constexpr auto tapeless_reference = s11_eigen_fixed_shape_tapeless;
   static constexpr const char* tapeless_reference_name = "tapeless_fixed_shape";
+  static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
+    entries.push_back(entry<s11_eigen_whole_array_tapeless, s11_eigen_inputs>(c + "/tapeless_whole_array"));
+  }
   static std::array<double, s6_k> numbers(const s11_eigen_in& in) { return tapeless_bench::numbers(in.beta); }
   template <class T>
   static T f(const std::array<T, s6_k>& beta, const s11_eigen_in& in) {

@@ -8,6 +8,8 @@
 //   tapeless           tl::grad of tl::sum_over(tl::indices(x.size() - 1), term, x), the term reading
 //                      x[i] and x[i + 1];
 // and, beside them in the same run, checked against the same hand-written gradient:
+//   tapeless_whole_array  the same gradient of tl::sum of the whole-array formula over tl::slice(x, 0, n - 1)
+//                         and tl::slice(x, 1, n - 1), as S3's fixed-shape case writes it;
 //   tapeless_bounded      the same gradient of x as a tl::vector<double, tl::bounded<256>> (no heap),
 //                         returned in that type;
 //   tapeless_eigen        the same gradient of x as an Eigen::VectorXd, read in place, returned as one;
@@ -119,6 +121,17 @@ constexpr auto s3_rosenbrock_sum = [](const auto& x) {
 
 TAPELESS_BENCH_KERNEL s3_vector s3_run_time_tapeless(const s3_run_time_in& in) {
   return tl::grad(s3_rosenbrock_sum)(in.x);
+}
+
+// tapeless_whole_array: S3 as a fixed-shape user writes it, over the whole of x with run-time slices.
+constexpr auto s3_rosenbrock_whole_array = [](const auto& x) {
+  const std::size_t n = x.size();
+  const auto head = tl::slice(x, 0, n - 1), tail = tl::slice(x, 1, n - 1);
+  return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+};
+
+TAPELESS_BENCH_KERNEL s3_vector s3_whole_array_tapeless(const s3_run_time_in& in) {
+  return tl::grad(s3_rosenbrock_whole_array)(in.x);
 }
 
 // tapeless_bounded: the same numbers in a tl::vector<double, tl::bounded<256>>, the gradient in that type.
@@ -296,6 +309,7 @@ struct s3_run_time : tapeless_bench::kernels<s3_run_time_inputs<N>, s3_run_time_
   static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
     namespace p = run_time_peers;
     constexpr auto inputs = s3_run_time_inputs<N>;
+    entries.push_back(entry<s3_whole_array_tapeless, inputs>(c + "/tapeless_whole_array"));
     entries.push_back(entry<s3_bounded_tapeless, s3_bounded_inputs<N>>(c + "/tapeless_bounded"));
     entries.push_back(entry<s3_eigen_tapeless, s3_eigen_inputs<N>>(c + "/tapeless_eigen"));
     entries.push_back(entry<s3_users<N>, s3_users_inputs<N>>(c + "/tapeless_fixed_shape"));
@@ -321,6 +335,7 @@ void note_memory_at() {
   note_memory(c + "handwritten_simd",
               describe(measure_allocations<s3_run_time_handwritten_simd, inputs>()) + ": the gradient returned");
   note_memory(c + "tapeless", describe(measure_allocations<s3_run_time_tapeless, inputs>()));
+  note_memory(c + "tapeless_whole_array", describe(measure_allocations<s3_whole_array_tapeless, inputs>()));
   note_memory(c + "tapeless_bounded", describe(measure_allocations<s3_bounded_tapeless, s3_bounded_inputs<N>>()));
   note_memory(c + "tapeless_eigen", describe(measure_allocations<s3_eigen_tapeless, s3_eigen_inputs<N>>()) +
                                         ", and the VectorXd returned, which Eigen allocates with malloc");
