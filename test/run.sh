@@ -47,9 +47,11 @@ for part in "${parts[@]}"; do
       # Optimised, without debug information: -g more than doubled the compile time of the big tests
       # (ops/elementwise/binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
       # The compile-fail tests' valid twins are the clang++ part's (test/compile_fail/CMakeLists.txt):
-      # here they would cost 43 s.
+      # here they would cost 43 s. So are the SIMD tests in AVX2's and AVX-512's batches
+      # (TAPELESS_WIDE_SIMD_TESTS): there the sanitizers check their loads and tails, and here they
+      # would check the same values again, at 226 s of CPU (twice that on a machine with AVX-512).
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
-        -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG" -DTAPELESS_COMPILE_FAIL_TWINS=OFF "$lld"
+        -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG" -DTAPELESS_COMPILE_FAIL_TWINS=OFF -DTAPELESS_WIDE_SIMD_TESTS=OFF "$lld"
       timed "g++ build" cmake --build "$dir" -j"$jobs"
       timed "g++ tests" run_ctest "$dir"
       ;;
@@ -57,33 +59,18 @@ for part in "${parts[@]}"; do
       dir=build/test-clang++
       ubsan_off=vptr,function,alignment,null,object-size,pointer-overflow
       echo "=== clang++ with AddressSanitizer + UndefinedBehaviorSanitizer: build and test in $dir"
-      # The clang++ build is the sanitized one: one build instead of two. Sanitized at -O0, clang
-      # compiles about as fast as it does plain at -O1, where -O1 sanitized costs 2.5 times that and g++
-      # up to 9 times (second derivatives' tests, clang: 27 s sanitized -O0, 70 s sanitized -O1, 28 s plain -O1;
-      # ops/elementwise/binary_test, g++: 30 s plain, 435 s sanitized). The randomized tests too, and they
-      # and the SIMD accuracy sweep run a tenth of their points (test/support/sanitizers.hpp): at -O1
-      # they took 310 s of the build's 1170. No debug information: AddressSanitizer's reports name the
-      # function, UBSan's the file and line (it records them without -g); line tables cost 16% of this
-      # build (ops/elementwise/binary_test: 54 s with, 45 s without), more than the 15 minutes of the
-      # whole command leave. For lines, rebuild the failing test with -gline-tables-only. UBSan without
-      # its vptr and function checks: they check calls through polymorphic classes and function
-      # pointers, of which tapeless has none
-      # (integration/no_virtual_test), and emit type information for every expression type, 15% of this build
-      # (no_allocation_test: 46 s with them, 39 s without). Nor its checks of pointers (null, alignment,
-      # object-size, pointer-overflow): AddressSanitizer checks every access those guard, and they
-      # instrument every reference the expression templates bind, 30% of this build
-      # (shape/vector_folds_test: 50 s with them, 35 s without). Its arithmetic checks stay. libFuzzer is clang's: a short run of
-      # test/fuzz/ is a ctest. Without the MPI example: Open MPI's libraries leak at exit (LeakSanitizer:
-      # 121 kB in 3,345 allocations per rank), and the g++ part runs it.
-      # The benchmarks' smoke runs and the headers compiled alone are the g++ part's: here they would
-      # cost 80 s and 60 s of compile time to run code the tests already run, and to check includes
-      # against the same standard library again. So are the tests that count (TAPELESS_SANITIZED_TESTS,
-      # test/CMakeLists.txt) and four of the six parts of the randomized tests (TAPELESS_RANDOM_SUBSET,
-      # 90 s): the fuzzer runs random compositions here, under the same sanitizers.
+      # The clang++ build is the sanitized one: one build instead of two. At -O0, where clang compiles
+      # sanitized code about as fast as plain code at -O1 (-O1 sanitized: 2.5 times that). Without debug
+      # information, UBSan's pointer checks, its vptr and function checks, and what only counts or checks
+      # values the g++ part checks: the tests that count, the benchmarks, the randomized tests (the
+      # fuzzer runs random compositions here). Why each, and what it saves: CONTRIBUTING.md, "The
+      # test command". For lines in a report, rebuild the failing test with -gline-tables-only.
+      # Without the MPI example: Open MPI's libraries leak at exit (LeakSanitizer: 121 kB in 3,345
+      # allocations per rank), and the g++ part runs it.
       cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Check \
         -DCMAKE_CXX_FLAGS_CHECK="-O0 -fsanitize=address,undefined -fno-sanitize=$ubsan_off -fno-sanitize-recover=all -fno-omit-frame-pointer" \
         -DTAPELESS_BUILD_FUZZ=ON -DTAPELESS_BUILD_BENCHMARKS=OFF -DTAPELESS_BUILD_HEADER_TESTS=OFF \
-        -DTAPELESS_RANDOM_FLAGS=-O0 -DTAPELESS_RANDOM_SUBSET=ON -DTAPELESS_SANITIZED_TESTS=ON \
+        -DTAPELESS_BUILD_RANDOM_TESTS=OFF -DTAPELESS_SANITIZED_TESTS=ON \
         -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON "$lld"
       timed "clang++ build" cmake --build "$dir" -j"$jobs"
       ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
