@@ -209,6 +209,21 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
   }
 };
 
+/// y = x - m, m the largest element of the array x is one of (a constant), and 0 where x is m: the
+/// limit where m is infinite, as log_sum_exp takes it. The shifted element of a log_sum_exp over an
+/// array of run-time extents, summed one element at a time (transforms/run_time_reduction.hpp).
+struct minus_largest {
+  static constexpr operation_traits traits{.name = "minus_largest", .batched = true, .vjp_reads = reads_nothing};
+  template <class T>
+  static constexpr T value(T x, T m) {
+    return math::detail::shifted(x, m);
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T, T, T) {
+    return {g, -g};
+  }
+};
+
 /// y_i = exp(x_i) / sum of exp(x_j), over all the elements, computed with the largest subtracted.
 /// Adjoint: y * (g - sum(g * y)).
 struct softmax : ::tapeless::detail::matrix_operation {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::squared_norm and tl::dot of arrays
-// of run-time extents and of formulas over them (expr/run_time_elementwise.hpp).
+// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::squared_norm, tl::dot and
+// tl::log_sum_exp of arrays of run-time extents and of formulas over them (expr/run_time_elementwise.hpp).
 //
 // The reduction is a tl::sum_over over tl::indices(size) whose term is the formula at element k: each
 // node the formula reads becomes a parameter of the sum, read there at k (x[k], A(k / cols, k % cols))
@@ -16,6 +16,7 @@
 #include <tapeless/expr/run_time_elementwise.hpp>
 #include <tapeless/meta/type_list.hpp>
 #include <tapeless/ops/arithmetic.hpp>
+#include <tapeless/ops/exponential.hpp>
 #include <tapeless/ops/power.hpp>
 #include <tapeless/ops/products.hpp>
 #include <tapeless/ops/reduction.hpp>
@@ -24,6 +25,7 @@
 
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -292,6 +294,28 @@ constexpr auto sum_of_checked_elements(const E& e) {
   (std::make_index_sequence<slots.count>{});
 }
 
+/// The largest element of the value of e, computed as its sum's term reads it: -inf where e has no
+/// elements, and the first NaN where one is NaN (as ops::max_element picks it).
+template <class E>
+constexpr auto largest_element_value(const E& e) {
+  using T = scalar_type_of_t<E>;
+  constexpr auto slots = formula_slots<E>;
+  const auto term = term_formula<E, 0>(e);
+  const auto reads = node_reads(e);
+  const auto values = [&]<std::size_t... S>(std::index_sequence<S...>) {
+    return std::forward_as_tuple(value_of(std::get<slots.first[S]>(reads))...);
+  }
+  (std::make_index_sequence<slots.count>{});
+  const element_extents extents = extents_of(e);
+  T largest = -std::numeric_limits<T>::infinity();
+  for (std::size_t k = 0; k < extents.rows * extents.cols; ++k) {
+    const T v = element_at(term, k, values);
+    if (v != v) return v;
+    if (v > largest) largest = v;
+  }
+  return largest;
+}
+
 }  // namespace detail
 
 /// The sum of all the elements of an array of run-time extents, or of a formula over such arrays
@@ -312,6 +336,18 @@ template <Operand X>
   requires detail::WholeRunTimeArray<X>
 constexpr auto squared_norm(X&& x) {
   return detail::sum_of_elements(detail::make_unary(ops::square{}, std::forward<X>(x)));
+}
+/// log(sum of exp(x_i)): m + log(sum of exp(x_i - m)), m the largest element, which no exp then
+/// overflows. m is a constant of the sum: the derivative of the whole in m is 0, so its gradient is
+/// softmax(x) as the fixed-shape log_sum_exp's is, in one loop over the elements after the one that
+/// finds m. Infinite and NaN elements as there (ops/reduction.hpp): +inf elements share the gradient,
+/// all -inf (or none) gives -inf, a NaN makes everything NaN.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto log_sum_exp(X&& x) {
+  const auto m = detail::largest_element_value(x);
+  return m + log(detail::sum_of_elements(
+                 detail::make_unary(ops::exp{}, detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m))));
 }
 /// a . b, where either has run-time extents: the sum of a * b, whose shapes must agree
 /// (std::invalid_argument naming both).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// tl::sum, tl::mean, tl::squared_norm and tl::dot of arrays of run-time extents and of elementwise
-// formulas over them (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with
+// tl::sum, tl::mean, tl::squared_norm, tl::dot and tl::log_sum_exp of arrays of run-time extents and
+// of elementwise formulas over them (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with
 // tl::slice(v, start, length): against the fixed-shape twin at the same values at sizes around a SIMD
 // batch and 31, 32, 33, 256; against central differences at seeded points; against the gradient by
 // hand at 0 and 1 elements; every shape error and out-of-range slice; a bounded vector in a constant
@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <tuple>
 #include <type_traits>
@@ -46,7 +47,8 @@ auto model(const Y& y, const W& w) {
         return tl::slice(x, 1, x.size() - 1) - tl::slice(x, 0, x.size() - 1);
     };
     return tl::sum(a * tl::square(x - tl::cref(y)) + tl::exp(0.1 * x)) + tl::dot(x, tl::cref(w)) +
-           tl::mean(tl::sin(x) / (2.0 + tl::cref(y))) + 0.5 * tl::squared_norm(shifted());
+           tl::mean(tl::sin(x) / (2.0 + tl::cref(y))) + 0.5 * tl::squared_norm(shifted()) +
+           0.3 * tl::log_sum_exp(a * x - tl::cref(y));
   };
 }
 
@@ -119,6 +121,54 @@ TEST_CASE("no elements and one: the sums by hand; the mean of none is NaN") {
   CHECK(tl::grad(tail)(two) == dynamic_vector{0.0, 1.0});
 }
 
+TEST_CASE("tl::log_sum_exp of a run-time vector: central differences, no elements and one, infinities and NaN") {
+  const auto f = [](const auto& x, const auto& a) { return tl::log_sum_exp(a * x + tl::square(x)); };
+  for (const std::size_t n : {1u, 3u, 5u, 33u}) {
+    CAPTURE(n);
+    const auto x = seeded<dynamic_vector>(n, 20 + n, -3.0, 3.0);
+    const double a = 1.3;
+    const auto [gx, ga] = tl::grad(f)(x, a);
+    for (std::size_t k = 0; k < n; ++k) {
+      CAPTURE(k);
+      CHECK(fd::rel_error(gx[k], fd::partial([&](const dynamic_vector& v) { return f(v, a); }, x, k)) < 1e-7);
+    }
+    CHECK(fd::rel_error(ga, fd::derivative([&](double b) { return f(x, b); }, a)) < 1e-7);
+  }
+  const auto lse = [](const auto& x) { return tl::log_sum_exp(x); };
+  // Large elements: shifted by the largest, no exp overflows. The gradient is softmax(x).
+  const auto [big, g_big] = tl::value_and_grad(lse)(dynamic_vector{1000.0, 1000.0, 999.0});
+  const double e = std::exp(-1.0);
+  CHECK(fd::rel_error(big, 1000.0 + std::log(2.0 + e)) < 1e-15);
+  CHECK(fd::rel_error(g_big[0], 1.0 / (2.0 + e)) < 1e-15);
+  CHECK(fd::rel_error(g_big[2], e / (2.0 + e)) < 1e-15);
+  // None: log 0 = -inf; one: the element, and gradient 1.
+  const auto [v0, g0] = tl::value_and_grad(lse)(dynamic_vector(0));
+  CHECK(v0 == -std::numeric_limits<double>::infinity());
+  CHECK(g0.size() == 0);
+  const auto [v1, g1] = tl::value_and_grad(lse)(dynamic_vector{-0.75});
+  CHECK(v1 == -0.75);
+  CHECK(g1[0] == 1.0);
+  // As the fixed-shape log_sum_exp: +inf elements share the gradient, all -inf gives -inf and the
+  // uniform gradient, a NaN makes everything NaN.
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const auto [v_inf, g_inf] = tl::value_and_grad(lse)(dynamic_vector{1.0, inf, -inf, inf});
+  CHECK(v_inf == inf);
+  CHECK(g_inf == dynamic_vector{0.0, 0.5, 0.0, 0.5});
+  const auto [v_minus, g_minus] = tl::value_and_grad(lse)(dynamic_vector{-inf, -inf});
+  CHECK(v_minus == -inf);
+  CHECK(g_minus == dynamic_vector{0.5, 0.5});
+  const auto [v_nan, g_nan] = tl::value_and_grad(lse)(dynamic_vector{1.0, nan, 2.0});
+  CHECK(std::isnan(v_nan));
+  for (std::size_t k = 0; k < 3; ++k) CHECK(std::isnan(g_nan[k]));
+  // The same as the fixed-shape twin's.
+  const auto [fixed_v_inf, fixed_g_inf] = tl::value_and_grad(lse)(tl::vector<double, 4>{1.0, inf, -inf, inf});
+  CHECK(fixed_v_inf == v_inf);
+  for (std::size_t k = 0; k < 4; ++k) CHECK(fixed_g_inf[k] == g_inf[k]);
+  const auto [fixed_v_minus, fixed_g_minus] = tl::value_and_grad(lse)(tl::vector<double, 2>{-inf, -inf});
+  CHECK(fixed_v_minus == v_minus);
+  for (std::size_t k = 0; k < 2; ++k) CHECK(fixed_g_minus[k] == g_minus[k]);
+}
+
 TEST_CASE("a matrix of run-time rows and columns, and a fixed vector and a number beside a run-time vector") {
   using dynamic_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
   const dynamic_matrix B{{1.0, 2.0, 3.0, 4.0}, {5.0, 6.0, 7.0, 8.0}, {-1.0, -2.0, -3.0, -4.0}};
@@ -181,6 +231,13 @@ TEST_CASE("a bounded vector: no allocation, and the gradient in a constant expre
   static_assert(std::get<0>(g)[1] == -4.0);
   static_assert(std::get<0>(g)[2] == 8.0);
   static_assert(std::get<1>(g) == 5.0);
+  // log_sum_exp: two equal elements share the gradient; exact in a constant expression too.
+  const auto lse = [](const auto& x) { return tl::log_sum_exp(2.0 * x); };
+  CHECK(test_support::allocations_during([&] { (void)tl::grad(lse)(x); }) == 0);
+  constexpr auto g_lse = [] {
+    return tl::grad([](const auto& x) { return tl::log_sum_exp(2.0 * x); })(bounded_vector{0.5, 0.5});
+  }();
+  static_assert(g_lse[0] == 1.0 && g_lse[1] == 1.0);
 }
 
 TEST_CASE("tl::matmul of data of run-time rows by a fixed vector: a logistic regression against its fixed twin") {
