@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: BSL-1.0
-// bench/run_time_bench.cpp: S3 rosenbrock of run-time size, n = 16 and 256: x a tl::vector<double,
-// tl::dynamic> holding S3's inputs, its length read at run time in every gradient (the inputs are
-// opaque, harness.hpp), so that no kernel knows n at compile time. Each implementation is one function
-// for every n, returning the gradient as a tl::vector<double, tl::dynamic> of x's size:
-//   handwritten        the classic adjoint, one pass over the elements to x.size();
-//   handwritten_simd   the same sweep a batch of elements at a time (xsimd), the rest one at a time;
-//   tapeless           tl::grad of tl::sum_over(tl::indices(x.size() - 1), term, x), the term reading
-//                      x[i] and x[i + 1];
+// bench/run_time_bench.cpp: S3 rosenbrock and S4 log_sum_exp of run-time size, n = 16 and 256: x a
+// tl::vector<double, tl::dynamic> holding the case's inputs, its length read at run time in every
+// gradient (the inputs are opaque, harness.hpp), so that no kernel knows n at compile time. Each
+// implementation is one function for every n, returning the gradient as a tl::vector<double,
+// tl::dynamic> of x's size:
+//   handwritten        the classic adjoint, to x.size();
+//   handwritten_simd   the same a batch of elements at a time (xsimd), the rest one at a time;
+//   tapeless           S3: tl::grad of tl::sum_over(tl::indices(x.size() - 1), term, x), the term
+//                      reading x[i] and x[i + 1]; S4: tl::grad of tl::log_sum_exp(x);
 // and, beside them in the same run, checked against the same hand-written gradient:
-//   tapeless_whole_array  the same gradient of tl::sum of the whole-array formula over tl::slice(x, 0, n - 1)
-//                         and tl::slice(x, 1, n - 1), as S3's fixed-shape case writes it;
-//   tapeless_bounded      the same gradient of x as a tl::vector<double, tl::bounded<256>> (no heap),
+//   tapeless_whole_array  S3: tl::sum of the whole-array formula over tl::slice(x, 0, n - 1) and
+//                         tl::slice(x, 1, n - 1), as S3's fixed-shape case writes it;
+//   tapeless_bounded      S3 of x as a tl::vector<double, tl::bounded<256>> (no heap), the gradient
 //                         returned in that type;
-//   tapeless_eigen        the same gradient of x as an Eigen::VectorXd, read in place, returned as one;
-//   tapeless_fixed_shape  S3_rosenbrock_<n>_users's kernel (users.hpp): the same sum over tl::indices,
-//                         n read at run time, of x as a tl::vector<double, n> of fixed size;
+//   tapeless_eigen        S3 of x as an Eigen::VectorXd, read in place, returned as one;
+//   tapeless_fixed_shape  the case's kernel as users write it (users.hpp) of x as a tl::vector<double, n>
+//                         of fixed size: S3's sum over tl::indices with n read at run time, S4's
+//                         tl::log_sum_exp(x);
 //   the peers             ADOL-C (tape reused, tape recorded at each call), Sacado (Rad; DFad, the
 //                         forward mode of run-time length), Eigen's forward mode (AutoDiffScalar of a
 //                         VectorXd) and central differences, on one function f of a std::vector of the
@@ -58,27 +60,27 @@ using namespace tapeless_bench;
 // S3 rosenbrock of run-time size: f(x) = sum_{i<n-1} 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2,
 // x[i] = 2u - 1, n = x.size().
 
-using s3_vector = tl::vector<double, tl::dynamic>;
+using run_time_vector = tl::vector<double, tl::dynamic>;
 inline constexpr std::size_t s3_bound = 256;  // tapeless_bounded's capacity: the largest n
 using s3_bounded_vector = tl::vector<double, tl::bounded<s3_bound>>;
 
-struct s3_run_time_in {
-  s3_vector x;
+struct run_time_in {
+  run_time_vector x;
 };
 
 /// S3's inputs at n = N (s3_inputs<N>, the same numbers), in a vector of run-time size.
 template <std::size_t N>
-inline s3_run_time_in s3_run_time_inputs() {
-  return {s3_vector(s3_inputs<N>().x)};
+inline run_time_in s3_run_time_inputs() {
+  return {run_time_vector(s3_inputs<N>().x)};
 }
 
-TAPELESS_BENCH_KERNEL s3_vector s3_run_time_handwritten(const s3_run_time_in& in) {
+TAPELESS_BENCH_KERNEL run_time_vector s3_run_time_handwritten(const run_time_in& in) {
   // forward and reverse in one pass (n >= 2): a_i = x_{i+1} - x_i^2, b_i = 1 - x_i; a_i_bar = 200 a_i,
   // b_i_bar = 2 b_i. x_i receives -2 x_i a_i_bar - b_i_bar through a_i and b_i, and a_{i-1}_bar through
   // a_{i-1}, which the pass keeps from the element before: one write per element.
   const auto& x = in.x;
   const std::size_t n = x.size();
-  s3_vector g(n);
+  run_time_vector g(n);
   double a_before = x[1] - x[0] * x[0];
   g[0] = -400.0 * x[0] * a_before - 2.0 * (1.0 - x[0]);
   for (std::size_t i = 1; i + 1 < n; ++i) {
@@ -90,13 +92,13 @@ TAPELESS_BENCH_KERNEL s3_vector s3_run_time_handwritten(const s3_run_time_in& in
   return g;
 }
 
-TAPELESS_BENCH_KERNEL s3_vector s3_run_time_handwritten_simd(const s3_run_time_in& in) {
+TAPELESS_BENCH_KERNEL run_time_vector s3_run_time_handwritten_simd(const run_time_in& in) {
   // S3_rosenbrock_<n>'s vectorised adjoint (vector_bench.cpp) to a run-time n: g_i = 200 a_{i-1} -
   // 400 x_i a_i - 2 b_i for 0 < i < n - 1, a batch of elements at a time, each batch reading x_{i-1},
   // x_i and x_{i+1}; the two ends, and the elements short of a batch, one at a time.
   const std::size_t n = in.x.size();
   const double* x = in.x.data();
-  s3_vector g(n);
+  run_time_vector g(n);
   const auto middle = [](const auto& before, const auto& here, const auto& after) {
     return 200.0 * (here - before * before) - 400.0 * here * (after - here * here) - 2.0 * (1.0 - here);
   };
@@ -119,7 +121,7 @@ constexpr auto s3_rosenbrock_sum = [](const auto& x) {
       x);
 };
 
-TAPELESS_BENCH_KERNEL s3_vector s3_run_time_tapeless(const s3_run_time_in& in) {
+TAPELESS_BENCH_KERNEL run_time_vector s3_run_time_tapeless(const run_time_in& in) {
   return tl::grad(s3_rosenbrock_sum)(in.x);
 }
 
@@ -130,7 +132,7 @@ constexpr auto s3_rosenbrock_whole_array = [](const auto& x) {
   return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
 };
 
-TAPELESS_BENCH_KERNEL s3_vector s3_whole_array_tapeless(const s3_run_time_in& in) {
+TAPELESS_BENCH_KERNEL run_time_vector s3_whole_array_tapeless(const run_time_in& in) {
   return tl::grad(s3_rosenbrock_whole_array)(in.x);
 }
 
@@ -157,12 +159,75 @@ struct s3_eigen_in {
 
 template <std::size_t N>
 inline s3_eigen_in s3_eigen_inputs() {
-  const s3_vector x = s3_run_time_inputs<N>().x;
+  const run_time_vector x = s3_run_time_inputs<N>().x;
   return {Eigen::Map<const Eigen::VectorXd>(x.data(), Eigen::Index(x.size()))};
 }
 
 TAPELESS_BENCH_KERNEL Eigen::VectorXd s3_eigen_tapeless(const s3_eigen_in& in) {
   return tl::grad(s3_rosenbrock_sum)(in.x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// S4 log_sum_exp of run-time size: f(x) = log(sum_i exp(x[i])), x[i] = 4u - 2, n = x.size().
+
+/// S4's inputs at n = N (s4_inputs<N>, the same numbers), in a vector of run-time size.
+template <std::size_t N>
+inline run_time_in s4_run_time_inputs() {
+  return {run_time_vector(s4_inputs<N>().x)};
+}
+
+TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_handwritten(const run_time_in& in) {
+  // s4_handwritten (adjoints.hpp) to a run-time n >= 1: the largest element m, e_i = exp(x_i - m) and
+  // their sum s; the gradient is e_i / s.
+  const auto& x = in.x;
+  const std::size_t n = x.size();
+  double m = x[0];
+  for (std::size_t i = 1; i < n; ++i) m = std::max(m, x[i]);
+  run_time_vector e(n);
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    e[i] = std::exp(x[i] - m);
+    s += e[i];
+  }
+  const double inv_s = 1.0 / s;
+  for (std::size_t i = 0; i < n; ++i) e[i] *= inv_s;
+  return e;
+}
+
+TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_handwritten_simd(const run_time_in& in) {
+  // The same, a batch of elements at a time (xsimd), the elements short of a batch one at a time.
+  const std::size_t n = in.x.size(), whole = n - n % simd::width;
+  const double* x = in.x.data();
+  double m = x[0];
+  if (whole > 0) {
+    simd::batch mb = simd::load(x);
+    for (std::size_t i = simd::width; i < whole; i += simd::width) mb = xsimd::max(mb, simd::load(x + i));
+    m = xsimd::reduce_max(mb);
+  }
+  for (std::size_t i = whole; i < n; ++i) m = std::max(m, x[i]);
+  run_time_vector e(n);
+  simd::batch sb(0.0);
+  const simd::batch mb(m);
+  for (std::size_t i = 0; i < whole; i += simd::width) {
+    const simd::batch e_i = xsimd::exp(simd::load(x + i) - mb);
+    simd::store(e.data() + i, e_i);
+    sb += e_i;
+  }
+  double s = xsimd::reduce_add(sb);
+  for (std::size_t i = whole; i < n; ++i) {
+    e[i] = std::exp(x[i] - m);
+    s += e[i];
+  }
+  const double inv_s = 1.0 / s;
+  const simd::batch inv(inv_s);
+  for (std::size_t i = 0; i < whole; i += simd::width) simd::store(e.data() + i, simd::load(e.data() + i) * inv);
+  for (std::size_t i = whole; i < n; ++i) e[i] *= inv_s;
+  return e;
+}
+
+// tapeless: S4 as the fixed-shape case writes it (users.hpp's s4_tapeless), of a vector of run-time size.
+TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_tapeless(const run_time_in& in) {
+  return tl::grad([](const auto& x) { return tl::log_sum_exp(x); })(in.x);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,23 +237,37 @@ TAPELESS_BENCH_KERNEL Eigen::VectorXd s3_eigen_tapeless(const s3_eigen_in& in) {
 namespace run_time_peers {
 
 /// S3's f, once for any number type T (double, adouble, Sacado's, Eigen's) and any n >= 2.
-template <class T>
-T f(const std::vector<T>& x) {
-  T value = 0.0;
-  for (std::size_t i = 0; i + 1 < x.size(); ++i) {
-    const T a = x[i + 1] - x[i] * x[i];
-    const T b = 1.0 - x[i];
-    value += 100.0 * (a * a) + b * b;
+struct s3_f {
+  template <class T>
+  T operator()(const std::vector<T>& x) const {
+    T value = 0.0;
+    for (std::size_t i = 0; i + 1 < x.size(); ++i) {
+      const T a = x[i + 1] - x[i] * x[i];
+      const T b = 1.0 - x[i];
+      value += 100.0 * (a * a) + b * b;
+    }
+    return value;
   }
-  return value;
-}
+};
+
+/// S4's f as the suite states it, log(sum of exp(x_i)) without a shift (vector_bench.cpp's s4::f), any n >= 1.
+struct s4_f {
+  template <class T>
+  T operator()(const std::vector<T>& x) const {
+    using std::exp, std::log;
+    T s = 0.0;
+    for (const T& x_i : x) s += exp(x_i);
+    return T(log(s));
+  }
+};
 
 // ADOL-C, as bench/peers/adolc.hpp's two modes: the tape recorded before the checks and reused
 // (adolc_tape), or recorded again at each call (adolc_retape); case `id` owns tags 2 id and 2 id + 1
 // (adolc::tag), which no case of this executable takes through bench/peers/.
 
-/// Records f at x on tape `tag`, in buffers of `sizes`, or ADOL-C's default ones when none.
-inline void trace(short tag, const s3_vector& x, const std::optional<adolc::buffer_sizes>& sizes) {
+/// Records F at x on tape `tag`, in buffers of `sizes`, or ADOL-C's default ones when none.
+template <class F>
+void trace(short tag, const run_time_vector& x, const std::optional<adolc::buffer_sizes>& sizes) {
   if (sizes)
     trace_on(tag, 0, (*sizes)[0], (*sizes)[1], (*sizes)[2], (*sizes)[3]);
   else
@@ -196,7 +275,7 @@ inline void trace(short tag, const s3_vector& x, const std::optional<adolc::buff
   {
     std::vector<adouble> ax(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) ax[i] <<= x[i];
-    adouble y = f(std::as_const(ax));
+    adouble y = F{}(std::as_const(ax));
     double value;
     y >>= value;
   }
@@ -209,9 +288,10 @@ inline std::map<short, std::optional<adolc::buffer_sizes>>& tape_buffers() {
   return sizes;
 }
 
-inline void record_sized(short tag, const s3_vector& x) {
+template <class F>
+void record_sized(short tag, const run_time_vector& x) {
   constexpr unsigned ample = 1U << 26;
-  trace(tag, x, adolc::buffer_sizes{ample, ample, ample, ample});
+  trace<F>(tag, x, adolc::buffer_sizes{ample, ample, ample, ample});
   std::array<std::size_t, STAT_SIZE> stats;
   tapestats(tag, stats.data());
   std::optional<adolc::buffer_sizes> sizes;
@@ -222,19 +302,19 @@ inline void record_sized(short tag, const s3_vector& x) {
                                 room(stats[NUM_OPERATIONS])};
   }
   tape_buffers()[tag] = sizes;
-  trace(tag, x, sizes);
+  trace<F>(tag, x, sizes);
 }
 
-template <auto Inputs, int Id, adolc::mode M>
+template <class F, auto Inputs, int Id, adolc::mode M>
 void adolc_prepare() {
-  record_sized(adolc::tag(Id, M), Inputs().x);
+  record_sized<F>(adolc::tag(Id, M), Inputs().x);
 }
 
-template <int Id, adolc::mode M>
-TAPELESS_BENCH_KERNEL s3_vector adolc_gradient(const s3_run_time_in& in) {
+template <class F, int Id, adolc::mode M>
+TAPELESS_BENCH_KERNEL run_time_vector adolc_gradient(const run_time_in& in) {
   const short t = adolc::tag(Id, M);
-  if constexpr (M == adolc::mode::retape) trace(t, in.x, tape_buffers().at(t));
-  s3_vector g(in.x.size());
+  if constexpr (M == adolc::mode::retape) trace<F>(t, in.x, tape_buffers().at(t));
+  run_time_vector g(in.x.size());
   if (const int rc = ::gradient(t, static_cast<int>(in.x.size()), in.x.data(), g.data()); rc < 0) {
     std::fprintf(stderr, "ADOL-C gradient on tape %d returned %d\n", t, rc);
     std::abort();
@@ -242,56 +322,60 @@ TAPELESS_BENCH_KERNEL s3_vector adolc_gradient(const s3_run_time_in& in) {
   return g;
 }
 
-TAPELESS_BENCH_KERNEL s3_vector sacado_rad(const s3_run_time_in& in) {
+template <class F>
+TAPELESS_BENCH_KERNEL run_time_vector sacado_rad(const run_time_in& in) {
   using var = Sacado::Rad::ADvar<double>;
   const std::size_t n = in.x.size();
   std::vector<var> ax(n);
   for (std::size_t i = 0; i < n; ++i) ax[i] = in.x[i];  // an independent variable each
-  var y = f(std::as_const(ax));
+  var y = F{}(std::as_const(ax));
   var::Outvar_Gradcomp(y);
-  s3_vector g(n);
+  run_time_vector g(n);
   for (std::size_t i = 0; i < n; ++i) g[i] = ax[i].adj();
   return g;
 }
 
 /// The gradient in one forward pass of a forward-mode number type of run-time length (bench/peers/
 /// common.hpp's forward_mode_gradient, to x.size()): seed(x_i, n, i) is x_i with the derivatives e_i.
-template <class Number, class Seed, class Derivative>
-s3_vector forward_mode_gradient(const s3_vector& x, Seed seed, Derivative derivative) {
+template <class F, class Number, class Seed, class Derivative>
+run_time_vector forward_mode_gradient(const run_time_vector& x, Seed seed, Derivative derivative) {
   const std::size_t n = x.size();
   std::vector<Number> ax;
   ax.reserve(n);
   for (std::size_t i = 0; i < n; ++i) ax.push_back(seed(x[i], static_cast<int>(n), static_cast<int>(i)));
-  const Number y = f(std::as_const(ax));
-  s3_vector g(n);
+  const Number y = F{}(std::as_const(ax));
+  run_time_vector g(n);
   for (std::size_t i = 0; i < n; ++i) g[i] = derivative(y, static_cast<int>(i));
   return g;
 }
 
-TAPELESS_BENCH_KERNEL s3_vector sacado_fad(const s3_run_time_in& in) {
+template <class F>
+TAPELESS_BENCH_KERNEL run_time_vector sacado_fad(const run_time_in& in) {
   using number = Sacado::Fad::DFad<double>;
-  return forward_mode_gradient<number>(
+  return forward_mode_gradient<F, number>(
       in.x, [](double v, int n, int i) { return number(n, i, v); }, [](const number& y, int i) { return y.dx(i); });
 }
 
-TAPELESS_BENCH_KERNEL s3_vector eigen_forward(const s3_run_time_in& in) {
+template <class F>
+TAPELESS_BENCH_KERNEL run_time_vector eigen_forward(const run_time_in& in) {
   using number = Eigen::AutoDiffScalar<Eigen::VectorXd>;
-  return forward_mode_gradient<number>(
+  return forward_mode_gradient<F, number>(
       in.x, [](double v, int n, int i) { return number(v, n, i); },
       [](const number& y, int i) { return y.derivatives()(i); });
 }
 
-TAPELESS_BENCH_KERNEL s3_vector finite_diff(const s3_run_time_in& in) {
+template <class F>
+TAPELESS_BENCH_KERNEL run_time_vector finite_diff(const run_time_in& in) {
   // As bench/peers/finite_diff.hpp: central differences, 2 n evaluations of f in doubles.
   const std::size_t n = in.x.size();
   std::vector<double> xh(in.x.begin(), in.x.end());
-  s3_vector g(n);
+  run_time_vector g(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double x_i = in.x[i], h = 6e-6 * std::max(1.0, std::abs(x_i));
     xh[i] = x_i + h;
-    const double up = f(xh), step_up = xh[i] - x_i;
+    const double up = F{}(xh), step_up = xh[i] - x_i;
     xh[i] = x_i - h;
-    const double down = f(xh), step_down = x_i - xh[i];
+    const double down = F{}(xh), step_down = x_i - xh[i];
     xh[i] = x_i;
     g[i] = (up - down) / (step_up + step_down);
   }
@@ -300,6 +384,20 @@ TAPELESS_BENCH_KERNEL s3_vector finite_diff(const s3_run_time_in& in) {
 
 }  // namespace run_time_peers
 
+/// The peers of a case of run-time size whose f is F, on its inputs; ADOL-C's tapes are tags 2 Id and 2 Id + 1.
+template <class F, auto Inputs, int Id>
+void add_peers(std::vector<entry_t>& entries, const std::string& c) {
+  namespace p = run_time_peers;
+  entries.push_back(entry<p::adolc_gradient<F, Id, adolc::mode::tape>, Inputs>(
+      c + "/adolc_tape", exact, p::adolc_prepare<F, Inputs, Id, adolc::mode::tape>));
+  entries.push_back(entry<p::adolc_gradient<F, Id, adolc::mode::retape>, Inputs>(
+      c + "/adolc_retape", exact, p::adolc_prepare<F, Inputs, Id, adolc::mode::retape>));
+  entries.push_back(entry<p::sacado_rad<F>, Inputs>(c + "/sacado_rad"));
+  entries.push_back(entry<p::sacado_fad<F>, Inputs>(c + "/sacado_fad"));
+  entries.push_back(entry<p::eigen_forward<F>, Inputs>(c + "/eigen_forward"));
+  entries.push_back(entry<p::finite_diff<F>, Inputs>(c + "/finite_diff", tapeless_bench::finite_diff::agreement));
+}
+
 template <std::size_t N, int Id>
 struct s3_run_time : tapeless_bench::kernels<s3_run_time_inputs<N>, s3_run_time_handwritten, s3_run_time_tapeless,
                                              s3_run_time_handwritten_simd> {
@@ -307,20 +405,23 @@ struct s3_run_time : tapeless_bench::kernels<s3_run_time_inputs<N>, s3_run_time_
   static std::string name() { return "S3_rosenbrock_run_time_" + std::to_string(N); }
 
   static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
-    namespace p = run_time_peers;
     constexpr auto inputs = s3_run_time_inputs<N>;
     entries.push_back(entry<s3_whole_array_tapeless, inputs>(c + "/tapeless_whole_array"));
     entries.push_back(entry<s3_bounded_tapeless, s3_bounded_inputs<N>>(c + "/tapeless_bounded"));
     entries.push_back(entry<s3_eigen_tapeless, s3_eigen_inputs<N>>(c + "/tapeless_eigen"));
     entries.push_back(entry<s3_users<N>, s3_users_inputs<N>>(c + "/tapeless_fixed_shape"));
-    entries.push_back(entry<p::adolc_gradient<Id, adolc::mode::tape>, inputs>(
-        c + "/adolc_tape", exact, p::adolc_prepare<inputs, Id, adolc::mode::tape>));
-    entries.push_back(entry<p::adolc_gradient<Id, adolc::mode::retape>, inputs>(
-        c + "/adolc_retape", exact, p::adolc_prepare<inputs, Id, adolc::mode::retape>));
-    entries.push_back(entry<p::sacado_rad, inputs>(c + "/sacado_rad"));
-    entries.push_back(entry<p::sacado_fad, inputs>(c + "/sacado_fad"));
-    entries.push_back(entry<p::eigen_forward, inputs>(c + "/eigen_forward"));
-    entries.push_back(entry<p::finite_diff, inputs>(c + "/finite_diff", tapeless_bench::finite_diff::agreement));
+    add_peers<run_time_peers::s3_f, inputs, Id>(entries, c);
+  }
+};
+
+template <std::size_t N, int Id>
+struct s4_run_time : tapeless_bench::kernels<s4_run_time_inputs<N>, s4_run_time_handwritten, s4_run_time_tapeless,
+                                             s4_run_time_handwritten_simd> {
+  static std::string name() { return "S4_log_sum_exp_run_time_" + std::to_string(N); }
+
+  static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
+    entries.push_back(entry<s4_tapeless<N>, s4_inputs<N>>(c + "/tapeless_fixed_shape"));
+    add_peers<run_time_peers::s4_f, s4_run_time_inputs<N>, Id>(entries, c);
   }
 };
 
@@ -342,15 +443,30 @@ void note_memory_at() {
   note_memory(c + "tapeless_fixed_shape", describe(measure_allocations<s3_users<N>, s3_users_inputs<N>>()));
 }
 
+/// The same for S4 at n = N.
+template <std::size_t N>
+void note_s4_memory_at() {
+  const std::string c = "S4_log_sum_exp_run_time_" + std::to_string(N) + "/";
+  constexpr auto inputs = s4_run_time_inputs<N>;
+  note_memory(c + "handwritten",
+              describe(measure_allocations<s4_run_time_handwritten, inputs>()) + ": the gradient returned");
+  note_memory(c + "handwritten_simd",
+              describe(measure_allocations<s4_run_time_handwritten_simd, inputs>()) + ": the gradient returned");
+  note_memory(c + "tapeless", describe(measure_allocations<s4_run_time_tapeless, inputs>()));
+}
+
 /// Returns true: the gradients themselves are checked by the harness.
 bool note_memory_of_each() {
   note_memory_at<16>();
   note_memory_at<256>();
+  note_s4_memory_at<16>();
+  note_s4_memory_at<256>();
   return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tapeless_bench::run<s3_run_time<16, 1>, s3_run_time<256, 2>>(argc, argv, note_memory_of_each);
+  return tapeless_bench::run<s3_run_time<16, 1>, s3_run_time<256, 2>, s4_run_time<16, 3>, s4_run_time<256, 4>>(
+      argc, argv, note_memory_of_each);
 }
