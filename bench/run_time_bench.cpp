@@ -202,7 +202,9 @@ TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_handwritten_simd(const run_tim
   if (whole > 0) {
     simd::batch mb = simd::load(x);
     for (std::size_t i = simd::width; i < whole; i += simd::width) mb = xsimd::max(mb, simd::load(x + i));
-    m = xsimd::reduce_max(mb);
+    std::array<double, simd::width> lanes;
+    simd::store(lanes.data(), mb);
+    m = *std::max_element(lanes.begin(), lanes.end());
   }
   for (std::size_t i = whole; i < n; ++i) m = std::max(m, x[i]);
   run_time_vector e(n);
@@ -213,7 +215,7 @@ TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_handwritten_simd(const run_tim
     simd::store(e.data() + i, e_i);
     sb += e_i;
   }
-  double s = xsimd::reduce_add(sb);
+  double s = xsimd::hadd(sb);
   for (std::size_t i = whole; i < n; ++i) {
     e[i] = std::exp(x[i] - m);
     s += e[i];

@@ -16,7 +16,7 @@ int main() {
         tl::indices(x.size()), [](std::size_t i, const auto& x) { return tl::square(x[i]); }, x);
   };
 #else
-  auto f = [](const auto& x) { return tl::norm(x); };
+  auto f = [](const auto& x) { return tl::softmax(x)[0]; };
 #endif
   const Eigen::VectorXd x = Eigen::VectorXd::Ones(3);
   const auto g = tl::grad(f)(x);

@@ -145,12 +145,12 @@ struct binary_operands {
 template <class... X>
 constexpr bool fixed_extents_in() {
   constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
-  static_assert(
-      ok,
-      "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
-      "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, tl::squared_norm, "
-      "tl::dot and tl::log_sum_exp); read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a tl::sum_over "
-      "over tl::indices(x.size()) or tl::pairs(n)");
+  static_assert(ok,
+                "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
+                "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, "
+                "tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and tl::min_element); "
+                "read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a tl::sum_over over "
+                "tl::indices(x.size()) or tl::pairs(n)");
   return ok;
 }
 

@@ -224,6 +224,35 @@ struct minus_largest {
   }
 };
 
+/// y = x, an element picked for its value (max_element and min_element of an array of run-time
+/// extents, transforms/run_time_reduction.hpp): its adjoint is g, or NaN where x is NaN, as
+/// detail::to_picked gives the fixed-shape ones'.
+struct picked {
+  static constexpr operation_traits traits{.name = "picked", .batched = true, .vjp_reads = reads_operands};
+  template <class T>
+  static constexpr T value(T x) {
+    return x;
+  }
+  template <class T>
+  static constexpr T derivative(T x, T) {
+    return math::select(math::isnan(x), x, T(1));
+  }
+};
+
+/// y = sqrt(s), s a sum of squares: its derivative is 0 at s = 0, where the norm's gradient is 0 (the
+/// smallest subgradient, as for norm above).
+struct norm_root {
+  static constexpr operation_traits traits{.name = "norm_root", .vjp_reads = reads_value};
+  template <class T>
+  static constexpr T value(T s) {
+    return math::sqrt(s);
+  }
+  template <class T>
+  static constexpr T derivative(T, T y) {
+    return y == T(0) ? T(0) : T(0.5) / y;
+  }
+};
+
 /// y_i = exp(x_i) / sum of exp(x_j), over all the elements, computed with the largest subtracted.
 /// Adjoint: y * (g - sum(g * y)).
 struct softmax : ::tapeless::detail::matrix_operation {

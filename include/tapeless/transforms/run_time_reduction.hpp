@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::squared_norm, tl::dot and
-// tl::log_sum_exp of arrays of run-time extents and of formulas over them (expr/run_time_elementwise.hpp).
+// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::squared_norm, tl::norm, tl::dot,
+// tl::log_sum_exp, tl::max_element and tl::min_element of arrays of run-time extents and of formulas over them
+// (expr/run_time_elementwise.hpp).
 //
 // The reduction is a tl::sum_over over tl::indices(size) whose term is the formula at element k: each
 // node the formula reads becomes a parameter of the sum, read there at k (x[k], A(k / cols, k % cols))
@@ -17,6 +18,7 @@
 #include <tapeless/meta/type_list.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/exponential.hpp>
+#include <tapeless/ops/piecewise.hpp>
 #include <tapeless/ops/power.hpp>
 #include <tapeless/ops/products.hpp>
 #include <tapeless/ops/reduction.hpp>
@@ -26,6 +28,8 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -294,11 +298,16 @@ constexpr auto sum_of_checked_elements(const E& e) {
   (std::make_index_sequence<slots.count>{});
 }
 
-/// The largest element of the value of e, computed as its sum's term reads it: -inf where e has no
-/// elements, and the first NaN where one is NaN (as ops::max_element picks it).
-template <class E>
-constexpr auto largest_element_value(const E& e) {
+/// The place and value of the largest (Largest) or smallest element of the value of e, computed as its
+/// sum's term reads it: the first NaN where one is NaN, else the first extreme (as ops::max_element and
+/// ops::min_element pick it); -inf (+inf) at place 0 where e has no elements.
+template <bool Largest, class E>
+constexpr auto extreme_element(const E& e) {
   using T = scalar_type_of_t<E>;
+  struct extreme {
+    std::size_t place;
+    T value;
+  };
   constexpr auto slots = formula_slots<E>;
   const auto term = term_formula<E, 0>(e);
   const auto reads = node_reads(e);
@@ -307,13 +316,25 @@ constexpr auto largest_element_value(const E& e) {
   }
   (std::make_index_sequence<slots.count>{});
   const element_extents extents = extents_of(e);
-  T largest = -std::numeric_limits<T>::infinity();
+  extreme out{0, Largest ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity()};
   for (std::size_t k = 0; k < extents.rows * extents.cols; ++k) {
     const T v = element_at(term, k, values);
-    if (v != v) return v;
-    if (v > largest) largest = v;
+    if (v != v) return extreme{k, v};
+    if (k == 0 || (Largest ? v > out.value : v < out.value)) out = extreme{k, v};
   }
-  return largest;
+  return out;
+}
+
+/// The element of e at the place extreme_element finds, as a sum of that one element (ops::picked).
+template <bool Largest, class X>
+constexpr auto extreme_element_of(const char* name, X&& x) {
+  const element_extents extents = extents_of(x);
+  if (extents.rows * extents.cols == 0)
+    throw std::invalid_argument(std::string(name) + " of an array of no elements: it has no " +
+                                (Largest ? "largest" : "smallest") + " element");
+  const std::size_t place = extreme_element<Largest>(x).place;
+  run_time_slice<std::remove_cvref_t<X>> element{{}, {}, std::forward<X>(x), place, 1, 1};
+  return sum_of_elements(make_unary(ops::picked{}, std::move(element)));
 }
 
 }  // namespace detail
@@ -345,10 +366,32 @@ constexpr auto squared_norm(X&& x) {
 template <Operand X>
   requires detail::WholeRunTimeArray<X>
 constexpr auto log_sum_exp(X&& x) {
-  const auto m = detail::largest_element_value(x);
+  const auto m = detail::extreme_element<true>(x).value;
   return m + log(detail::sum_of_elements(
                  detail::make_unary(ops::exp{}, detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m))));
 }
+/// The Euclidean norm: s sqrt(sum of (x_i / s)^2), s the largest magnitude (1 where that is 0 or not
+/// finite), so that no square overflows or underflows to 0. s is a constant of the sum, as
+/// log_sum_exp's m is: the gradient is x / norm, and 0 at x = 0 as the fixed-shape norm's.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto norm(X&& x) {
+  using T = scalar_type_of_t<X>;
+  const T largest = detail::extreme_element<true>(detail::make_unary(ops::abs{}, x)).value;
+  const T s = largest > T(0) && largest <= std::numeric_limits<T>::max() ? largest : T(1);
+  return s * detail::make_unary(ops::norm_root{},
+                                detail::sum_of_elements(detail::make_unary(
+                                    ops::square{}, detail::make_binary(ops::divide{}, std::forward<X>(x), s))));
+}
+/// The largest element: its gradient is 1 at the first arg-max (at a NaN element, NaN), 0 elsewhere,
+/// as for fixed shapes. An array of no elements throws std::invalid_argument.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto max_element(X&& x) { return detail::extreme_element_of<true>("tl::max_element", std::forward<X>(x)); }
+/// The smallest element, as max_element.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto min_element(X&& x) { return detail::extreme_element_of<false>("tl::min_element", std::forward<X>(x)); }
 /// a . b, where either has run-time extents: the sum of a * b, whose shapes must agree
 /// (std::invalid_argument naming both).
 template <Operand A, Operand B>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
-// tl::sum, tl::mean, tl::squared_norm, tl::dot and tl::log_sum_exp of arrays of run-time extents and
-// of elementwise formulas over them (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with
-// tl::slice(v, start, length): against the fixed-shape twin at the same values at sizes around a SIMD
-// batch and 31, 32, 33, 256; against central differences at seeded points; against the gradient by
-// hand at 0 and 1 elements; every shape error and out-of-range slice; a bounded vector in a constant
-// expression and without allocation.
+// tl::sum, tl::mean, tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and
+// tl::min_element of arrays of run-time extents and of elementwise formulas over them
+// (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with tl::slice(v, start, length): against the
+// fixed-shape twin at the same values at sizes around a SIMD batch and 31, 32, 33, 256; against central differences at
+// seeded points; against the gradient by hand at 0 and 1 elements; every shape error and out-of-range slice; a bounded
+// vector in a constant expression and without allocation.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -48,7 +49,8 @@ auto model(const Y& y, const W& w) {
     };
     return tl::sum(a * tl::square(x - tl::cref(y)) + tl::exp(0.1 * x)) + tl::dot(x, tl::cref(w)) +
            tl::mean(tl::sin(x) / (2.0 + tl::cref(y))) + 0.5 * tl::squared_norm(shifted()) +
-           0.3 * tl::log_sum_exp(a * x - tl::cref(y));
+           0.3 * tl::log_sum_exp(a * x - tl::cref(y)) + tl::norm(x - tl::cref(w)) + 0.25 * tl::max_element(a * x) -
+           0.5 * tl::min_element(tl::square(x) - tl::cref(y));
   };
 }
 
@@ -68,6 +70,23 @@ void check_against_fixed_twin() {
   for (std::size_t k = 0; k < N; ++k) CHECK(fd::rel_error(std::get<0>(g)[k], std::get<0>(fixed_g)[k]) < 1e-13);
   // f of plain values: the same number.
   CHECK(fd::rel_error(model<false>(y, w)(x, 0.75), value) < 1e-13);
+}
+
+/// f(x, a)'s gradient against central differences, at x of each size n in `sizes` drawn from [lo, hi)
+/// (seed + n) and at a.
+template <class F>
+void check_central_differences(const F& f, std::initializer_list<std::size_t> sizes, std::uint64_t seed, double lo,
+                               double hi, double a) {
+  for (const std::size_t n : sizes) {
+    CAPTURE(n);
+    const auto x = seeded<dynamic_vector>(n, seed + n, lo, hi);
+    const auto [gx, ga] = tl::grad(f)(x, a);
+    for (std::size_t k = 0; k < n; ++k) {
+      CAPTURE(k);
+      CHECK(fd::rel_error(gx[k], fd::partial([&](const dynamic_vector& v) { return f(v, a); }, x, k)) < 1e-7);
+    }
+    CHECK(fd::rel_error(ga, fd::derivative([&](double b) { return f(x, b); }, a)) < 1e-7);
+  }
 }
 
 }  // namespace
@@ -91,17 +110,7 @@ TEST_CASE("elementwise functions of a run-time vector against central difference
     return tl::sum(tl::log(1.0 + tl::square(x)) * tl::tanh(a * x) + tl::sqrt(2.0 + x) / (1.5 + tl::cos(x)) +
                    tl::pow(tl::abs(x) + 1.0, 1.5) - tl::max(x, 0.25) * tl::min(a, x));
   };
-  for (const std::size_t n : {1u, 3u, 5u, 33u}) {
-    CAPTURE(n);
-    const auto x = seeded<dynamic_vector>(n, 10 + n, -1.0, 1.0);
-    const double a = 0.7;
-    const auto [gx, ga] = tl::grad(f)(x, a);
-    for (std::size_t k = 0; k < n; ++k) {
-      CAPTURE(k);
-      CHECK(fd::rel_error(gx[k], fd::partial([&](const dynamic_vector& v) { return f(v, a); }, x, k)) < 1e-7);
-    }
-    CHECK(fd::rel_error(ga, fd::derivative([&](double b) { return f(x, b); }, a)) < 1e-7);
-  }
+  check_central_differences(f, {1, 3, 5, 33}, 10, -1.0, 1.0, 0.7);
 }
 
 TEST_CASE("no elements and one: the sums by hand; the mean of none is NaN") {
@@ -123,17 +132,7 @@ TEST_CASE("no elements and one: the sums by hand; the mean of none is NaN") {
 
 TEST_CASE("tl::log_sum_exp of a run-time vector: central differences, no elements and one, infinities and NaN") {
   const auto f = [](const auto& x, const auto& a) { return tl::log_sum_exp(a * x + tl::square(x)); };
-  for (const std::size_t n : {1u, 3u, 5u, 33u}) {
-    CAPTURE(n);
-    const auto x = seeded<dynamic_vector>(n, 20 + n, -3.0, 3.0);
-    const double a = 1.3;
-    const auto [gx, ga] = tl::grad(f)(x, a);
-    for (std::size_t k = 0; k < n; ++k) {
-      CAPTURE(k);
-      CHECK(fd::rel_error(gx[k], fd::partial([&](const dynamic_vector& v) { return f(v, a); }, x, k)) < 1e-7);
-    }
-    CHECK(fd::rel_error(ga, fd::derivative([&](double b) { return f(x, b); }, a)) < 1e-7);
-  }
+  check_central_differences(f, {1, 3, 5, 33}, 20, -3.0, 3.0, 1.3);
   const auto lse = [](const auto& x) { return tl::log_sum_exp(x); };
   // Large elements: shifted by the largest, no exp overflows. The gradient is softmax(x).
   const auto [big, g_big] = tl::value_and_grad(lse)(dynamic_vector{1000.0, 1000.0, 999.0});
@@ -167,6 +166,56 @@ TEST_CASE("tl::log_sum_exp of a run-time vector: central differences, no element
   const auto [fixed_v_minus, fixed_g_minus] = tl::value_and_grad(lse)(tl::vector<double, 2>{-inf, -inf});
   CHECK(fixed_v_minus == v_minus);
   for (std::size_t k = 0; k < 2; ++k) CHECK(fixed_g_minus[k] == g_minus[k]);
+}
+
+TEST_CASE("tl::norm, tl::max_element and tl::min_element of a run-time vector: zeros, ties, huge values, NaN") {
+  const auto norm = [](const auto& x) { return tl::norm(x); };
+  const auto largest = [](const auto& x) { return tl::max_element(x); };
+  const auto smallest = [](const auto& x) { return tl::min_element(x); };
+  // The norm of zeros is 0 with gradient 0; of huge or tiny elements, scaled: no square overflows or
+  // underflows.
+  const auto [v0, g0] = tl::value_and_grad(norm)(dynamic_vector{0.0, 0.0, 0.0});
+  CHECK(v0 == 0.0);
+  CHECK(g0 == dynamic_vector{0.0, 0.0, 0.0});
+  for (const double scale : {1e-200, 1.0, 1e200}) {
+    CAPTURE(scale);
+    const auto [v, g] = tl::value_and_grad(norm)(dynamic_vector{3.0 * scale, -4.0 * scale});
+    CHECK(fd::rel_error(v, 5.0 * scale) < 1e-15);
+    CHECK(fd::rel_error(g[0], 0.6) < 1e-15);
+    CHECK(fd::rel_error(g[1], -0.8) < 1e-15);
+  }
+  // Ties go to the first; a NaN element wins, with a NaN gradient there, as for fixed shapes.
+  const dynamic_vector ties{1.0, 3.0, -2.0, 3.0, -2.0};
+  const auto [v_max, g_max] = tl::value_and_grad(largest)(ties);
+  CHECK(v_max == 3.0);
+  CHECK(g_max == dynamic_vector{0.0, 1.0, 0.0, 0.0, 0.0});
+  const auto [v_min, g_min] = tl::value_and_grad(smallest)(ties);
+  CHECK(v_min == -2.0);
+  CHECK(g_min == dynamic_vector{0.0, 0.0, 1.0, 0.0, 0.0});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto nan_wins = [nan](const auto& pick) {
+    const auto [v, g] = tl::value_and_grad(pick)(dynamic_vector{1.0, nan, 5.0, nan});
+    CHECK(std::isnan(v));
+    CHECK(g[0] == 0.0);
+    CHECK(std::isnan(g[1]));
+    CHECK(g[2] == 0.0);
+    CHECK(g[3] == 0.0);
+  };
+  nan_wins(largest);
+  nan_wins(smallest);
+  const auto [v_nan, g_nan] = tl::value_and_grad(norm)(dynamic_vector{1.0, nan});
+  CHECK(std::isnan(v_nan));
+  CHECK(std::isnan(g_nan[0]));
+  // No elements: no largest element.
+  CHECK_THROWS_WITH_AS(tl::grad(largest)(dynamic_vector(0)),
+                       "tl::max_element of an array of no elements: it has no largest element", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(tl::grad(smallest)(dynamic_vector(0)),
+                       "tl::min_element of an array of no elements: it has no smallest element", std::invalid_argument);
+  // Central differences of the three, of a formula, at seeded points.
+  const auto f = [](const auto& x, const auto& a) {
+    return tl::norm(a * x + 1.0) + tl::max_element(tl::sin(x)) * tl::min_element(a * tl::exp(x));
+  };
+  check_central_differences(f, {1, 4, 33}, 30, -1.5, 1.5, 0.8);
 }
 
 TEST_CASE("a matrix of run-time rows and columns, and a fixed vector and a number beside a run-time vector") {
@@ -238,6 +287,12 @@ TEST_CASE("a bounded vector: no allocation, and the gradient in a constant expre
     return tl::grad([](const auto& x) { return tl::log_sum_exp(2.0 * x); })(bounded_vector{0.5, 0.5});
   }();
   static_assert(g_lse[0] == 1.0 && g_lse[1] == 1.0);
+  // max_element and norm too.
+  constexpr auto g_max = [] {
+    return tl::grad([](const auto& x) { return tl::max_element(x) + tl::norm(x); })(bounded_vector{3.0, 4.0});
+  }();
+  // (0, 1) and x / 5, to a rounding.
+  static_assert(g_max[0] - 0.6 < 1e-15 && 0.6 - g_max[0] < 1e-15 && g_max[1] - 1.8 < 1e-15 && 1.8 - g_max[1] < 1e-15);
 }
 
 TEST_CASE("tl::matmul of data of run-time rows by a fixed vector: a logistic regression against its fixed twin") {
