@@ -68,11 +68,13 @@ struct run_time_in {
   run_time_vector x;
 };
 
-/// S3's inputs at n = N (s3_inputs<N>, the same numbers), in a vector of run-time size.
-template <std::size_t N>
-inline run_time_in s3_run_time_inputs() {
-  return {run_time_vector(s3_inputs<N>().x)};
+/// A fixed-size case's inputs (s3_inputs<N>, s4_inputs<N>: the same numbers), in a vector of run-time size.
+template <auto FixedInputs>
+inline run_time_in run_time_inputs() {
+  return {run_time_vector(FixedInputs().x)};
 }
+template <std::size_t N>
+inline constexpr auto s3_run_time_inputs = run_time_inputs<s3_inputs<N>>;
 
 TAPELESS_BENCH_KERNEL run_time_vector s3_run_time_handwritten(const run_time_in& in) {
   // forward and reverse in one pass (n >= 2): a_i = x_{i+1} - x_i^2, b_i = 1 - x_i; a_i_bar = 200 a_i,
@@ -170,27 +172,13 @@ TAPELESS_BENCH_KERNEL Eigen::VectorXd s3_eigen_tapeless(const s3_eigen_in& in) {
 // ---------------------------------------------------------------------------------------------
 // S4 log_sum_exp of run-time size: f(x) = log(sum_i exp(x[i])), x[i] = 4u - 2, n = x.size().
 
-/// S4's inputs at n = N (s4_inputs<N>, the same numbers), in a vector of run-time size.
 template <std::size_t N>
-inline run_time_in s4_run_time_inputs() {
-  return {run_time_vector(s4_inputs<N>().x)};
-}
+inline constexpr auto s4_run_time_inputs = run_time_inputs<s4_inputs<N>>;
 
 TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_handwritten(const run_time_in& in) {
-  // s4_handwritten (adjoints.hpp) to a run-time n >= 1: the largest element m, e_i = exp(x_i - m) and
-  // their sum s; the gradient is e_i / s.
-  const auto& x = in.x;
-  const std::size_t n = x.size();
-  double m = x[0];
-  for (std::size_t i = 1; i < n; ++i) m = std::max(m, x[i]);
-  run_time_vector e(n);
-  double s = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    e[i] = std::exp(x[i] - m);
-    s += e[i];
-  }
-  const double inv_s = 1.0 / s;
-  for (std::size_t i = 0; i < n; ++i) e[i] *= inv_s;
+  // s4_handwritten's sweep (adjoints.hpp) to a run-time n.
+  run_time_vector e(in.x.size());
+  s4_adjoint(in.x.data(), e.data(), in.x.size());
   return e;
 }
 
