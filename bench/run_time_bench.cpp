@@ -415,17 +415,24 @@ struct s4_run_time : tapeless_bench::kernels<s4_run_time_inputs<N>, s4_run_time_
   }
 };
 
-/// States the heap each gradient of tapeless and the hand-written adjoints allocates at n = N
-/// (harness.hpp, note_memory: Google Benchmark prints it in its context).
-template <std::size_t N>
-void note_memory_at() {
-  const std::string c = "S3_rosenbrock_run_time_" + std::to_string(N) + "/";
-  constexpr auto inputs = s3_run_time_inputs<N>;
+/// States the heap each gradient of tapeless and the hand-written adjoints of Case allocates, its
+/// name's prefix c (harness.hpp, note_memory: Google Benchmark prints it in its context).
+template <class Case>
+void note_kernels_memory(const std::string& c) {
+  constexpr auto inputs = Case::inputs;
   note_memory(c + "handwritten",
-              describe(measure_allocations<s3_run_time_handwritten, inputs>()) + ": the gradient returned");
+              describe(measure_allocations<Case::handwritten, inputs>()) + ": the gradient returned");
   note_memory(c + "handwritten_simd",
-              describe(measure_allocations<s3_run_time_handwritten_simd, inputs>()) + ": the gradient returned");
-  note_memory(c + "tapeless", describe(measure_allocations<s3_run_time_tapeless, inputs>()));
+              describe(measure_allocations<Case::handwritten_simd, inputs>()) + ": the gradient returned");
+  note_memory(c + "tapeless", describe(measure_allocations<Case::tapeless, inputs>()));
+}
+
+/// The same for S3 at n = N, and for its other tapeless kernels.
+template <std::size_t N>
+void note_s3_memory_at() {
+  const std::string c = s3_run_time<N, 0>::name() + "/";
+  constexpr auto inputs = s3_run_time_inputs<N>;
+  note_kernels_memory<s3_run_time<N, 0>>(c);
   note_memory(c + "tapeless_whole_array", describe(measure_allocations<s3_whole_array_tapeless, inputs>()));
   note_memory(c + "tapeless_bounded", describe(measure_allocations<s3_bounded_tapeless, s3_bounded_inputs<N>>()));
   note_memory(c + "tapeless_eigen", describe(measure_allocations<s3_eigen_tapeless, s3_eigen_inputs<N>>()) +
@@ -433,24 +440,12 @@ void note_memory_at() {
   note_memory(c + "tapeless_fixed_shape", describe(measure_allocations<s3_users<N>, s3_users_inputs<N>>()));
 }
 
-/// The same for S4 at n = N.
-template <std::size_t N>
-void note_s4_memory_at() {
-  const std::string c = "S4_log_sum_exp_run_time_" + std::to_string(N) + "/";
-  constexpr auto inputs = s4_run_time_inputs<N>;
-  note_memory(c + "handwritten",
-              describe(measure_allocations<s4_run_time_handwritten, inputs>()) + ": the gradient returned");
-  note_memory(c + "handwritten_simd",
-              describe(measure_allocations<s4_run_time_handwritten_simd, inputs>()) + ": the gradient returned");
-  note_memory(c + "tapeless", describe(measure_allocations<s4_run_time_tapeless, inputs>()));
-}
-
 /// Returns true: the gradients themselves are checked by the harness.
 bool note_memory_of_each() {
-  note_memory_at<16>();
-  note_memory_at<256>();
-  note_s4_memory_at<16>();
-  note_s4_memory_at<256>();
+  note_s3_memory_at<16>();
+  note_s3_memory_at<256>();
+  note_kernels_memory<s4_run_time<16, 0>>(s4_run_time<16, 0>::name() + "/");
+  note_kernels_memory<s4_run_time<256, 0>>(s4_run_time<256, 0>::name() + "/");
   return true;
 }
 
