@@ -189,13 +189,13 @@ constexpr auto plain_element(const X& x, std::size_t i, std::size_t j) {
 }
 
 /// op(x...) of plain values, one of run-time extents (f called on plain values): its value, a matrix
-/// of the first such operand's type, once the shapes agree.
+/// of the first such operand's extents (a tl::matrix where that is a view), once the shapes agree.
 template <class Op, class... X>
 constexpr auto plain_run_time_elementwise(const Op& op, const X&... x) {
   const element_extents e = common_extents(traits_of<Op>().name, x...);
-  using R = typename first_run_time<X...>::type;
-  using T = typename R::value_type;
-  R out(e.rows, e.cols);
+  using First = typename first_run_time<X...>::type;
+  using T = typename First::value_type;
+  matrix<T, First::rows_extent, First::cols_extent> out(e.rows, e.cols);
   for (std::size_t i = 0; i < e.rows; ++i)
     for (std::size_t j = 0; j < e.cols; ++j) out(i, j) = static_cast<T>(op_value(op, plain_element(x, i, j)...));
   return out;

@@ -203,6 +203,32 @@ constexpr decltype(auto) as_engine(const A& a) {
     return (a);
 }
 
+/// An argument as the engine takes it, owning its elements: for an Eigen object of run-time size, which
+/// the engine otherwise reads in place, a tl::matrix of its extents holding a copy. What a pullback
+/// keeps (tl::vjp), and what the forward transforms pair with tangents.
+template <class A>
+struct owned_engine_type {
+  using type = engine_t<A>;
+};
+template <eigen_run_time_argument A>
+struct owned_engine_type<A> {
+  using type = eigen_view_as<matrix, A>;
+};
+template <class A>
+using owned_engine_t = typename owned_engine_type<A>::type;
+
+template <class A>
+constexpr owned_engine_t<A> as_owned_engine(const A& a) {
+  if constexpr (eigen_run_time_argument<A>) {
+    owned_engine_t<A> m(static_cast<std::size_t>(a.rows()), static_cast<std::size_t>(a.cols()));
+    for (std::size_t i = 0; i < m.rows(); ++i)
+      for (std::size_t j = 0; j < m.cols(); ++j) m(i, j) = a(eigen_index(i), eigen_index(j));
+    return m;
+  } else {
+    return as_engine(a);
+  }
+}
+
 /// Whether any of the arguments is a fixed-size Eigen object, which the transforms convert.
 template <class... A>
 inline constexpr bool any_eigen = (eigen_argument<A> || ...);
@@ -232,26 +258,36 @@ inline constexpr std::size_t cols_of<matrix<T, R, C>> = C;
 /// The rows of a Jacobian's blocks, the elements of f's result: always the engine's, counted row-major.
 struct engine_order {};
 
-/// A block of a Jacobian or Hessian, whose rows are the elements of a value of type Row and columns
-/// those of Col (each row-major in the engine), as the caller's types count them: an Eigen matrix of
-/// the block's shape when either is an Eigen object, its rows and columns in their storage order.
+/// A block of a Jacobian or Hessian, whose rows are the elements of the value *row (of type Row) and
+/// columns those of *col (each row-major in the engine), as the caller's types count them: an Eigen
+/// matrix of the block's shape when either is an Eigen object, its rows and columns in their storage
+/// order. The values give the extents of Eigen objects of run-time size.
 template <class Row, class Col, class B>
-constexpr auto block_as_caller(const B& b) {
-  if constexpr (eigen_argument<Row> || eigen_argument<Col>) {
-    using Model = eigen_plain_t<std::conditional_t<eigen_argument<Col>, Col, Row>>;
-    constexpr std::size_t rows = rows_of<B>;
-    constexpr std::size_t cols = cols_of<B>;
-    typename eigen_rebind<Model, rows, cols>::type out;
+constexpr auto block_as_caller(const B& b, const Row* row, const Col* col) {
+  constexpr bool row_eigen = eigen_argument<Row> || eigen_run_time_argument<Row>;
+  constexpr bool col_eigen = eigen_argument<Col> || eigen_run_time_argument<Col>;
+  if constexpr (row_eigen || col_eigen) {
+    using Model = eigen_plain_t<std::conditional_t<col_eigen, Col, Row>>;
+    // Eigen's Dynamic for an extent of run-time size, bounded or not.
+    typename eigen_rebind<Model, fixed_extent(rows_of<B>) ? rows_of<B> : dynamic,
+                          fixed_extent(cols_of<B>) ? cols_of<B> : dynamic>::type out;
+    const std::size_t rows = Matrix<B> || RunTimeMatrix<B> ? b.rows() : 1;
+    const std::size_t cols = Matrix<B> || RunTimeMatrix<B> ? b.cols() : 1;
+    out.resize(eigen_index(rows), eigen_index(cols));
+    const auto in_storage = []<class A>(const A* a, std::size_t k) {
+      if constexpr (eigen_argument<A>)
+        return storage_index<A>(k);
+      else if constexpr (eigen_run_time_argument<A>)
+        return storage_index_in<A>(k, static_cast<std::size_t>(a->rows()), static_cast<std::size_t>(a->cols()));
+      else
+        return k;
+    };
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t c = 0; c < cols; ++c) {
-        std::size_t to_r = r;
-        std::size_t to_c = c;
-        if constexpr (eigen_argument<Row>) to_r = storage_index<Row>(r);
-        if constexpr (eigen_argument<Col>) to_c = storage_index<Col>(c);
-        if constexpr (Matrix<B>)
-          out(eigen_index(to_r), eigen_index(to_c)) = b(r, c);
+        if constexpr (Matrix<B> || RunTimeMatrix<B>)
+          out(eigen_index(in_storage(row, r)), eigen_index(in_storage(col, c))) = b(r, c);
         else
-          out(eigen_index(to_r), eigen_index(to_c)) = b;
+          out(eigen_index(in_storage(row, r)), eigen_index(in_storage(col, c))) = b;
       }
     }
     return out;

@@ -27,15 +27,28 @@ template <class V>
 struct scalar_or_self {
   using type = V;
 };
-template <Matrix M>
+template <class M>
+  requires Matrix<M> || RunTimeMatrix<M>
 struct scalar_or_self<M> {
   using type = typename M::value_type;
 };
 
-/// The block d Y / d X.
+template <class V>
+inline constexpr bool is_number = !Matrix<V> && !RunTimeMatrix<V>;
+
+/// The block d Y / d X: tl::dynamic extents along a value of run-time extents.
 template <class Y, class X>
-using block_t = std::conditional_t<!Matrix<Y> && !Matrix<X>, typename scalar_or_self<Y>::type,
+using block_t = std::conditional_t<is_number<Y> && is_number<X>, typename scalar_or_self<Y>::type,
                                    matrix<typename scalar_or_self<Y>::type, size_of<Y>, size_of<X>>>;
+
+/// A zero block d Y / d X for values y and x, of their element counts.
+template <class Y, class X>
+constexpr block_t<Y, X> zero_block(const Y& y, const X& x) {
+  if constexpr (RunTimeMatrix<block_t<Y, X>>)
+    return block_t<Y, X>(element_count(y), element_count(x));
+  else
+    return block_t<Y, X>{};
+}
 
 /// A gradient as a tuple: one selected argument's gradient alone, several already a tuple.
 template <std::size_t Selected, class G>
@@ -64,11 +77,11 @@ inline constexpr std::size_t chunk_size = 8;
 template <class B, class V>
 constexpr void set_columns(B& b, std::size_t c0, const V& v) {
   if constexpr (is_dual<scalar_of_t<V>>) {
-    for (std::size_t r = 0; r < size_of<V>; ++r) {
+    for (std::size_t r = 0; r < element_count(v); ++r) {
       const auto& lanes = element_at(v, r).tangent.lane;
       for (std::size_t l = 0; l < lanes.size(); ++l) {
-        if constexpr (Matrix<B>) {
-          if (c0 + l < B::cols()) b(r, c0 + l) = lanes[l];
+        if constexpr (!is_number<B>) {
+          if (c0 + l < b.cols()) b(r, c0 + l) = lanes[l];
         } else if (l == 0) {
           b = lanes[0];
         }
@@ -80,8 +93,8 @@ constexpr void set_columns(B& b, std::size_t c0, const V& v) {
 /// Row r of block b set to the elements of v (a number or a matrix).
 template <class B, class V>
 constexpr void set_row(B& b, std::size_t r, const V& v) {
-  if constexpr (Matrix<B>)
-    for (std::size_t j = 0; j < size_of<V>; ++j) b(r, j) = element_at(v, j);
+  if constexpr (!is_number<B>)
+    for (std::size_t j = 0; j < element_count(v); ++j) b(r, j) = element_at(v, j);
   else
     b = v;
 }
@@ -96,7 +109,12 @@ constexpr auto chunk_seeded(const V& v, std::size_t c0, bool moving) {
     if (moving && i >= c0 && i - c0 < C) d.tangent.lane[i - c0] = T(1);
     return d;
   };
-  if constexpr (Matrix<V>) {
+  if constexpr (RunTimeMatrix<V>) {
+    matrix<D, V::rows_extent, V::cols_extent> m(v.rows(), v.cols());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      m.data()[i] = seeded(i, v(i / v.cols(), i % v.cols()));  // a view's strides
+    return m;
+  } else if constexpr (Matrix<V>) {
     matrix<D, V::rows(), V::cols()> m(uninitialized);
     for (std::size_t i = 0; i < V::size(); ++i) m[i] = seeded(i, v[i]);
     return m;
@@ -120,18 +138,17 @@ constexpr Y unit_element(std::size_t r) {
   return y;
 }
 
-/// Blocks whose rows are the elements of a value of type Row and whose columns are those of the
-/// arguments at positions S... of ArgTuple (one block, or a tuple of them), as the caller's types
-/// count them (interop/eigen.hpp): an Eigen matrix where either side is an Eigen argument.
-template <class Row, class ArgTuple, std::size_t... S, class Blocks>
-constexpr auto blocks_as_caller(std::index_sequence<S...>, const Blocks& blocks) {
+/// Blocks whose rows are the elements of *row and whose columns are those of the arguments at
+/// positions S... of args (one block, or a tuple of them), as the caller's types count them
+/// (interop/eigen.hpp): an Eigen matrix where either side is an Eigen argument.
+template <std::size_t... S, class Blocks, class Row, class... Args>
+constexpr auto blocks_as_caller(std::index_sequence<S...>, const Blocks& blocks, const Row* row, const Args&... args) {
+  const std::tuple<const Args&...> arg_refs{args...};
   if constexpr (sizeof...(S) == 1)
-    return block_as_caller<Row, std::tuple_element_t<S, ArgTuple>...>(blocks);
+    return block_as_caller(blocks, row, &std::get<S>(arg_refs)...);
   else
     return std::apply(
-        [](const auto&... block) {
-          return std::tuple{block_as_caller<Row, std::tuple_element_t<S, ArgTuple>>(block)...};
-        },
+        [&](const auto&... block) { return std::tuple{block_as_caller(block, row, &std::get<S>(arg_refs))...}; },
         blocks);
 }
 

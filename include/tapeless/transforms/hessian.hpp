@@ -38,41 +38,38 @@ struct hessian_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
-    if constexpr (any_eigen<Args...>) {
-      // Eigen arguments go in as tl::matrix, and each block involving one comes back as an Eigen matrix.
+    if constexpr (any_eigen<Args...> || any_eigen_of_run_time_size<Args...>) {
+      // Eigen arguments go in as tl::matrix (or views of run-time size), and each block involving one
+      // comes back as an Eigen matrix.
       using Result = decltype((*this)(as_engine(args)...));
       if constexpr (!std::is_same_v<Result, failed_call>)
-        return as_caller_table<Args...>(selected_sequence<sizeof...(Args), I...>{}, (*this)(as_engine(args)...));
+        return as_caller_table(selected_sequence<sizeof...(Args), I...>{}, (*this)(as_engine(args)...), args...);
     } else {
       return table_of(args...);
     }
   }
 
  private:
-  // The block or table of blocks of the arguments Args... at positions S..., as the caller's types.
-  template <class... Args, std::size_t... S, class Table>
-  static constexpr auto as_caller_table(std::index_sequence<S...> selected, const Table& table) {
-    using ArgTuple = std::tuple<Args...>;
+  // The block or table of blocks of the arguments args... at positions S..., as the caller's types.
+  template <std::size_t... S, class Table, class... Args>
+  static constexpr auto as_caller_table(std::index_sequence<S...> selected, const Table& table, const Args&... args) {
+    const std::tuple<const Args&...> arg_refs{args...};
     if constexpr (sizeof...(S) == 1)
-      return blocks_as_caller<std::tuple_element_t<S, ArgTuple>..., ArgTuple>(selected, table);
+      return blocks_as_caller(selected, table, &std::get<S>(arg_refs)..., args...);
     else
       return std::apply(
           [&](const auto&... row) {
-            return std::tuple{blocks_as_caller<std::tuple_element_t<S, ArgTuple>, ArgTuple>(selected, row)...};
+            return std::tuple{blocks_as_caller(selected, row, &std::get<S>(arg_refs), args...)...};
           },
           table);
   }
 
   template <class... Args>
   constexpr auto table_of(const Args&... args) const {
-    static_assert(
-        !(detail::run_time_argument<Args> || ...),
-        "tl::hessian(f)(args...): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
-        "differentiated by tl::grad and tl::value_and_grad only");
     static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::run_time_argument<Args>)),
                   "tl::hessian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
-                  "tl::matrix of them (or a fixed-size Eigen matrix of them)");
-    if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>)))
+                  "tl::matrix of them (or an Eigen matrix of them)");
+    if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>)))
       return columns(selected_sequence<sizeof...(Args), I...>{}, args...);
     else
       return failed_call{};
@@ -82,14 +79,22 @@ struct hessian_transform {
   constexpr auto columns(std::index_sequence<S...> selected, const Args&... args) const {
     constexpr std::size_t m = sizeof...(S);
     constexpr std::size_t position[] = {S...};
-    typename block_table<std::tuple<Args...>, decltype(selected), decltype(selected)>::type table{};
+    const std::tuple<const Args&...> arg_refs{args...};
+    // Row R of the table: the blocks d2f / d(arg R) d(arg C) for every selected C, zero and of their
+    // arguments' element counts.
+    auto zero_row = [&]<std::size_t R>(std::integral_constant<std::size_t, R>) {
+      return std::tuple{zero_block(std::get<R>(arg_refs), std::get<S>(arg_refs))...};
+    };
+    typename block_table<std::tuple<Args...>, decltype(selected), decltype(selected)>::type table{
+        zero_row(std::integral_constant<std::size_t, S>{})...};
     const gradient_transform<F, false, false, I...> grad_f{f};
     // Columns c0 ... c0 + C - 1 of argument K's blocks: the tangents of every selected gradient, from
     // one sweep with elements c0 ... c0 + C - 1 of argument K moving, one along each lane.
     auto fill = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       constexpr std::size_t P = position[K];
-      constexpr std::size_t n = size_of<std::tuple_element_t<P, std::tuple<Args...>>>;
-      constexpr std::size_t C = std::min(n, chunk_size);
+      using X = std::tuple_element_t<P, std::tuple<Args...>>;
+      constexpr std::size_t C = RunTimeMatrix<X> ? chunk_size : std::min(size_of<X>, chunk_size);
+      const std::size_t n = element_count(std::get<P>(arg_refs));
       for (std::size_t c0 = 0; c0 < n; c0 += C) {
         const auto moved =
             as_tuple<m>(std::apply(grad_f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...)));
@@ -113,8 +118,9 @@ struct hessian_transform {
 /// hessian(f)(args...): the second derivatives of the scalar function f. For one argument, a number
 /// for a number and an n x n matrix for a matrix of n elements (row-major); for several, a std::tuple
 /// of rows of blocks, std::get<k>(std::get<i>(H)) = d2f / d(arg i) d(arg k), each block a number or a
-/// matrix of size(arg i) x size(arg k). hessian<I...>(f) takes the arguments at positions I... only.
-/// It costs one gradient sweep in dual numbers per 8 selected elements (detail::chunk_size).
+/// matrix of size(arg i) x size(arg k), of tl::dynamic extents along an argument of run-time extents.
+/// hessian<I...>(f) takes the arguments at positions I... only. It costs one gradient sweep in dual
+/// numbers per 8 selected elements (detail::chunk_size).
 template <std::size_t... I, class F>
 constexpr auto hessian(F f) {
   return detail::hessian_transform<F, I...>{std::move(f)};

@@ -30,12 +30,13 @@ struct jacobian_transform {
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
-    if constexpr (any_eigen<Args...>) {
-      // Eigen arguments go in as tl::matrix; f's result is the engine's, so the rows keep its order.
+    if constexpr (any_eigen<Args...> || any_eigen_of_run_time_size<Args...>) {
+      // Eigen arguments go in as tl::matrix (or views of run-time size); f's result is the engine's, so
+      // the rows keep its order.
       using Result = decltype((*this)(as_engine(args)...));
       if constexpr (!std::is_same_v<Result, failed_call>)
-        return blocks_as_caller<engine_order, std::tuple<Args...>>(selected_sequence<sizeof...(Args), I...>{},
-                                                                   (*this)(as_engine(args)...));
+        return blocks_as_caller(selected_sequence<sizeof...(Args), I...>{}, (*this)(as_engine(args)...),
+                                static_cast<const engine_order*>(nullptr), args...);
     } else {
       return blocks_of(args...);
     }
@@ -44,14 +45,10 @@ struct jacobian_transform {
  private:
   template <class... Args>
   constexpr auto blocks_of(const Args&... args) const {
-    static_assert(
-        !(detail::run_time_argument<Args> || ...),
-        "tl::jacobian(f)(args...): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
-        "differentiated by tl::grad and tl::value_and_grad only");
     static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::run_time_argument<Args>)),
                   "tl::jacobian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
-                  "tl::matrix of them (or a fixed-size Eigen matrix of them)");
-    if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args>))) {
+                  "tl::matrix of them (or an Eigen matrix of them)");
+    if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>))) {
       // f may return an expression of constants (tl::cref data): its value is the result.
       using Y = value_type_of_t<decltype(std::invoke(f, args...))>;
       static_assert(Data<Y>, "tl::jacobian(f): f must return a number or a tl::matrix");
@@ -69,29 +66,42 @@ struct jacobian_transform {
     using ArgTuple = std::tuple<Args...>;
     constexpr std::size_t m = sizeof...(S);
     constexpr std::size_t position[] = {S...};
-    std::tuple<block_t<Y, std::tuple_element_t<S, ArgTuple>>...> J{};
-    constexpr std::size_t inputs = (size_of<std::tuple_element_t<S, ArgTuple>> + ...);
-    if constexpr (inputs <= size_of<Y>) {
-      // Forward: columns c0 ... c0 + C - 1 of argument K, the derivatives of f along e_c0 ... of K,
-      // from one evaluation carrying them in C lanes.
+    const std::tuple<const Args&...> arg_refs{args...};
+    std::tuple<block_t<Y, std::tuple_element_t<S, ArgTuple>>...> J{zero_block(Y{}, std::get<S>(arg_refs))...};
+    // Forward: columns c0 ... c0 + C - 1 of argument K, the derivatives of f along e_c0 ... of K, from
+    // one evaluation carrying them in C lanes.
+    auto forward = [&] {
       auto fill = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
         constexpr std::size_t P = position[K];
-        constexpr std::size_t n = size_of<std::tuple_element_t<P, ArgTuple>>;
-        constexpr std::size_t C = std::min(n, chunk_size);
+        using X = std::tuple_element_t<P, ArgTuple>;
+        constexpr std::size_t C = RunTimeMatrix<X> ? chunk_size : std::min(size_of<X>, chunk_size);
+        const std::size_t n = element_count(std::get<P>(arg_refs));
         for (std::size_t c0 = 0; c0 < n; c0 += C)
           set_columns(std::get<K>(J), c0,
                       value_of(std::apply(f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...))));
       };
       [&]<std::size_t... K>(std::index_sequence<K...>) { (fill(std::integral_constant<std::size_t, K>{}), ...); }
       (std::make_index_sequence<m>{});
-    } else {
-      // Reverse: row r is the gradient of output element r, one sweep from the seed e_r.
+    };
+    // Reverse: row r is the gradient of output element r, one sweep from the seed e_r.
+    auto reverse = [&] {
       const gradient_transform<F, false, false, I...> grad_f{f};
       for (std::size_t r = 0; r < size_of<Y>; ++r) {
         const auto rows = as_tuple<m>(grad_f.pull_back(unit_element<Y>(r), args...));
         [&]<std::size_t... K>(std::index_sequence<K...>) { (set_row(std::get<K>(J), r, std::get<K>(rows)), ...); }
         (std::make_index_sequence<m>{});
       }
+    };
+    // Forward where there are at most as many inputs as outputs: known at compile time for fixed shapes.
+    if constexpr (!(RunTimeMatrix<Args> || ...)) {
+      if constexpr ((size_of<std::tuple_element_t<S, ArgTuple>> + ...) <= size_of<Y>)
+        forward();
+      else
+        reverse();
+    } else if ((element_count(std::get<S>(arg_refs)) + ...) <= size_of<Y>) {
+      forward();
+    } else {
+      reverse();
     }
     return unwrap<m>(std::move(J));
   }
@@ -100,7 +110,8 @@ struct jacobian_transform {
 }  // namespace detail
 
 /// jacobian(f)(args...): the derivatives of f's result (a number or a matrix, m elements) with respect
-/// to its arguments. For one argument of n elements, an m x n matrix (a number when both are numbers);
+/// to its arguments. For one argument of n elements, an m x n matrix (a number when both are numbers;
+/// a tl::matrix<T, m, tl::dynamic> of n columns for an argument of run-time extents);
 /// for several, a std::tuple of such blocks in argument order. jacobian<I...>(f) takes the arguments
 /// at positions I... only.
 template <std::size_t... I, class F>

@@ -29,15 +29,11 @@ constexpr auto split_dual(const Out& out) {
 /// jvp for the engine's own types.
 template <class F, class... X, class... V>
 constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
-  static_assert(
-      !(detail::run_time_argument<X> || ...),
-      "tl::jvp(f, primals, tangents): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
-      "differentiated by tl::grad and tl::value_and_grad only");
   static_assert(sizeof...(X) > 0 && (... && (Real<X> || Matrix<X> || detail::run_time_argument<X>)),
                 "tl::jvp(f, primals, tangents): every primal must be a floating-point number or a tl::matrix of them "
-                "(or a fixed-size Eigen matrix of them)");
+                "(or an Eigen matrix of them)");
   static_assert(sizeof...(X) == sizeof...(V), "tl::jvp(f, primals, tangents): give one tangent per primal");
-  if constexpr (sizeof...(X) == sizeof...(V) && !(detail::run_time_argument<X> || ...)) {
+  if constexpr (sizeof...(X) == sizeof...(V)) {
     static_assert((std::is_same_v<X, V> && ...),
                   "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -56,11 +52,13 @@ constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tu
 /// derivative along v (one v per argument, each of its argument's type), from one evaluation.
 template <class F, class... X, class... V>
 constexpr auto jvp(const F& f, const std::tuple<X...>& primals, const std::tuple<V...>& tangents) {
-  if constexpr (detail::any_eigen<X...> && sizeof...(X) == sizeof...(V) && (std::is_same_v<X, V> && ...)) {
+  if constexpr ((detail::any_eigen<X...> || detail::any_eigen_of_run_time_size<X...>)&&sizeof...(X) == sizeof...(V) &&
+                (std::is_same_v<X, V> && ...)) {
     // Eigen primals and their tangents go in as tl::matrix; f's result, and so J v, is the engine's.
     auto engine = [](const auto& values) {
-      return std::apply([](const auto&... v) { return std::tuple<detail::engine_t<X>...>{detail::as_engine(v)...}; },
-                        values);
+      return std::apply(
+          [](const auto&... v) { return std::tuple<detail::owned_engine_t<X>...>{detail::as_owned_engine(v)...}; },
+          values);
     };
     return jvp(f, engine(primals), engine(tangents));
   } else {

@@ -10,6 +10,7 @@
 #include <tapeless/concepts/scalar.hpp>
 #include <tapeless/math/dual.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/run_time_matrix.hpp>
 
 #include <cstddef>
 #include <tuple>
@@ -33,7 +34,11 @@ using dual_of_t = typename dual_of<V>::type;
 /// v with tangent t (of v's type).
 template <class V>
 constexpr dual_of_t<V> with_tangent(const V& v, const V& t) {
-  if constexpr (Matrix<V>) {
+  if constexpr (RunTimeMatrix<V>) {
+    dual_of_t<V> d(v.rows(), v.cols());
+    for (std::size_t i = 0; i < v.size(); ++i) d.data()[i] = {v.data()[i], t.data()[i]};
+    return d;
+  } else if constexpr (Matrix<V>) {
     dual_of_t<V> d(uninitialized);
     for (std::size_t i = 0; i < V::size(); ++i) d[i] = {v[i], t[i]};
     return d;
@@ -69,16 +74,34 @@ constexpr auto tangent_part(const D& d) {
   return part_of<1>(d);
 }
 
-/// The number of scalars in a value: 1 for a number, R * C for a matrix.
+/// The number of scalars in a value: 1 for a number, R * C for a matrix; for a matrix of run-time
+/// extents (whose count is element_count's) an extent of that count: tl::bounded by the most elements
+/// where each extent is fixed or bounded, so that its blocks need no heap either, else tl::dynamic.
 template <class V>
 inline constexpr std::size_t size_of = 1;
 template <Matrix M>
 inline constexpr std::size_t size_of<M> = M::size();
+template <RunTimeMatrix M>
+inline constexpr std::size_t size_of<M> = M::rows_extent == dynamic || M::cols_extent == dynamic
+                                              ? dynamic
+                                              : run_time_extent_bit |
+                                                    (max_extent(M::rows_extent) * max_extent(M::cols_extent));
+
+/// The number of scalars in v: size_of, or its size for run-time extents.
+template <class V>
+constexpr std::size_t element_count(const V& v) {
+  if constexpr (RunTimeMatrix<V>)
+    return v.size();
+  else
+    return size_of<V>;
+}
 
 /// Element j of a value: of a matrix row-major, or the number itself.
 template <class V>
 constexpr decltype(auto) element_at(V& v, std::size_t j) {
-  if constexpr (Matrix<std::remove_const_t<V>>)
+  if constexpr (RunTimeMatrix<std::remove_const_t<V>>)
+    return (v.data()[j]);
+  else if constexpr (Matrix<std::remove_const_t<V>>)
     return (v[j]);
   else
     return (v);

@@ -21,7 +21,7 @@ namespace detail {
 template <class F, class... Args>
 struct pullback {
   F f;
-  std::tuple<engine_t<Args>...> args;
+  std::tuple<owned_engine_t<Args>...> args;
 
   template <class U>
   constexpr auto operator()(const U& u) const {
@@ -33,18 +33,18 @@ struct pullback {
 }  // namespace detail
 
 /// vjp(f, args...) returns std::pair{f(args...), pullback}; pullback(u), for u of the type of f's
-/// result, is u^T J: for one argument a value of its type, for several a std::tuple of them.
+/// result, is u^T J: for one argument a value of its type, for several a std::tuple of them. Arguments
+/// of run-time extents too, where f returns a number or a matrix of fixed shape: the pullback keeps a
+/// copy of each (its heap, for a tl::dynamic one or an Eigen object; none for tl::bounded).
 template <class F, class... Args>
 constexpr auto vjp(F f, const Args&... args) {
-  static_assert(!(detail::run_time_argument<Args> || ...),
-                "tl::vjp(f, args...): an argument of run-time extents (tl::dynamic, tl::bounded, Eigen::VectorXd) is "
-                "differentiated by tl::grad and tl::value_and_grad only");
   static_assert(sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::run_time_argument<Args> ||
                                                 detail::eigen_argument<Args>)),
-                "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them (or a "
-                "fixed-size Eigen matrix of them)");
-  if constexpr (!(detail::run_time_argument<Args> || ...)) {
-    std::tuple<detail::engine_t<Args>...> engine_args{detail::as_engine(args)...};
+                "tl::vjp(f, args...): every argument must be a floating-point number or a tl::matrix of them (or an "
+                "Eigen matrix of them)");
+  if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || detail::run_time_argument<Args> ||
+                                                detail::eigen_argument<Args>))) {
+    std::tuple<detail::owned_engine_t<Args>...> engine_args{detail::as_owned_engine(args)...};
     // An expression of constants gives its value.
     auto value = detail::value_of(std::apply([&](const auto&... a) { return std::invoke(f, a...); }, engine_args));
     return std::pair{std::move(value), detail::pullback<F, Args...>{std::move(f), std::move(engine_args)}};

@@ -200,6 +200,66 @@ TEST_CASE("vjp and jvp take Eigen arguments") {
   CHECK(jv == tl_jv);
 }
 
+TEST_CASE("vjp and jvp take Eigen arguments of run-time size; vjp keeps a copy and pulls back to their types") {
+  Eigen::VectorXd x(4);
+  x << 0.5, -2.0, 1.5, 0.25;
+  Eigen::MatrixXd A(2, 3);
+  A << 1.0, 2.0, 3.0, -1.0, 0.5, 0.25;
+  const auto f = [](const auto& v, const auto& M) { return tl::log_sum_exp(v) * tl::sum(tl::square(M)); };
+  const auto [value, pullback] = tl::vjp(f, x, A);
+  const auto [gx, gA] = tl::grad(f)(x, A);
+  const auto [back_x, back_A] = pullback(2.0);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(back_x)>, Eigen::VectorXd>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(back_A)>, Eigen::MatrixXd>);
+  CHECK(std::abs(value - tl::value_and_grad(f)(x, A).first) < 1e-14 * std::abs(value));  // summed in another order
+  CHECK(back_x == 2.0 * gx);
+  CHECK(back_A == 2.0 * gA);
+  // jvp along (x, A) itself: the gradient dotted with it, as for tl::dynamic arguments.
+  const auto [jvp_value, along] = tl::jvp(f, std::tuple{x, A}, std::tuple{x, A});
+  const tl::vector<double, tl::dynamic> x_tl{0.5, -2.0, 1.5, 0.25};
+  const tl::matrix<double, tl::dynamic, tl::dynamic> A_tl{{1.0, 2.0, 3.0}, {-1.0, 0.5, 0.25}};
+  const auto [tl_value, tl_along] = tl::jvp(f, std::tuple{x_tl, A_tl}, std::tuple{x_tl, A_tl});
+  CHECK(jvp_value == tl_value);
+  CHECK(along == tl_along);
+  CHECK(std::abs(along - (gx.dot(x) + (gA.array() * A.array()).sum())) < 1e-13 * std::abs(along));
+  // The point is the one vjp saw: the caller's vector may change after it.
+  x(0) = 100.0;
+  CHECK(std::get<0>(pullback(2.0)) == back_x);
+}
+
+TEST_CASE("hessian and jacobian take Eigen arguments of run-time size: Eigen blocks in their storage order") {
+  Eigen::MatrixXd A(2, 3);
+  A << 1.0, 2.0, 3.0, -1.0, 0.5, 0.25;
+  const tl::matrix<double, tl::dynamic, tl::dynamic> A_tl{{1.0, 2.0, 3.0}, {-1.0, 0.5, 0.25}};
+  const auto f = [](const auto& M) { return tl::log_sum_exp(tl::square(M)) + tl::sum(tl::exp(0.5 * M)) * M(0, 1); };
+  const Eigen::MatrixXd H = tl::hessian(f)(A);
+  const auto H_tl = tl::hessian(f)(A_tl);
+  REQUIRE(H.rows() == 6);
+  REQUIRE(H.cols() == 6);
+  // Row and column k of H are element k of A's storage, column-major; H_tl counts elements row-major.
+  bool same = true;
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      for (std::size_t p = 0; p < 2; ++p)
+        for (std::size_t q = 0; q < 3; ++q)
+          same = same && H(Eigen::Index(j * 2 + i), Eigen::Index(q * 2 + p)) == H_tl(i * 3 + j, p * 3 + q);
+  CHECK(same);
+  // A VectorXd beside a number: the blocks as Eigen matrices, a row of the gradient for a number.
+  Eigen::VectorXd x(3);
+  x << 0.5, -2.0, 1.5;
+  const auto g = [](const auto& v, const auto& a) { return a * tl::norm(v); };
+  const auto [Jx, Ja] = tl::jacobian(g)(x, 2.0);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(Jx)>, Eigen::Matrix<double, 1, Eigen::Dynamic>>);
+  const Eigen::VectorXd grad_x = std::get<0>(tl::grad(g)(x, 2.0));
+  CHECK(Jx.cols() == 3);
+  CHECK(Jx.transpose() == grad_x);
+  CHECK(Ja == std::sqrt(0.25 + 4.0 + 2.25));
+  const auto Hg = tl::hessian(g)(x, 2.0);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<0>(std::get<0>(Hg)))>, Eigen::MatrixXd>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<1>(std::get<0>(Hg)))>, Eigen::VectorXd>);
+  CHECK(std::get<1>(std::get<0>(Hg)) == grad_x / 2.0);
+}
+
 TEST_CASE("tl::cref of Eigen data reads it as the constant matrix of its shape") {
   row_major w_row;
   w_row << 1, 2, 3, 4, 5, 6;

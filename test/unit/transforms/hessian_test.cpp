@@ -247,3 +247,79 @@ TEST_CASE("hessian in a constant expression") {
   constexpr auto Hd = tl::hessian([](const auto& m) { return tl::det(m); })(A);
   static_assert(Hd(0, 3) == 1.0 && Hd(1, 2) == -1.0 && Hd(0, 0) == 0.0);
 }
+
+namespace {
+
+/// A function of a vector of run-time size (read by index and whole) and a number.
+const auto run_time_model = [](const auto& x, const auto& a) {
+  return a * tl::log_sum_exp(x) + tl::norm(x) * a +
+         tl::sum_over(
+             tl::indices(x.size() - 1),
+             [](std::size_t i, const auto& x) { return 100.0 * tl::square(x[i + 1] - tl::square(x[i])); }, x);
+};
+
+/// Its Hessian at a tl::dynamic vector of N elements against the same at a tl::vector<double, N>.
+template <std::size_t N>
+void check_run_time_hessian() {
+  CAPTURE(N);
+  tl::vector<double, tl::dynamic> x(N);
+  tl::vector<double, N> xf;
+  fd::rng u(40 + N);
+  for (std::size_t k = 0; k < N; ++k) xf[k] = x[k] = u.uniform(-1.5, 1.5);
+  const auto H = tl::hessian(run_time_model)(x, 0.75);
+  const auto Hf = tl::hessian(run_time_model)(xf, 0.75);
+  const auto& [Hxx, Hxa] = std::get<0>(H);
+  const auto& [Hax, Haa] = std::get<1>(H);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(Hxx)>, tl::matrix<double, tl::dynamic, tl::dynamic>>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(Hxa)>, tl::matrix<double, tl::dynamic, 1>>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(Hax)>, tl::matrix<double, 1, tl::dynamic>>);
+  REQUIRE(Hxx.rows() == N);
+  REQUIRE(Hxx.cols() == N);
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < N; ++j) CHECK(fd::rel_error(Hxx(i, j), std::get<0>(std::get<0>(Hf))(i, j)) < 1e-13);
+    CHECK(fd::rel_error(Hxa(i, 0), std::get<1>(std::get<0>(Hf))(i, 0)) < 1e-13);
+    CHECK(fd::rel_error(Hax(0, i), std::get<0>(std::get<1>(Hf))(0, i)) < 1e-13);
+  }
+  CHECK(Haa == std::get<1>(std::get<1>(Hf)));
+}
+
+}  // namespace
+
+TEST_CASE("hessian at arguments of run-time extents: blocks of run-time extents, the fixed-shape twin's values") {
+  // Sizes around a chunk of 8 columns and a SIMD batch.
+  check_run_time_hessian<1>();
+  check_run_time_hessian<2>();
+  check_run_time_hessian<3>();
+  check_run_time_hessian<7>();
+  check_run_time_hessian<8>();
+  check_run_time_hessian<9>();
+  check_run_time_hessian<17>();
+  check_run_time_hessian<33>();
+  // No elements: blocks of no rows or columns.
+  const auto none = tl::hessian([](const auto& x, const auto& a) { return a * tl::sum(tl::square(x)); })(
+      tl::vector<double, tl::dynamic>(0), 2.0);
+  CHECK(std::get<0>(std::get<0>(none)).size() == 0);
+  CHECK(std::get<1>(std::get<0>(none)).rows() == 0);
+  // Against differences of the gradient, at a matrix of run-time rows and columns.
+  const auto of_matrix = [](const auto& M) { return tl::log_sum_exp(tl::square(M)) + tl::norm(M) * M(0, 1); };
+  tl::matrix<double, tl::dynamic, tl::dynamic> M{{0.5, -1.0, 0.25}, {1.5, 0.75, -0.5}};
+  const auto HM = tl::hessian(of_matrix)(M);
+  REQUIRE(HM.rows() == 6);
+  for (std::size_t k = 0; k < 6; ++k) {
+    auto up = M, down = M;
+    const double h = 1e-5;
+    up.data()[k] += h;
+    down.data()[k] -= h;
+    const auto g_up = tl::grad(of_matrix)(up), g_down = tl::grad(of_matrix)(down);
+    for (std::size_t l = 0; l < 6; ++l) {
+      CAPTURE(k);
+      CAPTURE(l);
+      CHECK(fd::rel_error(HM(l, k), (g_up.data()[l] - g_down.data()[l]) / (2 * h)) < 1e-6);
+    }
+  }
+  // A bounded vector: in a constant expression.
+  constexpr auto Hb = tl::hessian([](const auto& x) { return tl::sum(tl::square(x)) * x[0]; })(
+      tl::vector<double, tl::bounded<4>>{1.0, 2.0});
+  // f = x0 (x0^2 + x1^2): f_00 = 6 x0, f_01 = 2 x1, f_11 = 2 x0.
+  static_assert(Hb(0, 0) == 6.0 && Hb(0, 1) == 4.0 && Hb(1, 0) == 4.0 && Hb(1, 1) == 2.0);
+}

@@ -8,6 +8,7 @@
 #include <finite_difference.hpp>
 #include <higher_order_check.hpp>
 
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 
@@ -68,4 +69,37 @@ TEST_CASE("jacobian in a constant expression") {
   constexpr tl::vector<double, 2> x{1.0, 3.0};
   constexpr auto J = tl::jacobian(F)(x);
   static_assert(J(0, 0) == 2.0 && J(1, 1) == 6.0 && J(0, 1) == 0.0);
+}
+
+TEST_CASE("jacobian at arguments of run-time extents: m x n of run-time n, forward and reverse, the fixed twin's") {
+  // Two outputs of a run-time x of 3 and a fixed w of 2: reverse (5 inputs, 2 outputs).
+  const auto two = [](const auto& x, const auto& w) { return w * tl::norm(x) + tl::max_element(x) * tl::square(w); };
+  const tl::vector<double, 2> w{0.5, -1.0};
+  const tl::vector<double, tl::dynamic> x{0.5, -2.0, 1.5};
+  const tl::vector<double, 3> xf{0.5, -2.0, 1.5};
+  const auto [Jx, Jw] = tl::jacobian(two)(x, w);
+  const auto [Jxf, Jwf] = tl::jacobian(two)(xf, w);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(Jx)>, tl::matrix<double, 2, tl::dynamic>>);
+  REQUIRE(Jx.cols() == 3);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j) CHECK(fd::rel_error(Jx(i, j), Jxf(i, j)) < 1e-15);
+  CHECK(Jw == Jwf);
+  // Forward: four outputs of a vector of two elements, the only selected argument.
+  const auto four = [](const auto& x, const auto& e) { return e * tl::log_sum_exp(x) + tl::square(e) * x[1]; };
+  const tl::vector<double, 4> e{1.0, 2.0, -1.0, 0.5};
+  const tl::vector<double, tl::dynamic> y{0.25, -0.75};
+  const auto J4 = tl::jacobian<0>(four)(y, e);
+  const auto J4f = tl::jacobian<0>(four)(tl::vector<double, 2>{0.25, -0.75}, e);
+  REQUIRE(J4.cols() == 2);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 2; ++j) CHECK(fd::rel_error(J4(i, j), J4f(i, j)) < 1e-15);
+  // A number: one row, the gradient.
+  const auto J1 = tl::jacobian([](const auto& v) { return tl::log_sum_exp(v); })(x);
+  const auto g = tl::grad([](const auto& v) { return tl::log_sum_exp(v); })(x);
+  REQUIRE(J1.rows() == 1);
+  for (std::size_t j = 0; j < 3; ++j) CHECK(J1(0, j) == g[j]);
+  // A bounded vector: in a constant expression.
+  constexpr auto Jb = tl::jacobian<0>([](const auto& v, const auto& c) { return c * tl::sum(tl::square(v)); })(
+      tl::vector<double, tl::bounded<4>>{1.0, 2.0}, tl::vector<double, 2>{1.0, 3.0});
+  static_assert(Jb(0, 0) == 2.0 && Jb(0, 1) == 4.0 && Jb(1, 0) == 6.0 && Jb(1, 1) == 12.0);
 }
