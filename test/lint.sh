@@ -6,9 +6,11 @@
 #   2. clang-tidy over every public header (checks: .clang-tidy; only findings in include/tapeless/
 #      count), from one .cpp that includes them all, twice: default, and with AVX2 and fused regions;
 #   3. test/check_layers.py: no header of include/tapeless reaches a higher layer (doc/design.md);
-#   4. every public header's tests where its path says, or its `// Tests:` line (test/check_test_paths.sh).
+#   4. every public header's tests where its path says, or its `// Tests:` line (test/check_test_paths.sh);
+#   5. test/check_std_includes.py: every public header includes the standard headers whose names it uses
+#      (the header tests read them precompiled, so they cannot see one missing).
 # The first two are the clang 14 tools of Debian 12 (packages clang-format and clang-tidy, which
-# test/run.sh installs, with python3 for the third); CLANG_FORMAT and CLANG_TIDY name others.
+# test/run.sh installs, with python3 for the third and fifth); CLANG_FORMAT and CLANG_TIDY name others.
 # Usage: bash test/lint.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,6 +41,13 @@ echo "=== lint: every header has its tests (test/check_test_paths.sh)"
 test_paths_status=0
 bash test/check_test_paths.sh || test_paths_status=$?
 
+echo "=== lint: every header includes the standard headers it uses (test/check_std_includes.py)"
+std_includes_status=0
+python3 test/check_std_includes.py || std_includes_status=$?
+if ((std_includes_status)); then
+  echo "lint: a header uses a standard name without its include: add the include it names" >&2
+fi
+
 echo "=== lint: $clang_tidy over every public header"
 # Two translation units that include every header, run side by side: the default build, and the one
 # with AVX2 and FMA, whose preprocessor branches differ. A finding in a header is the
@@ -64,4 +73,4 @@ for name in default avx2; do
 done
 ((tidy_status)) || echo "lint: clang-tidy: every header clean"
 
-((format_status == 0 && tidy_status == 0 && layers_status == 0 && test_paths_status == 0))
+((format_status == 0 && tidy_status == 0 && layers_status == 0 && test_paths_status == 0 && std_includes_status == 0))

@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless {
 

@@ -27,8 +27,10 @@
 #include <tapeless/sweep/fused.hpp>
 #include <tapeless/sweep/observer.hpp>
 
+#include <cstddef>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless::detail {
 

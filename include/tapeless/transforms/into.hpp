@@ -13,6 +13,7 @@
 #include <tapeless/meta/selected.hpp>
 #include <tapeless/transforms/grad.hpp>
 
+#include <concepts>
 #include <algorithm>
 #include <cstddef>
 #include <span>

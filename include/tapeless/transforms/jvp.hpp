@@ -8,6 +8,7 @@
 #include <tapeless/interop/eigen.hpp>
 #include <tapeless/transforms/tangent.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <tuple>
 #include <type_traits>
