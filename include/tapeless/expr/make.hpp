@@ -147,7 +147,7 @@ constexpr bool fixed_extents_in() {
   constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
   static_assert(ok,
                 "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
-                "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, "
+                "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, tl::prod, "
                 "tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and tl::min_element); "
                 "read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a tl::sum_over over "
                 "tl::indices(x.size()) or tl::pairs(n)");
@@ -194,7 +194,8 @@ TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
     using T = value_type_of_t<X>;
     using A = decltype(as_node<T>(std::forward<X>(x)));
     auto make = [&]() TAPELESS_BUILD_INLINE {
-      return unary_node<Op, A>(op, built_by{}, [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); });
+      return unary_node<Op, A>(std::move(op), built_by{},
+                               [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); });
     };
     if constexpr (to_be_cut<unary_node<Op, A>>)
       return cut(make(), layer_above{});  // sweep/cut.hpp
@@ -244,7 +245,7 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
     using B = decltype(as_node<T>(std::forward<Y>(y)));
     auto make = [&]() TAPELESS_BUILD_INLINE {
       return binary_node<Op, A, B>(
-          op, built_by{}, [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); },
+          std::move(op), built_by{}, [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<X>(x)); },
           [&]() TAPELESS_BUILD_INLINE { return as_node<T>(std::forward<Y>(y)); });
     };
     if constexpr (to_be_cut<binary_node<Op, A, B>>)
