@@ -239,6 +239,21 @@ struct picked {
   }
 };
 
+/// y = 0, with slope c in x (a constant): a term of a sum whose value lies elsewhere, and whose
+/// adjoint of x is g c. tl::prod of an array of run-time extents is the product plus a sum of these,
+/// c the product of the other elements (transforms/run_time_reduction.hpp).
+struct with_slope {
+  static constexpr operation_traits traits{.name = "with_slope", .batched = true, .vjp_reads = reads_operands};
+  template <class T>
+  static constexpr T value(T, T) {
+    return T(0);
+  }
+  template <class T>
+  static constexpr std::pair<T, T> vjp(T g, T, T c, T) {
+    return {g * c, T(0)};
+  }
+};
+
 /// y = sqrt(s), s a sum of squares: its derivative is 0 at s = 0, where the norm's gradient is 0 (the
 /// smallest subgradient, as for norm above).
 struct norm_root {

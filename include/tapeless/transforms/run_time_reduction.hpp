@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::squared_norm, tl::norm, tl::dot,
-// tl::log_sum_exp, tl::max_element and tl::min_element of arrays of run-time extents and of formulas over them
+// tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm,
+// tl::dot, tl::log_sum_exp, tl::max_element and tl::min_element of arrays of run-time extents and of formulas over them
 // (expr/run_time_elementwise.hpp).
 //
 // The reduction is a tl::sum_over over tl::indices(size) whose term is the formula at element k: each
@@ -104,16 +104,59 @@ constexpr node_slots<sizeof...(N)> slots_of_nodes(type_list<N...> /*nodes*/) {
 template <class E>
 inline constexpr auto formula_slots = slots_of_nodes(typename formula_nodes<E>::type{});
 
+template <class E>
+inline constexpr bool is_elementwise_formula = false;
+template <class Op, class... A>
+inline constexpr bool is_elementwise_formula<run_time_elementwise<Op, A...>> = true;
+template <class E>
+inline constexpr bool is_slice_formula = false;
+template <class A>
+inline constexpr bool is_slice_formula<run_time_slice<A>> = true;
+template <class E>
+inline constexpr bool is_matvec_formula = false;
+template <class A, class W>
+inline constexpr bool is_matvec_formula<run_time_matvec<A, W>> = true;
+
 // The formula as the term holds it, each node read replaced by its parameter (Root: the whole formula,
-// First: the place among Root's node reads of the first one in e); and the node reads themselves.
-template <class Root, std::size_t First, class Op, class... A>
-constexpr auto term_formula(const run_time_elementwise<Op, A...>& e);
-template <class Root, std::size_t First, class A>
-constexpr auto term_formula(const run_time_slice<A>& e);
-template <class Root, std::size_t First, class A, class W>
-constexpr auto term_formula(const run_time_matvec<A, W>& e);
+// First: the place among Root's node reads of the first one in e), and its data copied, or moved out of
+// a formula passed as an rvalue (tl::prod's products of the others); and the node reads themselves.
 template <class Root, std::size_t First, class E>
-constexpr auto term_formula(const E& e);
+constexpr auto term_formula(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  if constexpr (is_elementwise_formula<D>) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      using operands = decltype(D::operands);
+      constexpr std::array<std::size_t, sizeof...(I) + 1> at = [] {
+        std::array<std::size_t, sizeof...(I) + 1> sum{};
+        constexpr std::array<std::size_t, sizeof...(I)> count{formula_node_count<std::tuple_element_t<I, operands>>...};
+        for (std::size_t k = 0; k < sizeof...(I); ++k) sum[k + 1] = sum[k] + count[k];
+        return sum;
+      }();
+      using S = run_time_elementwise<decltype(D::op), decltype(term_formula<Root, First + at[I]>(
+                                                          std::get<I>(std::forward<E>(e).operands)))...>;
+      return S{{},       {},
+               e.op,     {term_formula<Root, First + at[I]>(std::get<I>(std::forward<E>(e).operands))...},
+               e.rows(), e.cols()};
+    }
+    (std::make_index_sequence<std::tuple_size_v<decltype(D::operands)>>{});
+  } else if constexpr (is_slice_formula<D>) {
+    using S = run_time_slice<decltype(term_formula<Root, First>(std::forward<E>(e).operand))>;
+    return S{{}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.start, e.rows(), e.cols()};
+  } else if constexpr (is_matvec_formula<D>) {
+    constexpr std::size_t after_a = First + formula_node_count<decltype(D::a)>;
+    using M = decltype(term_formula<Root, First>(std::forward<E>(e).a));
+    using V = decltype(term_formula<Root, after_a>(std::forward<E>(e).w));
+    return run_time_matvec<M, V>{{},
+                                 {},
+                                 term_formula<Root, First>(std::forward<E>(e).a),
+                                 term_formula<Root, after_a>(std::forward<E>(e).w),
+                                 e.rows()};
+  } else if constexpr (formula_data<D>) {
+    return D(std::forward<E>(e));
+  } else {
+    return parameter_at<formula_slots<Root>.slot[First], scalar_type_of_t<D>>{};
+  }
+}
 template <class Op, class... A>
 constexpr auto node_reads(const run_time_elementwise<Op, A...>& e);
 template <class A>
@@ -122,40 +165,6 @@ template <class A, class W>
 constexpr auto node_reads(const run_time_matvec<A, W>& e);
 template <class E>
 constexpr auto node_reads(const E& e);
-
-template <class Root, std::size_t First, class Op, class... A>
-constexpr auto term_formula(const run_time_elementwise<Op, A...>& e) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    constexpr std::array<std::size_t, sizeof...(A) + 1> at = [] {
-      std::array<std::size_t, sizeof...(A) + 1> sum{};
-      constexpr std::array<std::size_t, sizeof...(A)> count{formula_node_count<A>...};
-      for (std::size_t k = 0; k < sizeof...(A); ++k) sum[k + 1] = sum[k] + count[k];
-      return sum;
-    }();
-    using S = run_time_elementwise<Op, decltype(term_formula<Root, First + at[I]>(std::get<I>(e.operands)))...>;
-    return S{{}, {}, e.op, {term_formula<Root, First + at[I]>(std::get<I>(e.operands))...}, e.rows(), e.cols()};
-  }
-  (std::index_sequence_for<A...>{});
-}
-template <class Root, std::size_t First, class A>
-constexpr auto term_formula(const run_time_slice<A>& e) {
-  using S = run_time_slice<decltype(term_formula<Root, First>(e.operand))>;
-  return S{{}, {}, term_formula<Root, First>(e.operand), e.start, e.rows(), e.cols()};
-}
-template <class Root, std::size_t First, class A, class W>
-constexpr auto term_formula(const run_time_matvec<A, W>& e) {
-  using M = decltype(term_formula<Root, First>(e.a));
-  using V = decltype(term_formula<Root, First + formula_node_count<A>>(e.w));
-  return run_time_matvec<M, V>{
-      {}, {}, term_formula<Root, First>(e.a), term_formula<Root, First + formula_node_count<A>>(e.w), e.rows()};
-}
-template <class Root, std::size_t First, class E>
-constexpr auto term_formula(const E& e) {
-  if constexpr (formula_data<E>)
-    return e;
-  else
-    return parameter_at<formula_slots<Root>.slot[First], scalar_type_of_t<E>>{};
-}
 
 template <class Op, class... A>
 constexpr auto node_reads(const run_time_elementwise<Op, A...>& e) {
@@ -268,12 +277,12 @@ template <class X>
 concept WholeRunTimeArray = RunTimeArray<X> &&(Differentiable<X> || RunTimeMatrix<X>);
 
 template <class E>
-constexpr auto sum_of_checked_elements(const E& e);
+constexpr auto sum_of_checked_elements(E&& e);
 
 /// The sum of the elements of e: a tl::sum_over over them.
 template <class E>
-constexpr auto sum_of_elements(const E& e) {
-  constexpr auto slots = formula_slots<E>;
+constexpr auto sum_of_elements(E&& e) {
+  constexpr auto slots = formula_slots<std::remove_cvref_t<E>>;
   constexpr bool one_run_time_node = slots.run_time_count <= 1;
   static_assert(one_run_time_node,
                 "tl::sum, tl::mean, tl::squared_norm, tl::dot: the elementwise formula reads two differentiated "
@@ -282,25 +291,50 @@ constexpr auto sum_of_elements(const E& e) {
   if constexpr (!one_run_time_node) {
     return scalar_type_of_t<E>(0);  // its static_assert has spoken
   } else {
-    return sum_of_checked_elements(e);
+    return sum_of_checked_elements(std::forward<E>(e));
   }
 }
 
-template <class E>
-constexpr auto sum_of_checked_elements(const E& e) {
+/// f(p...), p the nodes a formula E reads (reads: node_reads of it), one for each parameter of its sum,
+/// in the order of the term's parameters.
+template <class E, class Reads, class F>
+constexpr decltype(auto) with_parameters(const Reads& reads, F&& f) {
   constexpr auto slots = formula_slots<E>;
-  const element_extents extents = extents_of(e);
-  formula_term<decltype(term_formula<E, 0>(e))> term{term_formula<E, 0>(e)};
-  const auto reads = node_reads(e);
-  return [&]<std::size_t... S>(std::index_sequence<S...>) {
-    return sum_over(indices(extents.rows * extents.cols), std::move(term), std::get<slots.first[S]>(reads)...);
+  return [&]<std::size_t... S>(std::index_sequence<S...>)->decltype(auto) {
+    return f(std::get<slots.first[S]>(reads)...);
   }
   (std::make_index_sequence<slots.count>{});
 }
 
-/// The place and value of the largest (Largest) or smallest element of the value of e, computed as its
-/// sum's term reads it: the first NaN where one is NaN, else the first extreme (as ops::max_element and
-/// ops::min_element pick it); -inf (+inf) at place 0 where e has no elements.
+template <class E>
+constexpr auto sum_of_checked_elements(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  const element_extents extents = extents_of(e);
+  const auto reads = node_reads(e);  // before the term's formula takes e's data
+  formula_term<decltype(term_formula<D, 0>(std::forward<E>(e)))> term{term_formula<D, 0>(std::forward<E>(e))};
+  return with_parameters<D>(
+      reads, [&](const auto&... p) { return sum_over(indices(extents.rows * extents.cols), std::move(term), p...); });
+}
+
+/// f(k, v) for each element k of the value of e, v its value as e's sum's term computes it, from the
+/// first element on (Descending: from the last) until f returns false.
+template <bool Descending = false, class E, class F>
+constexpr void each_element_value(const E& e, F&& f) {
+  const auto term = term_formula<E, 0>(e);
+  with_parameters<E>(node_reads(e), [&](const auto&... p) {
+    const auto values = std::forward_as_tuple(value_of(p)...);
+    const element_extents extents = extents_of(e);
+    const std::size_t n = extents.rows * extents.cols;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t k = Descending ? n - 1 - i : i;
+      if (!f(k, element_at(term, k, values))) return;
+    }
+  });
+}
+
+/// The place and value of the largest (Largest) or smallest element of the value of e: the first NaN
+/// where one is NaN, else the first extreme (as ops::max_element and ops::min_element pick it); -inf
+/// (+inf) at place 0 where e has no elements.
 template <bool Largest, class E>
 constexpr auto extreme_element(const E& e) {
   using T = scalar_type_of_t<E>;
@@ -308,21 +342,70 @@ constexpr auto extreme_element(const E& e) {
     std::size_t place;
     T value;
   };
-  constexpr auto slots = formula_slots<E>;
-  const auto term = term_formula<E, 0>(e);
-  const auto reads = node_reads(e);
-  const auto values = [&]<std::size_t... S>(std::index_sequence<S...>) {
-    return std::forward_as_tuple(value_of(std::get<slots.first[S]>(reads))...);
-  }
-  (std::make_index_sequence<slots.count>{});
-  const element_extents extents = extents_of(e);
   extreme out{0, Largest ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity()};
-  for (std::size_t k = 0; k < extents.rows * extents.cols; ++k) {
-    const T v = element_at(term, k, values);
-    if (v != v) return extreme{k, v};
-    if (k == 0 || (Largest ? v > out.value : v < out.value)) out = extreme{k, v};
-  }
+  each_element_value(e, [&](std::size_t k, const T& v) {
+    if (v != v || k == 0 || (Largest ? v > out.value : v < out.value)) out = extreme{k, v};
+    return v == v;
+  });
   return out;
+}
+
+/// A vector with room for one T per element of a formula: the extents of its first operand of
+/// run-time extents bound its element count (a slice or a row has no more), so a bounded one keeps
+/// it inline, as tl::bounded arguments need no heap.
+template <class E>
+struct first_run_time_operand {
+  using type = value_type_of_t<E>;
+};
+template <class Op, class A, class... B>
+struct first_run_time_operand<run_time_elementwise<Op, A, B...>>
+    : std::conditional_t<RunTimeArray<A>, first_run_time_operand<A>,
+                         first_run_time_operand<run_time_elementwise<Op, B...>>> {};
+template <class A>
+struct first_run_time_operand<run_time_slice<A>> : first_run_time_operand<A> {};
+template <class A, class W>
+struct first_run_time_operand<run_time_matvec<A, W>> : first_run_time_operand<A> {};
+
+template <class E>
+constexpr std::size_t element_count_extent() {
+  using V = std::remove_cvref_t<typename first_run_time_operand<E>::type>;
+  if constexpr (Matrix<V>)  // a run-time slice of a fixed vector
+    return bounded<V::size()>;
+  else if constexpr (V::rows_extent == dynamic || V::cols_extent == dynamic)
+    return dynamic;
+  else
+    return bounded<max_extent(V::rows_extent) * max_extent(V::cols_extent)>;
+}
+template <class T, class E>
+using element_vector = matrix<T, element_count_extent<E>(), 1>;
+
+/// The product of the elements of e: the product itself, plus a sum of terms of value 0 whose slope in
+/// element k is the product of the others (ops::with_slope). Those come from prefix and suffix products,
+/// no division, as ops::prod's adjoint: exact where elements are 0, and where the product over- or
+/// underflows and a product of the others does not.
+template <class E>
+constexpr auto product_of_elements(const E& e) {
+  using T = scalar_type_of_t<E>;
+  T product(1);
+  if constexpr (formula_node_count<E> == 0) {  // plain values: the product alone
+    each_element_value(e, [&](std::size_t, const T& v) { return (product *= v, true); });
+    return product;
+  } else {
+    const element_extents extents = extents_of(e);
+    element_vector<T, E> others(extents.rows * extents.cols);
+    each_element_value(e, [&](std::size_t k, const T& v) {  // others_k = e_0 ... e_{k-1}
+      others[k] = product;
+      product *= v;
+      return true;
+    });
+    T after(1);
+    each_element_value<true>(e, [&](std::size_t k, const T& v) {  // times e_{k+1} ... e_{n-1}
+      others[k] *= after;
+      after *= v;
+      return true;
+    });
+    return product + sum_of_elements(make_binary(ops::with_slope{}, e, std::move(others)));
+  }
 }
 
 /// The element of e at the place extreme_element finds, as a sum of that one element (ops::picked).
@@ -392,6 +475,13 @@ constexpr auto max_element(X&& x) { return detail::extreme_element_of<true>("tl:
 template <Operand X>
   requires detail::WholeRunTimeArray<X>
 constexpr auto min_element(X&& x) { return detail::extreme_element_of<false>("tl::min_element", std::forward<X>(x)); }
+/// The product of the elements, 1 for no elements; its gradient is exact where elements are 0, as the
+/// fixed-shape prod's. Two passes over the values find the product of the others for each element, and
+/// a third is the sum of their slopes: a tl::dynamic array takes one allocation for those, a
+/// tl::bounded one none.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto prod(X&& x) { return detail::product_of_elements(x); }
 /// a . b, where either has run-time extents: the sum of a * b, whose shapes must agree
 /// (std::invalid_argument naming both).
 template <Operand A, Operand B>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tl::sum, tl::mean, tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and
+// tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and
 // tl::min_element of arrays of run-time extents and of elementwise formulas over them
 // (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with tl::slice(v, start, length): against the
 // fixed-shape twin at the same values at sizes around a SIMD batch and 31, 32, 33, 256; against central differences at
@@ -50,7 +50,7 @@ auto model(const Y& y, const W& w) {
     return tl::sum(a * tl::square(x - tl::cref(y)) + tl::exp(0.1 * x)) + tl::dot(x, tl::cref(w)) +
            tl::mean(tl::sin(x) / (2.0 + tl::cref(y))) + 0.5 * tl::squared_norm(shifted()) +
            0.3 * tl::log_sum_exp(a * x - tl::cref(y)) + tl::norm(x - tl::cref(w)) + 0.25 * tl::max_element(a * x) -
-           0.5 * tl::min_element(tl::square(x) - tl::cref(y));
+           0.5 * tl::min_element(tl::square(x) - tl::cref(y)) + 0.2 * tl::prod(1.0 + 0.1 * tl::sin(a * x));
   };
 }
 
@@ -218,6 +218,61 @@ TEST_CASE("tl::norm, tl::max_element and tl::min_element of a run-time vector: z
   check_central_differences(f, {1, 4, 33}, 30, -1.5, 1.5, 0.8);
 }
 
+TEST_CASE("tl::prod of a run-time vector: zeros, infinities, overflow and NaN as the fixed twin, no elements") {
+  const auto product = [](const auto& x) { return tl::prod(x); };
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  // The gradient is the product of the others, from prefix and suffix products as the fixed prod's:
+  // the same numbers, bit for bit, where no division could give them (one zero, two, an infinity, a
+  // product that overflows where the others' does not, NaN).
+  const auto against_fixed = [&]<std::size_t N>(const tl::vector<double, N>& fixed) {
+    CAPTURE(fixed);
+    dynamic_vector x(N);
+    for (std::size_t k = 0; k < N; ++k) x[k] = fixed[k];
+    const auto [v, g] = tl::value_and_grad(product)(x);
+    const auto [fixed_v, fixed_g] = tl::value_and_grad(product)(fixed);
+    CHECK(same(v, fixed_v));
+    for (std::size_t k = 0; k < N; ++k) {
+      CAPTURE(k);
+      CHECK(same(g[k], fixed_g[k]));
+    }
+    CHECK(same(tl::prod(x), fixed_v));  // on plain values, the product alone
+  };
+  against_fixed(tl::vector<double, 4>{1.5, -2.0, 0.5, 3.0});
+  against_fixed(tl::vector<double, 4>{1.5, 0.0, 0.5, 3.0});
+  against_fixed(tl::vector<double, 4>{0.0, 2.0, 0.0, 3.0});
+  against_fixed(tl::vector<double, 3>{inf, 2.0, -0.5});
+  against_fixed(tl::vector<double, 3>{inf, 0.0, 2.0});
+  against_fixed(tl::vector<double, 3>{1e300, 1e300, 1e-300});
+  against_fixed(tl::vector<double, 3>{2.0, nan, 3.0});
+  tl::vector<double, 1> one;
+  one[0] = -4.0;
+  against_fixed(one);
+  // By hand: one zero gets the product of the others, the rest 0.
+  const auto [v_zero, g_zero] = tl::value_and_grad(product)(dynamic_vector{2.0, 0.0, 3.0});
+  CHECK(v_zero == 0.0);
+  CHECK(g_zero == dynamic_vector{0.0, 6.0, 0.0});
+  // No elements: the empty product, 1, and an empty gradient.
+  const auto [v_none, g_none] = tl::value_and_grad(product)(dynamic_vector(0));
+  CHECK(v_none == 1.0);
+  CHECK(g_none.size() == 0);
+  // A formula, against central differences at seeded points, and the Hessian against the fixed twin's.
+  const auto f = [](const auto& x, const auto& a) { return tl::prod(1.0 + a * tl::sin(x)) + tl::prod(x); };
+  check_central_differences(f, {1, 2, 5, 33}, 40, -1.2, 1.2, 0.3);
+  const auto x = seeded<dynamic_vector>(5, 50);
+  tl::vector<double, 5> xf;
+  for (std::size_t k = 0; k < 5; ++k) xf[k] = x[k];
+  const auto h = tl::hessian([&](const auto& v) { return f(v, 0.3); })(x);
+  const auto fixed_h = tl::hessian([&](const auto& v) { return f(v, 0.3); })(xf);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 5; ++j) CHECK(fd::rel_error(h(i, j), fixed_h(i, j)) < 1e-13);
+  // One allocation for the products of the others, beside what a sum of the same vector allocates.
+  const auto x33 = seeded<dynamic_vector>(33, 60);
+  const auto sum_allocations =
+      test_support::allocations_during([&] { (void)tl::grad([](const auto& v) { return tl::sum(v); })(x33); });
+  CHECK(test_support::allocations_during([&] { (void)tl::grad(product)(x33); }) == sum_allocations + 1);
+}
+
 TEST_CASE("a matrix of run-time rows and columns, and a fixed vector and a number beside a run-time vector") {
   using dynamic_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
   const dynamic_matrix B{{1.0, 2.0, 3.0, 4.0}, {5.0, 6.0, 7.0, 8.0}, {-1.0, -2.0, -3.0, -4.0}};
@@ -293,6 +348,13 @@ TEST_CASE("a bounded vector: no allocation, and the gradient in a constant expre
   }();
   // (0, 1) and x / 5, to a rounding.
   static_assert(g_max[0] - 0.6 < 1e-15 && 0.6 - g_max[0] < 1e-15 && g_max[1] - 1.8 < 1e-15 && 1.8 - g_max[1] < 1e-15);
+  // prod: the products of the others live inline.
+  CHECK(test_support::allocations_during([&] { (void)tl::grad([](const auto& v) { return tl::prod(v); })(x); }) == 0);
+  constexpr auto g_prod = [] {
+    return tl::grad([](const auto& x) { return tl::prod(x * x); })(bounded_vector{3.0, 0.5, 2.0});
+  }();
+  // d/dx_k of the product of the squares: 2 x_k times the product of the others' squares.
+  static_assert(g_prod[0] == 6.0 && g_prod[1] == 36.0 && g_prod[2] == 9.0);
 }
 
 TEST_CASE("tl::matmul of data of run-time rows by a fixed vector: a logistic regression against its fixed twin") {
