@@ -13,8 +13,8 @@
 #include <tapeless/meta/selected.hpp>
 #include <tapeless/transforms/grad.hpp>
 
-#include <concepts>
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
