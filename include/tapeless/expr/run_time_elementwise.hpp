@@ -67,17 +67,66 @@ constexpr element_extents extents_of(const E& e) {
                               shape_text(b.rows, b.cols) + " array; elementwise operands have one shape");
 }
 
-/// The shape the operands share, or std::invalid_argument naming `operation` and the two that differ.
+/// Whether the type of X fixes its extent along the rows (Rows) or the columns at 1: a number, a row
+/// (a 1 x C or 1 x tl::dynamic matrix) along the rows, a column (a vector) along the columns, or a
+/// formula whose operands all are. Beside an operand with more, such an operand is repeated along that
+/// axis (broadcast). Where the extent is 1 only at run time, the shapes must agree: whether an operand
+/// repeats is known from the types, so a formula pays nothing for broadcasting it does not do.
+template <class X, bool Rows>
+constexpr bool fixed_one_along() {
+  using D = std::remove_cvref_t<X>;
+  using V = value_type_of_t<D>;
+  if constexpr (RunTimeFormula<D>)
+    return D::template one_along<Rows>;
+  else if constexpr (RunTimeMatrix<V>)
+    return (Rows ? V::rows_extent : V::cols_extent) == 1;
+  else if constexpr (Matrix<V>)
+    return (Rows ? V::rows() : V::cols()) == 1;
+  else
+    return true;
+}
+
+/// Whether X, among the operands All..., is repeated along the rows (Rows) or the columns: it is one
+/// row (column) by its type, and another operand may have more.
+template <bool Rows, class X, class... All>
+inline constexpr bool repeats_along = fixed_one_along<X, Rows>() && !(fixed_one_along<All, Rows>() && ...);
+
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_broadcast_differs(std::string_view operation,
+                                                                                 element_extents a, element_extents b) {
+  throw std::invalid_argument("tl: " + std::string(operation) + " of a " + shape_text(a.rows, a.cols) + " and a " +
+                              shape_text(b.rows, b.cols) +
+                              " array; a row (1 x C) or a column (R x 1) repeats over a matrix of as many columns "
+                              "or rows");
+}
+
+/// The shape of the result of an elementwise operation on x...: the operands' one shape, where an
+/// operand that repeats along an axis (repeats_along) counts only along the other. Where they differ,
+/// std::invalid_argument naming `operation` and the two.
 template <class... X>
 constexpr element_extents common_extents(std::string_view operation, const X&... x) {
   element_extents out;
-  (
-      [&](const element_extents e) {
-        if (e.number) return;
-        if (!out.number && (e.rows != out.rows || e.cols != out.cols)) throw_shapes_differ(operation, out, e);
-        out = e;
-      }(extents_of(x)),
-      ...);
+  bool rows_known = false, cols_known = false;
+  const auto take = [&]<class Y>(const Y& y) {
+    const element_extents e = extents_of(y);
+    if (e.number) return;
+    out.number = false;
+    if (!repeats_along<true, Y, X...> && !rows_known) out.rows = e.rows, rows_known = true;
+    if (!repeats_along<false, Y, X...> && !cols_known) out.cols = e.cols, cols_known = true;
+  };
+  (take(x), ...);
+  const auto check = [&]<class Y>(const Y& y) {
+    const element_extents e = extents_of(y);
+    if (e.number) return;
+    constexpr bool repeats = repeats_along<true, Y, X...> || repeats_along<false, Y, X...>;
+    if ((!repeats_along<true, Y, X...> && e.rows != out.rows) ||
+        (!repeats_along<false, Y, X...> && e.cols != out.cols)) {
+      if (repeats)
+        throw_broadcast_differs(operation, out, e);
+      else
+        throw_shapes_differ(operation, out, e);
+    }
+  };
+  (check(x), ...);
   return out;
 }
 
@@ -105,6 +154,8 @@ template <class Op, class... A>
 struct run_time_elementwise : expression_tag, run_time_formula_tag {
   /// The type an operation on the whole of it would take: run-time extents, which those refuse.
   using value_type = matrix<formula_number_t<A...>, dynamic, dynamic>;
+  template <bool Rows>
+  static constexpr bool one_along = (fixed_one_along<A, Rows>() && ...);
   Op op;
   std::tuple<A...> operands;
   std::size_t rows_ = 0, cols_ = 0;
@@ -119,12 +170,40 @@ struct run_time_elementwise : expression_tag, run_time_formula_tag {
 template <class A>
 struct run_time_slice : expression_tag, run_time_formula_tag {
   using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
+  template <bool Rows>
+  static constexpr bool one_along = fixed_one_along<A, Rows>();
   A operand;
   std::size_t start = 0, rows_ = 0, cols_ = 0;
 
   [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
   [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }
   [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
+};
+
+/// The operand A repeated over a result of rows x cols: along the rows where it is one row
+/// (RepeatRows), along the columns where it is one column (RepeatCols). Element k of the result is A's
+/// element k % cols, k / cols, or 0.
+template <class A, bool RepeatRows, bool RepeatCols>
+struct run_time_broadcast : expression_tag, run_time_formula_tag {
+  using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
+  static constexpr bool repeat_rows = RepeatRows, repeat_cols = RepeatCols;
+  template <bool Rows>
+  static constexpr bool one_along = !(Rows ? RepeatRows : RepeatCols) && fixed_one_along<A, Rows>();
+  A operand;
+  std::size_t rows_ = 0, cols_ = 0;
+
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
+  /// The element of A that element k of the result reads.
+  [[nodiscard]] constexpr std::size_t operand_element(std::size_t k) const noexcept {
+    if constexpr (RepeatRows && RepeatCols)
+      return 0;
+    else if constexpr (RepeatRows)
+      return k % cols_;
+    else
+      return k / cols_;
+  }
 };
 
 /// A vector of fixed size and one column: what a matrix of run-time rows multiplies (tl::matmul).
@@ -138,6 +217,8 @@ concept FixedColumn = Matrix<value_type_of_t<W>> && value_type_of_t<W>::cols()
 template <class A, class W>
 struct run_time_matvec : expression_tag, run_time_formula_tag {
   using value_type = matrix<formula_number_t<A, W>, dynamic, dynamic>;
+  template <bool Rows>
+  static constexpr bool one_along = !Rows;
   A a;
   W w;
   std::size_t rows_ = 0;
@@ -164,8 +245,22 @@ constexpr auto make_run_time_matvec(A&& a, W&& w) {
 template <class Op, class... X>
 constexpr auto make_run_time_elementwise(Op op, X&&... x) {
   const element_extents e = common_extents(traits_of<Op>().name, x...);
-  return run_time_elementwise<Op, std::remove_cvref_t<X>...>{
-      {}, {}, std::move(op), std::tuple<std::remove_cvref_t<X>...>(std::forward<X>(x)...), e.rows, e.cols};
+  // Each operand that repeats along an axis, wrapped in its broadcast over the result.
+  const auto operand = [&]<class Y>(Y&& y) {
+    constexpr bool rows = repeats_along<true, Y, X...>, cols = repeats_along<false, Y, X...>;
+    if constexpr ((rows || cols) && !std::is_arithmetic_v<std::remove_cvref_t<Y>> &&
+                  (RunTimeArray<Y> || Matrix<value_type_of_t<Y>>))
+      return run_time_broadcast<std::remove_cvref_t<Y>, rows, cols>{{}, {}, std::forward<Y>(y), e.rows, e.cols};
+    else
+      return std::remove_cvref_t<Y>(std::forward<Y>(y));
+  };
+  using operands = std::tuple<decltype(operand(std::forward<X>(x)))...>;
+  return std::apply(
+      [&]<class... A>(A&&... a) {
+        return run_time_elementwise<Op, std::remove_cvref_t<A>...>{
+            {}, {}, std::move(op), {std::forward<A>(a)...}, e.rows, e.cols};
+      },
+      operands{operand(std::forward<X>(x))...});
 }
 
 /// The type of the first operand of run-time extents among X...
@@ -179,11 +274,12 @@ struct first_run_time<X, Rest...> {
   using type = std::remove_cvref_t<X>;
 };
 
-/// Element (i, j) of a plain operand; a number is its own.
+/// Element (i, j) of a plain operand, row 0 where it is one row, column 0 where one column
+/// (fixed_one_along); a number is its own.
 template <class X>
 constexpr auto plain_element(const X& x, std::size_t i, std::size_t j) {
   if constexpr (RunTimeMatrix<X> || Matrix<X>)
-    return x(i, j);
+    return x(fixed_one_along<X, true>() ? 0 : i, fixed_one_along<X, false>() ? 0 : j);
   else
     return x;
 }
@@ -195,16 +291,20 @@ constexpr auto plain_run_time_elementwise(const Op& op, const X&... x) {
   const element_extents e = common_extents(traits_of<Op>().name, x...);
   using First = typename first_run_time<X...>::type;
   using T = typename First::value_type;
-  matrix<T, First::rows_extent, First::cols_extent> out(e.rows, e.cols);
+  // Run-time extents where the first such operand repeats (a run-time row beside a fixed matrix).
+  constexpr std::size_t rows = repeats_along<true, First, X...> ? dynamic : First::rows_extent;
+  constexpr std::size_t cols = repeats_along<false, First, X...> ? dynamic : First::cols_extent;
+  matrix<T, rows, cols> out(e.rows, e.cols);
   for (std::size_t i = 0; i < e.rows; ++i)
     for (std::size_t j = 0; j < e.cols; ++j) out(i, j) = static_cast<T>(op_value(op, plain_element(x, i, j)...));
   return out;
 }
 
 /// Throws std::out_of_range for a slice past its vector's end. Out of line and cold.
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_slice_past(std::size_t start, std::size_t length,
-                                                                          std::size_t size) {
-  throw std::out_of_range("tl::slice(v, start, length): elements " + std::to_string(start) + " to " +
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_slice_past(
+    std::size_t start, std::size_t length, std::size_t size,
+    std::string_view operation = "tl::slice(v, start, length)") {
+  throw std::out_of_range(std::string(operation) + ": elements " + std::to_string(start) + " to " +
                           std::to_string(start) + " + " + std::to_string(length) + " are past the size " +
                           std::to_string(size) + " of v");
 }

@@ -9,6 +9,8 @@
 #include <tapeless/matrix/matrix.hpp>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 namespace tapeless {
 
@@ -132,46 +134,83 @@ constexpr matrix<T, R, C> broadcast_value(const matrix<T, Rx, Cx>& x) {
   return y;
 }
 
-/// a op b of plain matrices of two shapes, broadcast as in expressions; when they do not fit, after
-/// the check's message, a itself, so that no second error follows.
-template <class Op, class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-constexpr auto broadcast_plain(Op op, const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  using fits = shapes::elementwise_shapes<shape{Ra, Ca}, shape{Rb, Cb}>;
-  if constexpr (fits::ok)
-    return op(broadcast_value<fits::result.rows, fits::result.cols>(a),
-              broadcast_value<fits::result.rows, fits::result.cols>(b));
-  else
-    return a;
-}
-}  // namespace detail
-
-namespace detail {
 /// Whether every extent is fixed: the broadcasts below are of fixed shapes.
 template <std::size_t... Extent>
 inline constexpr bool fixed_shapes = (fixed_extent(Extent) && ...);
+
+/// a op b of plain matrices of two shapes, broadcast as in expressions; when fixed shapes do not fit,
+/// after the check's message, a itself, so that no second error follows. With run-time extents, a row
+/// (a column) by its type repeats beside one that is not, as between expressions
+/// (expr/run_time_elementwise.hpp); op takes elements, and extents that must agree and do not throw
+/// std::invalid_argument naming both.
+template <class Op, class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+constexpr auto broadcast_plain(Op op, const char* name, const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+  if constexpr (fixed_shapes<Ra, Ca, Rb, Cb>) {
+    using fits = shapes::elementwise_shapes<shape{Ra, Ca}, shape{Rb, Cb}>;
+    if constexpr (fits::ok)
+      return op(broadcast_value<fits::result.rows, fits::result.cols>(a),
+                broadcast_value<fits::result.rows, fits::result.cols>(b));
+    else
+      return a;
+  } else {
+    // Which repeats along which axis: a row by its type beside one that is not, a column likewise.
+    constexpr bool a_rows = Ra == 1 && Rb != 1, a_cols = Ca == 1 && Cb != 1;
+    constexpr bool b_rows = Rb == 1 && Ra != 1, b_cols = Cb == 1 && Ca != 1;
+    if ((!a_rows && !b_rows && a.rows() != b.rows()) || (!a_cols && !b_cols && a.cols() != b.cols()))
+      throw std::invalid_argument(std::string("tl::matrix ") + name + ": shapes " + shape_text(a.rows(), a.cols()) +
+                                  " and " + shape_text(b.rows(), b.cols()) + " differ" +
+                                  (a_rows || a_cols || b_rows || b_cols
+                                       ? "; a row (1 x C) or a column (R x 1) repeats over a matrix of as many "
+                                         "columns or rows"
+                                       : ""));
+    // The extents of the one that does not repeat; where neither does, which must agree: a fixed one if
+    // either is, else a bounded one (no heap).
+    constexpr auto agreed = [](std::size_t x, std::size_t y) {
+      return fixed_extent(x) || (!fixed_extent(y) && x != dynamic) ? x : y;
+    };
+    constexpr std::size_t rows = a_rows ? Rb : b_rows ? Ra : agreed(Ra, Rb);
+    constexpr std::size_t cols = a_cols ? Cb : b_cols ? Ca : agreed(Ca, Cb);
+    auto out = [&] {  // a fixed result where a fixed operand gives both extents
+      if constexpr (fixed_shapes<rows, cols>)
+        return matrix<T, rows, cols>(uninitialized);
+      else
+        return matrix<T, rows, cols>(a_rows ? b.rows() : a.rows(), a_cols ? b.cols() : a.cols());
+    }();
+    for (std::size_t i = 0; i < out.rows(); ++i)
+      for (std::size_t j = 0; j < out.cols(); ++j)
+        out(i, j) = op(a(a_rows ? 0 : i, a_cols ? 0 : j), b(b_rows ? 0 : i, b_cols ? 0 : j));
+    return out;
+  }
+}
+
+/// Whether + - * / of plain matrices of these extents take this path: matrices of two types (those of
+/// one type are matrix's own), fixed shapes that differ and broadcast, or any with a run-time extent,
+/// where a row or column by its type repeats beside one that is not and the other extents must agree.
+template <std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
+inline constexpr bool plain_broadcast = Ra != Rb || Ca != Cb;
 }  // namespace detail
 
-// + - * / of plain matrices of two fixed shapes (those of one shape are matrix's own): they broadcast
-// as they do between expressions, so that `A + b` means one thing whether A is data or an argument.
+// + - * / of plain matrices of two shapes: they broadcast as they do between expressions, so that
+// `A + b` means one thing whether A is data or an argument.
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
+  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
 constexpr auto operator+(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x += y; }, a, b);
+  return detail::broadcast_plain([](auto x, const auto& y) { return x += y; }, "+", a, b);
 }
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
+  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
 constexpr auto operator-(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x -= y; }, a, b);
+  return detail::broadcast_plain([](auto x, const auto& y) { return x -= y; }, "-", a, b);
 }
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
+  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
 constexpr auto operator*(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x *= y; }, a, b);
+  return detail::broadcast_plain([](auto x, const auto& y) { return x *= y; }, "*", a, b);
 }
 template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires(detail::fixed_shapes<Ra, Ca, Rb, Cb> && (Ra != Rb || Ca != Cb))
+  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
 constexpr auto operator/(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x /= y; }, a, b);
+  return detail::broadcast_plain([](auto x, const auto& y) { return x /= y; }, "/", a, b);
 }
 
 }  // namespace tapeless

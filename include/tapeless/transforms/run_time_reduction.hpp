@@ -55,6 +55,8 @@ struct formula_nodes<run_time_elementwise<Op, A...>> {
 };
 template <class A>
 struct formula_nodes<run_time_slice<A>> : formula_nodes<A> {};
+template <class A, bool R, bool C>
+struct formula_nodes<run_time_broadcast<A, R, C>> : formula_nodes<A> {};
 template <class A, class W>
 struct formula_nodes<run_time_matvec<A, W>> {
   using type = join_t<typename formula_nodes<A>::type, typename formula_nodes<W>::type>;
@@ -113,6 +115,10 @@ inline constexpr bool is_slice_formula = false;
 template <class A>
 inline constexpr bool is_slice_formula<run_time_slice<A>> = true;
 template <class E>
+inline constexpr bool is_broadcast_formula = false;
+template <class A, bool R, bool C>
+inline constexpr bool is_broadcast_formula<run_time_broadcast<A, R, C>> = true;
+template <class E>
 inline constexpr bool is_matvec_formula = false;
 template <class A, class W>
 inline constexpr bool is_matvec_formula<run_time_matvec<A, W>> = true;
@@ -142,6 +148,10 @@ constexpr auto term_formula(E&& e) {
   } else if constexpr (is_slice_formula<D>) {
     using S = run_time_slice<decltype(term_formula<Root, First>(std::forward<E>(e).operand))>;
     return S{{}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.start, e.rows(), e.cols()};
+  } else if constexpr (is_broadcast_formula<D>) {
+    using O = decltype(term_formula<Root, First>(std::forward<E>(e).operand));
+    return run_time_broadcast<O, D::repeat_rows, D::repeat_cols>{
+        {}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.rows(), e.cols()};
   } else if constexpr (is_matvec_formula<D>) {
     constexpr std::size_t after_a = First + formula_node_count<decltype(D::a)>;
     using M = decltype(term_formula<Root, First>(std::forward<E>(e).a));
@@ -161,6 +171,8 @@ template <class Op, class... A>
 constexpr auto node_reads(const run_time_elementwise<Op, A...>& e);
 template <class A>
 constexpr auto node_reads(const run_time_slice<A>& e);
+template <class A, bool R, bool C>
+constexpr auto node_reads(const run_time_broadcast<A, R, C>& e);
 template <class A, class W>
 constexpr auto node_reads(const run_time_matvec<A, W>& e);
 template <class E>
@@ -172,6 +184,10 @@ constexpr auto node_reads(const run_time_elementwise<Op, A...>& e) {
 }
 template <class A>
 constexpr auto node_reads(const run_time_slice<A>& e) {
+  return node_reads(e.operand);
+}
+template <class A, bool R, bool C>
+constexpr auto node_reads(const run_time_broadcast<A, R, C>& e) {
   return node_reads(e.operand);
 }
 template <class A, class W>
@@ -203,6 +219,8 @@ template <class Op, class... A, class P>
 constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k, const P& p);
 template <class A, class P>
 constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p);
+template <class A, bool R, bool C, class P>
+constexpr auto element_at(const run_time_broadcast<A, R, C>& e, std::size_t k, const P& p);
 template <class A, class W, class P>
 constexpr auto element_at(const run_time_matvec<A, W>& e, std::size_t k, const P& p);
 template <std::size_t K, class T, class P>
@@ -227,6 +245,10 @@ constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k
 template <class A, class P>
 constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p) {
   return element_at(e.operand, e.start + k, p);
+}
+template <class A, bool R, bool C, class P>
+constexpr auto element_at(const run_time_broadcast<A, R, C>& e, std::size_t k, const P& p) {
+  return element_at(e.operand, e.operand_element(k), p);
 }
 
 template <class E>
@@ -363,6 +385,10 @@ struct first_run_time_operand<run_time_elementwise<Op, A, B...>>
                          first_run_time_operand<run_time_elementwise<Op, B...>>> {};
 template <class A>
 struct first_run_time_operand<run_time_slice<A>> : first_run_time_operand<A> {};
+template <class A, bool R, bool C>
+struct first_run_time_operand<run_time_broadcast<A, R, C>> {
+  using type = matrix<scalar_type_of_t<A>, dynamic, dynamic>;  // repeated: as many as the result
+};
 template <class A, class W>
 struct first_run_time_operand<run_time_matvec<A, W>> : first_run_time_operand<A> {};
 

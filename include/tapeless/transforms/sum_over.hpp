@@ -49,12 +49,12 @@ concept before_rows = !is_rows_view<std::remove_cvref_t<Policy>>;
 template <class Policy>
 inline constexpr bool without_parallel_header = false;
 
-/// The parameters P... read out of x: x itself for one parameter, else each from its place in the vector
-/// of them all, in order.
+/// The parameters P... read out of x: x itself for one parameter of x's type, else each from its place
+/// in the vector of them all, in order (a matrix beside a parameter of run-time extents is a column).
 template <class... P, class X>
 constexpr auto parameters_from(const X& x) {
   using S = scalar_of_t<X>;
-  if constexpr (sizeof...(P) == 1) {
+  if constexpr (sizeof...(P) == 1 && (!Matrix<X> || (std::is_same_v<X, in_lanes_t<S, P>> && ...))) {
     return plain_tuple<in_lanes_t<S, P>...>{{x}};
   } else {
     plain_tuple<in_lanes_t<S, P>...> p{{filled<in_lanes_t<S, P>>(0.0)}...};
@@ -80,7 +80,7 @@ constexpr auto parameters_from(const X& x) {
 /// The partials in P... laid out as x is: x's type, each in its parameter's place.
 template <class X, class I, class... P>
 constexpr X laid_out_as(const plain_tuple_of<I, P...>& partials) {
-  if constexpr (sizeof...(P) == 1) {
+  if constexpr (sizeof...(P) == 1 && (!Matrix<X> || (std::is_same_v<X, P> && ...))) {
     return plain_get<0>(partials);
   } else {
     X x(uninitialized);

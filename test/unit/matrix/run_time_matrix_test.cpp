@@ -219,17 +219,30 @@ TEST_CASE("bounded extents work in constant expressions") {
   static_assert(sizeof(tl::vector<double, tl::bounded<16>>) == 16 * sizeof(double) + 2 * sizeof(std::size_t));
 }
 
-TEST_CASE("a fixed matrix beside a run-time one converts to it; two run-time kinds do not mix") {
-  // The broadcasts of plain fixed matrices (matrix/shape.hpp) do not take run-time extents: a fixed
-  // operand converts, and the shapes must then be equal.
+TEST_CASE("plain matrices of two extent types: a row or a column by its type repeats, other extents agree") {
+  // As between expressions (matrix/shape.hpp): the result takes the fixed extents where there are.
   constexpr auto adds = []<class A, class B>(const A&, const B&) {
     return requires(const A& a, const B& b) { a + b; };
   };
   static_assert(adds(dvec(), dvec()));
-  static_assert(!adds(dvec(), tl::vector<double, tl::bounded<3>>()));
-  const dmat a{{1, 2, 3}};
+  static_assert(adds(dvec(), tl::vector<double, tl::bounded<3>>()));
+  const dmat a{{1, 2, 3}, {4, 5, 6}};
   const tl::matrix<double, 1, 3> row{{1, 2, 3}};
-  CHECK(a + row == dmat{{2, 4, 6}});
-  CHECK(message_of<std::invalid_argument>([&] { (void)(dmat(2, 3) + row); }) ==
+  const auto sum = a + row;
+  static_assert(std::is_same_v<std::remove_const_t<decltype(sum)>, tl::matrix<double, tl::dynamic, 3>>);
+  CHECK((sum == tl::matrix<double, tl::dynamic, 3>{{2, 4, 6}, {5, 7, 9}}));
+  const auto scaled = tl::vector<double, 2>{2.0, -1.0} * a;  // a fixed column across a's columns
+  static_assert(std::is_same_v<std::remove_const_t<decltype(scaled)>, tl::matrix<double, 2, tl::dynamic>>);
+  CHECK((scaled == tl::matrix<double, 2, tl::dynamic>{{2, 4, 6}, {-4, -5, -6}}));
+  // dynamic beside bounded: the bounded extents, which need no heap.
+  CHECK(
+      (dvec{1.0, 2.0} - tl::vector<double, tl::bounded<3>>{0.5, 1.0} == tl::vector<double, tl::bounded<3>>{0.5, 1.0}));
+  CHECK(message_of<std::invalid_argument>([&] { (void)(dmat(2, 4) + row); }) ==
+        "tl::matrix +: shapes 2 x 4 and 1 x 3 differ; a row (1 x C) or a column (R x 1) repeats over a matrix of "
+        "as many columns or rows");
+  CHECK(message_of<std::invalid_argument>([&] { (void)(dvec(2) / tl::vector<double, tl::bounded<3>>(3)); }) ==
+        "tl::matrix /: shapes 2 x 1 and 3 x 1 differ");
+  // A dynamic matrix of one row at run time repeats nothing: its shape must agree.
+  CHECK(message_of<std::invalid_argument>([&] { (void)(dmat(2, 3) + dmat(1, 3)); }) ==
         "tl::matrix +=: shapes 2 x 3 and 1 x 3 differ");
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and
 // tl::min_element of arrays of run-time extents and of elementwise formulas over them
-// (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with tl::slice(v, start, length): against the
+// (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with tl::slice(v, start, length) and rows
+// and columns broadcast over matrices (and on plain matrices, matrix/shape.hpp): against the
 // fixed-shape twin at the same values at sizes around a SIMD batch and 31, 32, 33, 256; against central differences at
 // seeded points; against the gradient by hand at 0 and 1 elements; every shape error and out-of-range slice; a bounded
 // vector in a constant expression and without allocation.
@@ -10,6 +11,7 @@
 
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
+#include <operations.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -87,6 +89,74 @@ void check_central_differences(const F& f, std::initializer_list<std::size_t> si
     }
     CHECK(fd::rel_error(ga, fd::derivative([&](double b) { return f(x, b); }, a)) < 1e-7);
   }
+}
+
+using dynamic_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
+using dynamic_row = tl::matrix<double, 1, tl::dynamic>;
+
+/// The run-time matrix of the values of a fixed one, with extents of type M.
+template <class M, class F>
+M run_time_copy(const F& fixed) {
+  M out(F::rows(), F::cols());
+  for (std::size_t i = 0; i < F::rows(); ++i)
+    for (std::size_t j = 0; j < F::cols(); ++j) out(i, j) = fixed(i, j);
+  return out;
+}
+
+template <class A, class B>
+void check_same_elements(const A& a, const B& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  for (std::size_t i = 0; i < a.rows(); ++i)
+    for (std::size_t j = 0; j < a.cols(); ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      CHECK(fd::rel_error(a(i, j), b(i, j)) < 1e-13);
+    }
+}
+
+/// op broadcast between an R x 4 matrix of run-time extents and a 1 x 4 row (fixed, or of run-time
+/// columns) or an R x 1 column of run-time rows, against the fixed-shape twin at the same values:
+/// each differentiated in turn, the others data; a fixed row beside the matrix, both differentiated;
+/// a column beside a row (R x 4); the plain values.
+template <std::size_t R, class Op>
+void check_broadcast_against_fixed_twin(const Op& op, std::uint64_t seed) {
+  CAPTURE(R);
+  constexpr std::size_t C = 4;
+  fd::rng u(seed);
+  tl::matrix<double, R, C> Mf;
+  tl::matrix<double, 1, C> bf;
+  tl::matrix<double, R, 1> cf;
+  for (double& m : Mf) m = u.uniform(0.5, 1.5);
+  for (double& b : bf) b = u.uniform(0.5, 1.5);
+  for (double& c : cf) c = u.uniform(0.5, 1.5);
+  const auto M = run_time_copy<dynamic_matrix>(Mf);
+  const auto b = run_time_copy<dynamic_row>(bf);
+  const auto c = run_time_copy<dynamic_vector>(cf);
+
+  // The matrix and a fixed row, both differentiated, in both orders.
+  const auto both = [&](const auto& m, const auto& r) { return tl::sum(tl::square(op(m, r)) + op(r, m)); };
+  const auto [gm, gb] = tl::grad(both)(M, bf);
+  const auto [fixed_gm, fixed_gb] = tl::grad(both)(Mf, bf);
+  check_same_elements(gm, fixed_gm);
+  check_same_elements(gb, fixed_gb);
+  CHECK(fd::rel_error(both(M, bf), tl::value_and_grad(both)(Mf, bf).first) < 1e-13);
+  // A row of run-time columns, and a column of run-time rows, differentiated beside the matrix as data.
+  const auto row = [&](const auto& data) {
+    return [&data, &op](const auto& r) { return tl::sum(op(tl::cref(data), r) * op(r, tl::cref(data))); };
+  };
+  check_same_elements(tl::grad(row(M))(b), tl::grad(row(Mf))(bf));
+  check_same_elements(tl::grad(row(M))(c), tl::grad(row(Mf))(cf));
+  // A column beside a row: the R x 4 matrix of every pair.
+  const auto outer = [&](const auto& data) {
+    return [&data, &op](const auto& v) { return tl::sum(op(v, tl::cref(data))); };
+  };
+  check_same_elements(tl::grad(outer(bf))(c), tl::grad(outer(bf))(cf));
+  check_same_elements(tl::grad(outer(cf))(b), tl::grad(outer(cf))(bf));
+  // Plain values: the broadcast matrix itself.
+  check_same_elements(op(M, b), op(Mf, bf));
+  check_same_elements(op(c, M), op(cf, Mf));
+  check_same_elements(op(c, b), op(cf, bf));
 }
 
 }  // namespace
@@ -274,7 +344,6 @@ TEST_CASE("tl::prod of a run-time vector: zeros, infinities, overflow and NaN as
 }
 
 TEST_CASE("a matrix of run-time rows and columns, and a fixed vector and a number beside a run-time vector") {
-  using dynamic_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
   const dynamic_matrix B{{1.0, 2.0, 3.0, 4.0}, {5.0, 6.0, 7.0, 8.0}, {-1.0, -2.0, -3.0, -4.0}};
   dynamic_matrix A(3, 4);
   for (std::size_t i = 0; i < 3; ++i)
@@ -296,6 +365,43 @@ TEST_CASE("a matrix of run-time rows and columns, and a fixed vector and a numbe
   // Two arrays of run-time extents, one differentiated: the other is data (tl::grad<0>).
   const dynamic_vector y{4.0, 5.0, 6.0};
   CHECK(tl::grad<0>([](const auto& a, const auto& b) { return tl::dot(a, b); })(x, y) == y);
+}
+
+TEST_CASE("broadcast: a row or a column beside a matrix of run-time extents, as the fixed twin") {
+  // Every binary operation of the registry (test/support/operations.hpp), at 1, 3 and 33 rows.
+  std::uint64_t seed = 70;
+  std::apply(
+      [&](const auto&... entry) {
+        (
+            [&](const auto& e) {
+              CAPTURE(e.info.name);
+              check_broadcast_against_fixed_twin<1>(e.apply, ++seed);
+              check_broadcast_against_fixed_twin<3>(e.apply, ++seed);
+              check_broadcast_against_fixed_twin<33>(e.apply, ++seed);
+            }(entry),
+            ...);
+      },
+      registry::binary_operations);
+  // A bias row over the data of a least-squares fit: its gradient is the sum down the rows.
+  const dynamic_matrix X{{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}};
+  const auto g =
+      tl::grad([&](const auto& bias) { return tl::sum(tl::cref(X) + bias); })(tl::matrix<double, 1, 2>{{0.0, 0.0}});
+  CHECK(g == tl::matrix<double, 1, 2>{{3.0, 3.0}});
+  // Extents that must agree and do not: std::invalid_argument naming both shapes.
+  const dynamic_row wide{{1.0, 2.0, 3.0}};
+  CHECK_THROWS_WITH_AS(tl::grad([&](const auto& r) { return tl::sum(tl::cref(X) * r); })(wide),
+                       "tl: * of a 3 x 2 and a 1 x 3 array; a row (1 x C) or a column (R x 1) repeats over a matrix "
+                       "of as many columns or rows",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)(X - dynamic_vector{1.0, 2.0}),
+                       "tl::matrix -: shapes 3 x 2 and 2 x 1 differ; a row (1 x C) or a column (R x 1) repeats over "
+                       "a matrix of as many columns or rows",
+                       std::invalid_argument);
+  // A matrix whose extent is 1 only at run time repeats nothing: its shape must agree.
+  const dynamic_matrix one_row{{1.0, 2.0}};
+  CHECK_THROWS_WITH_AS(tl::grad([&](const auto& r) { return tl::sum(tl::cref(X) * r); })(one_row),
+                       "tl: * of a 3 x 2 and a 1 x 2 array; elementwise operands have one shape",
+                       std::invalid_argument);
 }
 
 TEST_CASE("operands of two shapes throw std::invalid_argument naming both, a slice past the end std::out_of_range") {
