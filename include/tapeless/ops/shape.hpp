@@ -128,6 +128,31 @@ struct slice : ::tapeless::detail::matrix_operation {
   }
 };
 
+/// y = elements Start .. Start + Length - 1 of a vector of run-time extents whose type fixes its
+/// orientation (a tl::vector, or a 1 x tl::dynamic row), read where it lies: a fixed-size vector, which
+/// every fixed-shape operation takes. Its adjoint is g at its elements' places (line_adjoint), as a
+/// row's; tl::slice checks the vector's size before building it.
+template <std::size_t Start, std::size_t Length>
+struct slice_of_run_time : ::tapeless::detail::matrix_operation {
+  static constexpr operation_traits traits{.name = "slice", .vjp_reads = reads_nothing, .takes_run_time_extents = true};
+  template <class M>
+  static constexpr std::size_t adjoint_part_size = Length;
+  template <class T, std::size_t C>
+  using result = std::conditional_t<C == 1, matrix<T, Length, 1>, matrix<T, 1, Length>>;
+
+  // X is a tl::matrix, or a view of one (an Eigen vector read in place): its adjoint is the matrix's.
+  template <class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  static constexpr result<T, C> value(const X<T, R, C>& x) {
+    result<T, C> y;
+    for (std::size_t i = 0; i < Length; ++i) y[i] = x[Start + i];
+    return y;
+  }
+  template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  static constexpr auto vjp(const G& g, const X<T, R, C>&, const result<T, C>&) {
+    return line_adjoint<matrix<T, R, C>>(g, Start, 1);
+  }
+};
+
 /// y = x's elements in row-major order, as an R2 x C2 matrix.
 template <std::size_t R2, std::size_t C2>
 struct reshape : ::tapeless::detail::matrix_operation {
@@ -470,13 +495,39 @@ TAPELESS_BUILD_INLINE constexpr auto col(A&& a, std::size_t j) {
 ///   auto head = tl::slice<0, N - 1>(x);
 ///   auto tail = tl::slice<1, N - 1>(x);
 ///   return tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head));
+///
+/// Of a vector of run-time extents (tl::vector<double, tl::dynamic>, an Eigen vector), a fixed-size
+/// vector read where it lies, after its size is checked (std::out_of_range); of a formula over such
+/// vectors, tl::slice(v, Start, Length).
 template <std::size_t Start, std::size_t Length, Operand V>
 constexpr auto slice(V&& v) {
-  constexpr bool kind = Matrix<value_type_of_t<V>>;
-  static_assert(kind || ShapeError<V> || !detail::fixed_extents_in<V>(),
-                "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
-  return detail::part_of<shapes::slice_shapes<shape_of<value_type_of_t<V>>, Start, Length>, kind>(
-      ops::slice<Start, Length>{}, std::forward<V>(v));
+  using M = value_type_of_t<V>;
+  if constexpr (RunTimeMatrix<M> && !detail::RunTimeFormula<V>) {
+    // An argument, data or tl::cref of run-time extents: a fixed-size slice of it, its size checked here.
+    constexpr bool oriented = M::rows_extent == 1 || M::cols_extent == 1;
+    static_assert(oriented,
+                  "tl::slice<Start, Length>(v): v has run-time rows and columns, so its slice has no fixed "
+                  "orientation; make v a tl::vector (or a 1 x tl::dynamic row), or write "
+                  "tl::slice(v, start, length)");
+    if constexpr (oriented) {
+      const std::size_t size = value_of(v).size();
+      if (Start > size || Length > size - Start)
+        detail::throw_slice_past(Start, Length, size, "tl::slice<Start, Length>(v)");
+      return detail::run_time_part(ops::slice_of_run_time<Start, Length>{}, std::forward<V>(v),
+                                   [](const auto& x) { return ops::slice_of_run_time<Start, Length>::value(x); });
+    } else {
+      return detail::shape_error{};
+    }
+  } else if constexpr (detail::RunTimeFormula<V>) {
+    // A formula over arrays of run-time extents: its elements Start ..., as tl::slice(v, Start, Length).
+    return detail::make_run_time_slice(std::forward<V>(v), Start, Length);
+  } else {
+    constexpr bool kind = Matrix<M>;
+    static_assert(kind || ShapeError<V> || !detail::fixed_extents_in<V>(),
+                  "tl::slice<Start, Length>(v): v must be a vector or a vector expression");
+    return detail::part_of<shapes::slice_shapes<shape_of<M>, Start, Length>, kind>(ops::slice<Start, Length>{},
+                                                                                   std::forward<V>(v));
+  }
 }
 
 /// Elements start .. start + length - 1 of the vector v, start and length known at run time: a vector

@@ -2,8 +2,9 @@
 // Element access (ops/shape.hpp): v[i], A(i, j), and elements of row, col and slice, read from grad's
 // arguments, from tl::let names, from elementwise expressions and from matmul, transpose and inverse;
 // the same element read several times; second derivatives, jvp and grad of grad through them; tl::var;
-// constant expressions. Each gradient against the one written by hand and against finite differences
-// at seeded random points. Folds over many indices are in index_folds_test.cpp.
+// constant expressions; tl::slice<Start, Length> of a vector of run-time size. Each gradient against
+// the one written by hand and against finite differences at seeded random points. Folds over many indices are in
+// index_folds_test.cpp.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -357,4 +358,62 @@ TEST_CASE("element access in a constant expression") {
   static_assert(h(0, 0) == 4.0 && h(0, 1) == -3.0 && h(1, 0) == -1.0 && h(1, 1) == 1.0);
   CHECK(g == tl::vector<double, 3>{2.0, 0.0, 24.0});
   CHECK(h == tl::matrix<double, 2, 2>{{4, -3}, {-1, 1}});
+}
+
+namespace {
+/// tl::slice<Start, Length> of a vector of run-time size N against the same function of a tl::vector<N>:
+/// the slices feed fixed-shape operations (a matmul by a fixed matrix, a prod, a squared norm).
+template <std::size_t N>
+void check_fixed_slices_of_run_time_vector() {
+  CAPTURE(N);
+  const tl::matrix<double, 2, 3> W{{0.5, -1.0, 2.0}, {1.5, 0.25, -0.75}};
+  const auto f = [&W](const auto& v) {
+    return tl::sum(tl::square(tl::matmul(W, tl::slice<1, 3>(v)))) + tl::prod(tl::slice<0, 2>(v)) +
+           tl::squared_norm(tl::slice<N - 2, 2>(v));
+  };
+  fd::rng u(N);
+  tl::vector<double, tl::dynamic> x(N);
+  tl::vector<double, N> xf;
+  for (std::size_t k = 0; k < N; ++k) xf[k] = x[k] = u.uniform(-1.5, 1.5);
+  const auto [value, g] = tl::value_and_grad(f)(x);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(f)(xf);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(g)>, tl::vector<double, tl::dynamic>>);
+  CHECK(fd::rel_error(value, fixed_value) < 1e-14);
+  REQUIRE(g.size() == N);
+  for (std::size_t k = 0; k < N; ++k) {
+    CAPTURE(k);
+    CHECK(fd::rel_error(g[k], fixed_g[k]) < 1e-14);
+    CHECK(fd::rel_error(g[k], fd::partial(f, x, k)) < 1e-7);
+  }
+  CHECK(fd::rel_error(f(x), value) < 1e-14);  // on plain values
+  const auto h = tl::hessian(f)(x);
+  const auto fixed_h = tl::hessian(f)(xf);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j) CHECK(fd::rel_error(h(i, j), fixed_h(i, j)) < 1e-13);
+}
+}  // namespace
+
+TEST_CASE("tl::slice<Start, Length> of a vector of run-time size: a fixed-size vector read in place") {
+  check_fixed_slices_of_run_time_vector<5>();
+  check_fixed_slices_of_run_time_vector<33>();
+  // A column gives a column, a row a row, plain values a plain fixed vector.
+  const tl::vector<double, tl::dynamic> x{1.0, 2.0, 3.0, 4.0, 5.0};
+  const tl::matrix<double, 1, tl::dynamic> r{{1.0, 2.0, 3.0, 4.0, 5.0}};
+  static_assert(std::is_same_v<decltype(tl::slice<1, 3>(x)), tl::vector<double, 3>>);
+  static_assert(std::is_same_v<decltype(tl::slice<1, 3>(r)), tl::matrix<double, 1, 3>>);
+  CHECK(tl::slice<1, 3>(x) == tl::vector<double, 3>{2.0, 3.0, 4.0});
+  CHECK((tl::grad([](const auto& v) { return tl::sum(tl::slice<3, 2>(v) * 2.0); })(r) ==
+         tl::matrix<double, 1, tl::dynamic>{{0.0, 0.0, 0.0, 2.0, 2.0}}));
+  // Of a formula over run-time vectors: tl::slice(v, Start, Length).
+  CHECK((tl::grad([](const auto& v) { return tl::sum(tl::slice<1, 2>(v * 3.0)); })(x) ==
+         tl::vector<double, tl::dynamic>{0.0, 3.0, 3.0, 0.0, 0.0}));
+  // Past the end: std::out_of_range before anything is read; a slice of all of it is fine.
+  CHECK_THROWS_WITH_AS(tl::grad([](const auto& v) { return tl::sum(tl::slice<3, 3>(v)); })(x),
+                       "tl::slice<Start, Length>(v): elements 3 to 3 + 3 are past the size 5 of v", std::out_of_range);
+  CHECK((tl::grad([](const auto& v) { return tl::sum(tl::slice<0, 5>(v)); })(x) ==
+         tl::vector<double, tl::dynamic>{1.0, 1.0, 1.0, 1.0, 1.0}));
+  // A bounded vector: in a constant expression.
+  constexpr auto g = tl::grad([](const auto& v) { return tl::prod(tl::slice<1, 2>(v)); })(
+      tl::vector<double, tl::bounded<4>>{2.0, 3.0, 5.0});
+  static_assert(g[0] == 0.0 && g[1] == 5.0 && g[2] == 3.0);
 }
