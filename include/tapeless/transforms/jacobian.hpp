@@ -11,6 +11,7 @@
 #include <tapeless/transforms/blocks.hpp>
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/jvp.hpp>
+#include <tapeless/transforms/run_time_reduction.hpp>
 #include <tapeless/transforms/tangent.hpp>
 
 #include <algorithm>
@@ -49,10 +50,12 @@ struct jacobian_transform {
                   "tl::jacobian(f)(args...): every argument must be a floating-point number (write 1.0, not 1) or a "
                   "tl::matrix of them (or an Eigen matrix of them)");
     if constexpr (sizeof...(Args) > 0 && (... && (Real<Args> || Matrix<Args> || RunTimeMatrix<Args>))) {
-      // f may return an expression of constants (tl::cref data): its value is the result.
-      using Y = value_type_of_t<decltype(std::invoke(f, args...))>;
-      static_assert(Data<Y>, "tl::jacobian(f): f must return a number or a tl::matrix");
-      if constexpr (Data<Y>)
+      // f may return an expression of constants (tl::cref data), or a formula over arrays of run-time
+      // extents: its value is the result.
+      using Y = std::remove_cvref_t<decltype(value_of_result(std::invoke(f, args...)))>;
+      static_assert(Data<Y> || RunTimeMatrix<Y>,
+                    "tl::jacobian(f): f must return a number or a tl::matrix (of fixed or run-time extents)");
+      if constexpr (Data<Y> || RunTimeMatrix<Y>)
         return blocks<Y>(selected_sequence<sizeof...(Args), I...>{}, args...);
       else
         return failed_call{};
@@ -67,7 +70,14 @@ struct jacobian_transform {
     constexpr std::size_t m = sizeof...(S);
     constexpr std::size_t position[] = {S...};
     const std::tuple<const Args&...> arg_refs{args...};
-    std::tuple<block_t<Y, std::tuple_element_t<S, ArgTuple>>...> J{zero_block(Y{}, std::get<S>(arg_refs))...};
+    // An output of run-time extents is sized by one evaluation of f on the arguments' values.
+    const Y y = [&] {
+      if constexpr (RunTimeMatrix<Y>)
+        return value_of_result(std::invoke(f, args...));
+      else
+        return Y{};
+    }();
+    std::tuple<block_t<Y, std::tuple_element_t<S, ArgTuple>>...> J{zero_block(y, std::get<S>(arg_refs))...};
     // Forward: columns c0 ... c0 + C - 1 of argument K, the derivatives of f along e_c0 ... of K, from
     // one evaluation carrying them in C lanes.
     auto forward = [&] {
@@ -77,32 +87,39 @@ struct jacobian_transform {
         constexpr std::size_t C = RunTimeMatrix<X> ? chunk_size : std::min(size_of<X>, chunk_size);
         const std::size_t n = element_count(std::get<P>(arg_refs));
         for (std::size_t c0 = 0; c0 < n; c0 += C)
-          set_columns(std::get<K>(J), c0,
-                      value_of(std::apply(f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...))));
+          set_columns(
+              std::get<K>(J), c0,
+              value_of_result(std::apply(f, chunk_seeded_at<P, C>(c0, std::index_sequence_for<Args...>{}, args...))));
       };
       [&]<std::size_t... K>(std::index_sequence<K...>) { (fill(std::integral_constant<std::size_t, K>{}), ...); }
       (std::make_index_sequence<m>{});
     };
     // Reverse: row r is the gradient of output element r, one sweep from the seed e_r.
     auto reverse = [&] {
-      const gradient_transform<F, false, false, I...> grad_f{f};
-      for (std::size_t r = 0; r < size_of<Y>; ++r) {
-        const auto rows = as_tuple<m>(grad_f.pull_back(unit_element<Y>(r), args...));
-        [&]<std::size_t... K>(std::index_sequence<K...>) { (set_row(std::get<K>(J), r, std::get<K>(rows)), ...); }
-        (std::make_index_sequence<m>{});
+      if constexpr (!RunTimeMatrix<Y>) {
+        const gradient_transform<F, false, false, I...> grad_f{f};
+        for (std::size_t r = 0; r < size_of<Y>; ++r) {
+          const auto rows = as_tuple<m>(grad_f.pull_back(unit_element<Y>(r), args...));
+          [&]<std::size_t... K>(std::index_sequence<K...>) { (set_row(std::get<K>(J), r, std::get<K>(rows)), ...); }
+          (std::make_index_sequence<m>{});
+        }
       }
     };
     // Forward where there are at most as many inputs as outputs: known at compile time for fixed shapes.
-    if constexpr (!(RunTimeMatrix<Args> || ...)) {
-      if constexpr ((size_of<std::tuple_element_t<S, ArgTuple>> + ...) <= size_of<Y>)
-        forward();
+    // An output of run-time extents is always forward: f then runs on dual numbers, and its formulas
+    // are values; a sweep back from each output element would need its formula as a node.
+    const bool forward_mode = [&] {
+      if constexpr (RunTimeMatrix<Y>)
+        return true;
+      else if constexpr (!(RunTimeMatrix<Args> || ...))
+        return (size_of<std::tuple_element_t<S, ArgTuple>> + ...) <= size_of<Y>;
       else
-        reverse();
-    } else if ((element_count(std::get<S>(arg_refs)) + ...) <= size_of<Y>) {
+        return (element_count(std::get<S>(arg_refs)) + ...) <= size_of<Y>;
+    }();
+    if (forward_mode)
       forward();
-    } else {
+    else
       reverse();
-    }
     return unwrap<m>(std::move(J));
   }
 };

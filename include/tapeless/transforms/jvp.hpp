@@ -6,6 +6,7 @@
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/expression.hpp>
 #include <tapeless/interop/eigen.hpp>
+#include <tapeless/transforms/run_time_reduction.hpp>
 #include <tapeless/transforms/tangent.hpp>
 
 #include <cstddef>
@@ -21,8 +22,10 @@ namespace detail {
 /// plain number or matrix, whose tangent is 0.
 template <class Out>
 constexpr auto split_dual(const Out& out) {
-  if constexpr (is_dual<Out> || (Matrix<Out> && is_dual<scalar_of_t<Out>>))
+  if constexpr (is_dual<Out> || ((Matrix<Out> || RunTimeMatrix<Out>)&&is_dual<scalar_of_t<Out>>))
     return std::pair{primal_part(out), tangent_part(out)};
+  else if constexpr (RunTimeMatrix<Out>)
+    return std::pair{out, Out(out.rows(), out.cols())};
   else
     return std::pair{out, Out{}};
 }
@@ -39,8 +42,8 @@ constexpr auto jvp_of(const F& f, const std::tuple<X...>& primals, const std::tu
                   "tl::jvp(f, primals, tangents): each tangent must have its primal's type");
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       // f may return an expression of constants (tl::cref data): its value is the result.
-      return detail::split_dual(
-          detail::value_of(std::invoke(f, detail::with_tangent(std::get<K>(primals), std::get<K>(tangents))...)));
+      return detail::split_dual(detail::value_of_result(
+          std::invoke(f, detail::with_tangent(std::get<K>(primals), std::get<K>(tangents))...)));
     }
     (std::index_sequence_for<X...>{});
   } else {

@@ -354,6 +354,28 @@ constexpr void each_element_value(const E& e, F&& f) {
   });
 }
 
+/// The value of a formula over arrays of run-time extents: its elements, as the sums' terms compute
+/// them, in a matrix of its extents (a vector where its type makes it one).
+template <class E>
+constexpr auto formula_value(const E& e) {
+  using T = scalar_type_of_t<E>;
+  constexpr std::size_t rows = fixed_one_along<E, true>() ? 1 : dynamic;
+  constexpr std::size_t cols = fixed_one_along<E, false>() ? 1 : dynamic;
+  matrix<T, rows, cols> out(e.rows(), e.cols());
+  each_element_value(e, [&](std::size_t k, const T& v) { return (out(k / e.cols(), k % e.cols()) = v, true); });
+  return out;
+}
+
+/// The value of what f returns: a formula's elements (formula_value), else the value of the node,
+/// data or number.
+template <class R>
+constexpr auto value_of_result(const R& r) {
+  if constexpr (RunTimeFormula<R>)
+    return formula_value(r);
+  else
+    return value_of(r);
+}
+
 /// The place and value of the largest (Largest) or smallest element of the value of e: the first NaN
 /// where one is NaN, else the first extreme (as ops::max_element and ops::min_element pick it); -inf
 /// (+inf) at place 0 where e has no elements.

@@ -61,6 +61,12 @@ constexpr auto part_of(const D& d) {
     matrix<T, D::rows(), D::cols()> m(uninitialized);
     for (std::size_t i = 0; i < D::size(); ++i) m[i] = Part == 0 ? d[i].value : d[i].tangent;
     return m;
+  } else if constexpr (RunTimeMatrix<D>) {
+    using T = decltype(std::declval<typename D::value_type>().value);
+    matrix<T, D::rows_extent, D::cols_extent> m(d.rows(), d.cols());
+    for (std::size_t i = 0; i < d.rows(); ++i)
+      for (std::size_t j = 0; j < d.cols(); ++j) m(i, j) = Part == 0 ? d(i, j).value : d(i, j).tangent;
+    return m;
   } else {
     return Part == 0 ? d.value : d.tangent;
   }

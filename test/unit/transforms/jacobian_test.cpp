@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tl::jacobian (transforms/jacobian.hpp): the contract's example and result types, forward and reverse
 // Jacobians against each other and against central differences at seeded random points, selected
-// arguments, the products vjp and jvp with the same Jacobian, constant evaluation.
+// arguments, the products vjp and jvp with the same Jacobian, constant evaluation; outputs of run-time
+// extents (jacobian forward, vjp and jvp).
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -102,4 +103,74 @@ TEST_CASE("jacobian at arguments of run-time extents: m x n of run-time n, forwa
   constexpr auto Jb = tl::jacobian<0>([](const auto& v, const auto& c) { return c * tl::sum(tl::square(v)); })(
       tl::vector<double, tl::bounded<4>>{1.0, 2.0}, tl::vector<double, 2>{1.0, 3.0});
   static_assert(Jb(0, 0) == 2.0 && Jb(0, 1) == 4.0 && Jb(1, 0) == 6.0 && Jb(1, 1) == 12.0);
+}
+
+namespace {
+/// The residuals of an exponential fit over data of N points of run-time length, p fixed: the
+/// Jacobian (N x 2, forward), the value and pullback of vjp and the tangent of jvp against the fixed
+/// twin's (data of N fixed) and against central differences.
+template <std::size_t N>
+void check_residuals_of_run_time_length() {
+  CAPTURE(N);
+  fd::rng u(N);
+  tl::vector<double, tl::dynamic> t(N), y(N), w(N);
+  tl::vector<double, N> tf, yf, wf;
+  for (std::size_t k = 0; k < N; ++k) {
+    tf[k] = t[k] = 0.1 * static_cast<double>(k);
+    yf[k] = y[k] = u.uniform(0.5, 1.5);
+    wf[k] = w[k] = u.uniform(-1.0, 1.0);
+  }
+  const auto residuals = [](const auto& times, const auto& values) {
+    return [&times, &values](const auto& p) { return p[1] * tl::exp(-p[0] * tl::cref(times)) - tl::cref(values); };
+  };
+  const auto r = residuals(t, y);
+  const auto rf = residuals(tf, yf);
+  const tl::vector<double, 2> p{0.7, 1.1};
+  const auto J = tl::jacobian(r)(p);
+  const auto Jf = tl::jacobian(rf)(p);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(J)>, tl::matrix<double, tl::dynamic, 2>>);
+  REQUIRE(J.rows() == N);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < 2; ++j) {
+      CHECK(fd::rel_error(J(i, j), Jf(i, j)) < 1e-15);
+      CHECK(fd::rel_error(J(i, j), fd::partial([&](const auto& q) { return rf(q).value()[i]; }, p, j)) < 1e-7);
+    }
+  // vjp: the value as a run-time vector, and u^T J from one sum over the residuals.
+  const auto [value, pullback] = tl::vjp(r, p);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(value)>, tl::vector<double, tl::dynamic>>);
+  const auto [fixed_value, fixed_pullback] = tl::vjp(rf, p);
+  const auto uJ = pullback(w), fixed_uJ = fixed_pullback(wf);
+  REQUIRE(value.size() == N);
+  for (std::size_t i = 0; i < N; ++i) CHECK(fd::rel_error(value[i], fixed_value[i]) < 1e-15);
+  for (std::size_t j = 0; j < 2; ++j) CHECK(fd::rel_error(uJ[j], fixed_uJ[j]) < 1e-14);
+  // jvp: J v in one forward pass.
+  const tl::vector<double, 2> v{0.25, -2.0};
+  const auto [jvp_value, Jv] = tl::jvp(r, std::tuple{p}, std::tuple{v});
+  REQUIRE(Jv.size() == N);
+  for (std::size_t i = 0; i < N; ++i) {
+    CHECK(fd::rel_error(jvp_value[i], fixed_value[i]) < 1e-15);
+    CHECK(fd::rel_error(Jv[i], J(i, 0) * v[0] + J(i, 1) * v[1]) < 1e-14);
+  }
+}
+}  // namespace
+
+TEST_CASE("outputs of run-time extents: jacobian (forward), vjp and jvp of residuals and an elementwise map") {
+  check_residuals_of_run_time_length<1>();
+  check_residuals_of_run_time_length<5>();
+  check_residuals_of_run_time_length<33>();
+  // An elementwise map of a run-time vector: its Jacobian is diagonal.
+  const auto map = [](const auto& x) { return 2.0 * tl::exp(x) + tl::square(x); };
+  const tl::vector<double, tl::dynamic> x{0.5, -1.0, 2.0};
+  const auto J = tl::jacobian(map)(x);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(J)>, tl::matrix<double, tl::dynamic, tl::dynamic>>);
+  REQUIRE(J.rows() == 3);
+  REQUIRE(J.cols() == 3);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      CHECK(fd::rel_error(J(i, j), i == j ? 2.0 * std::exp(x[i]) + 2.0 * x[i] : 0.0) < 1e-15);
+  // A cotangent of another size: std::invalid_argument naming both shapes.
+  const auto pullback = tl::vjp(map, x).second;
+  CHECK_THROWS_WITH_AS(pullback(tl::vector<double, tl::dynamic>{1.0, 2.0}),
+                       "tl: tl::dot of a 3 x 1 and a 2 x 1 array; elementwise operands have one shape",
+                       std::invalid_argument);
 }
