@@ -290,13 +290,15 @@ template <class Op, class... X>
 constexpr auto plain_run_time_elementwise(const Op& op, const X&... x) {
   const element_extents e = common_extents(traits_of<Op>().name, x...);
   using First = typename first_run_time<X...>::type;
-  using T = typename First::value_type;
+  // The operands' common number type: dual numbers where f's double data meets x's under jvp.
+  using T = std::common_type_t<scalar_type_of_t<X>...>;
   // Run-time extents where the first such operand repeats (a run-time row beside a fixed matrix).
   constexpr std::size_t rows = repeats_along<true, First, X...> ? dynamic : First::rows_extent;
   constexpr std::size_t cols = repeats_along<false, First, X...> ? dynamic : First::cols_extent;
   matrix<T, rows, cols> out(e.rows, e.cols);
   for (std::size_t i = 0; i < e.rows; ++i)
-    for (std::size_t j = 0; j < e.cols; ++j) out(i, j) = static_cast<T>(op_value(op, plain_element(x, i, j)...));
+    for (std::size_t j = 0; j < e.cols; ++j)
+      out(i, j) = static_cast<T>(op_value(op, static_cast<T>(plain_element(x, i, j))...));
   return out;
 }
 

@@ -8,9 +8,11 @@
 
 #include <tapeless/matrix/matrix.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tapeless {
 
@@ -138,24 +140,45 @@ constexpr matrix<T, R, C> broadcast_value(const matrix<T, Rx, Cx>& x) {
 template <std::size_t... Extent>
 inline constexpr bool fixed_shapes = (fixed_extent(Extent) && ...);
 
-/// a op b of plain matrices of two shapes, broadcast as in expressions; when fixed shapes do not fit,
-/// after the check's message, a itself, so that no second error follows. With run-time extents, a row
-/// (a column) by its type repeats beside one that is not, as between expressions
-/// (expr/run_time_elementwise.hpp); op takes elements, and extents that must agree and do not throw
-/// std::invalid_argument naming both.
-template <class Op, class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-constexpr auto broadcast_plain(Op op, const char* name, const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
+/// The elements of `a op b`: a dual number where one side holds dual numbers and the other their real
+/// numbers (f's data meeting x's numbers under the forward-mode transforms), else the elements' own type.
+template <class Op, class Ta, class Tb>
+using combined_element = std::remove_cvref_t<std::invoke_result_t<Op, const Ta&, const Tb&>>;
+
+/// The loop of a op b over out's elements; a row (a column) repeats where a_rows, b_rows (a_cols,
+/// b_cols) say.
+template <bool a_rows, bool a_cols, bool b_rows, bool b_cols, class Out, class Op, class A, class B>
+constexpr Out each_pair_of_elements(Out out, Op op, const A& a, const B& b) {
+  for (std::size_t i = 0; i < out.rows(); ++i)
+    for (std::size_t j = 0; j < out.cols(); ++j)
+      out(i, j) = op(a(a_rows ? 0 : i, a_cols ? 0 : j), b(b_rows ? 0 : i, b_cols ? 0 : j));
+  return out;
+}
+
+/// a op b of plain matrices of two shapes or two element types, broadcast as in expressions; when fixed
+/// shapes do not fit, after the check's message, a itself, so that no second error follows. A row (a
+/// column) by its type repeats beside one that is not, as between expressions
+/// (expr/run_time_elementwise.hpp); op takes elements, and run-time extents that must agree and do not
+/// throw std::invalid_argument naming both.
+template <class Op, class Ta, std::size_t Ra, std::size_t Ca, class Tb, std::size_t Rb, std::size_t Cb>
+constexpr auto broadcast_plain(Op op, const char* name, const matrix<Ta, Ra, Ca>& a, const matrix<Tb, Rb, Cb>& b) {
+  // Which repeats along which axis: a row by its type beside one that is not, a column likewise.
+  constexpr bool a_rows = Ra == 1 && Rb != 1, a_cols = Ca == 1 && Cb != 1;
+  constexpr bool b_rows = Rb == 1 && Ra != 1, b_cols = Cb == 1 && Ca != 1;
+  // The extents of the one that does not repeat; where neither does, which must agree: a fixed one if
+  // either is, else a bounded one (no heap).
+  constexpr auto agreed = [](std::size_t x, std::size_t y) {
+    return fixed_extent(x) || (!fixed_extent(y) && x != dynamic) ? x : y;
+  };
+  constexpr std::size_t rows = a_rows ? Rb : b_rows ? Ra : agreed(Ra, Rb);
+  constexpr std::size_t cols = a_cols ? Cb : b_cols ? Ca : agreed(Ca, Cb);
+  using out = matrix<combined_element<Op, Ta, Tb>, rows, cols>;
   if constexpr (fixed_shapes<Ra, Ca, Rb, Cb>) {
-    using fits = shapes::elementwise_shapes<shape{Ra, Ca}, shape{Rb, Cb}>;
-    if constexpr (fits::ok)
-      return op(broadcast_value<fits::result.rows, fits::result.cols>(a),
-                broadcast_value<fits::result.rows, fits::result.cols>(b));
+    if constexpr (shapes::elementwise_shapes<shape{Ra, Ca}, shape{Rb, Cb}>::ok)
+      return each_pair_of_elements<a_rows, a_cols, b_rows, b_cols>(out(uninitialized), op, a, b);
     else
       return a;
   } else {
-    // Which repeats along which axis: a row by its type beside one that is not, a column likewise.
-    constexpr bool a_rows = Ra == 1 && Rb != 1, a_cols = Ca == 1 && Cb != 1;
-    constexpr bool b_rows = Rb == 1 && Ra != 1, b_cols = Cb == 1 && Ca != 1;
     if ((!a_rows && !b_rows && a.rows() != b.rows()) || (!a_cols && !b_cols && a.cols() != b.cols()))
       throw std::invalid_argument(std::string("tl::matrix ") + name + ": shapes " + shape_text(a.rows(), a.cols()) +
                                   " and " + shape_text(b.rows(), b.cols()) + " differ" +
@@ -163,54 +186,63 @@ constexpr auto broadcast_plain(Op op, const char* name, const matrix<T, Ra, Ca>&
                                        ? "; a row (1 x C) or a column (R x 1) repeats over a matrix of as many "
                                          "columns or rows"
                                        : ""));
-    // The extents of the one that does not repeat; where neither does, which must agree: a fixed one if
-    // either is, else a bounded one (no heap).
-    constexpr auto agreed = [](std::size_t x, std::size_t y) {
-      return fixed_extent(x) || (!fixed_extent(y) && x != dynamic) ? x : y;
-    };
-    constexpr std::size_t rows = a_rows ? Rb : b_rows ? Ra : agreed(Ra, Rb);
-    constexpr std::size_t cols = a_cols ? Cb : b_cols ? Ca : agreed(Ca, Cb);
-    auto out = [&] {  // a fixed result where a fixed operand gives both extents
-      if constexpr (fixed_shapes<rows, cols>)
-        return matrix<T, rows, cols>(uninitialized);
-      else
-        return matrix<T, rows, cols>(a_rows ? b.rows() : a.rows(), a_cols ? b.cols() : a.cols());
-    }();
-    for (std::size_t i = 0; i < out.rows(); ++i)
-      for (std::size_t j = 0; j < out.cols(); ++j)
-        out(i, j) = op(a(a_rows ? 0 : i, a_cols ? 0 : j), b(b_rows ? 0 : i, b_cols ? 0 : j));
-    return out;
+    if constexpr (fixed_shapes<rows, cols>)  // a fixed operand gives both extents
+      return each_pair_of_elements<a_rows, a_cols, b_rows, b_cols>(out(uninitialized), op, a, b);
+    else
+      return each_pair_of_elements<a_rows, a_cols, b_rows, b_cols>(
+          out(a_rows ? b.rows() : a.rows(), a_cols ? b.cols() : a.cols()), op, a, b);
   }
 }
 
-/// Whether + - * / of plain matrices of these extents take this path: matrices of two types (those of
-/// one type are matrix's own), fixed shapes that differ and broadcast, or any with a run-time extent,
-/// where a row or column by its type repeats beside one that is not and the other extents must agree.
-template <std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-inline constexpr bool plain_broadcast = Ra != Rb || Ca != Cb;
+/// Whether + - * / of plain matrices take this path: matrices of two element types or two shapes (those
+/// of one type and one shape are matrix's own): fixed shapes that differ and broadcast, or any with a
+/// run-time extent, where a row or column by its type repeats beside one that is not and the other
+/// extents must agree.
+template <class Ta, std::size_t Ra, std::size_t Ca, class Tb, std::size_t Rb, std::size_t Cb>
+inline constexpr bool plain_broadcast = !std::same_as<Ta, Tb> || Ra != Rb || Ca != Cb;
+
+/// A dual number beside a plain matrix of its real numbers, which matrix's own operators, taking only
+/// the elements' type, do not meet: f's data times a number of x under the forward-mode transforms.
+template <class S, class T>
+concept dual_over = is_dual<S> && !std::is_convertible_v<S, T>;
+
+/// `op(e, s)` (or `op(s, e)` where Left) for each element e of a.
+template <bool Left, class Op, class T, std::size_t R, std::size_t C, class S>
+constexpr auto each_element_with(Op op, const matrix<T, R, C>& a, const S& s) {
+  using element = std::conditional_t<Left, combined_element<Op, S, T>, combined_element<Op, T, S>>;
+  auto out = [&] {
+    if constexpr (fixed_shapes<R, C>)
+      return matrix<element, R, C>(uninitialized);
+    else
+      return matrix<element, R, C>(a.rows(), a.cols());
+  }();
+  for (std::size_t i = 0; i < a.rows(); ++i)
+    for (std::size_t j = 0; j < a.cols(); ++j) out(i, j) = Left ? op(s, a(i, j)) : op(a(i, j), s);
+  return out;
+}
 }  // namespace detail
 
-// + - * / of plain matrices of two shapes: they broadcast as they do between expressions, so that
-// `A + b` means one thing whether A is data or an argument.
-template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
-constexpr auto operator+(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x += y; }, "+", a, b);
-}
-template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
-constexpr auto operator-(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x -= y; }, "-", a, b);
-}
-template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
-constexpr auto operator*(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x *= y; }, "*", a, b);
-}
-template <class T, std::size_t Ra, std::size_t Ca, std::size_t Rb, std::size_t Cb>
-  requires detail::plain_broadcast<Ra, Ca, Rb, Cb>
-constexpr auto operator/(const matrix<T, Ra, Ca>& a, const matrix<T, Rb, Cb>& b) {
-  return detail::broadcast_plain([](auto x, const auto& y) { return x /= y; }, "/", a, b);
-}
+// + - * / of plain matrices of two shapes or element types: they broadcast as they do between
+// expressions, so that `A + b` means one thing whether A is data or an argument; and a matrix of dual
+// numbers meets one of their real numbers, as x meets f's data in forward mode.
+#define TAPELESS_PLAIN_OPERATOR(OP)                                                                     \
+  template <class Ta, std::size_t Ra, std::size_t Ca, class Tb, std::size_t Rb, std::size_t Cb>         \
+    requires detail::plain_broadcast<Ta, Ra, Ca, Tb, Rb, Cb>                                            \
+  constexpr auto operator OP(const matrix<Ta, Ra, Ca>& a, const matrix<Tb, Rb, Cb>& b) {                \
+    return detail::broadcast_plain([](const auto& x, const auto& y) { return x OP y; }, #OP, a, b);     \
+  }                                                                                                     \
+  template <class T, std::size_t R, std::size_t C, detail::dual_over<T> S>                              \
+  constexpr auto operator OP(const matrix<T, R, C>& a, const S& s) {                                    \
+    return detail::each_element_with<false>([](const auto& x, const auto& y) { return x OP y; }, a, s); \
+  }                                                                                                     \
+  template <class T, std::size_t R, std::size_t C, detail::dual_over<T> S>                              \
+  constexpr auto operator OP(const S& s, const matrix<T, R, C>& a) {                                    \
+    return detail::each_element_with<true>([](const auto& x, const auto& y) { return x OP y; }, a, s);  \
+  }
+TAPELESS_PLAIN_OPERATOR(+)
+TAPELESS_PLAIN_OPERATOR(-)
+TAPELESS_PLAIN_OPERATOR(*)
+TAPELESS_PLAIN_OPERATOR(/)
+#undef TAPELESS_PLAIN_OPERATOR
 
 }  // namespace tapeless

@@ -76,3 +76,46 @@ TEST_CASE("jvp at arguments of run-time extents: the gradient dotted with the di
   }();
   static_assert(bounded.first == 10.0 && bounded.second == 7.0);
 }
+
+TEST_CASE("f's plain data meets x's numbers: + - * / of a matrix of doubles and dual numbers, in every order") {
+  // Under jvp, x holds dual numbers and f's captured matrices doubles; J v against the gradient along v.
+  const tl::matrix<double, 3, 1> a{{1.0}, {3.0}, {-2.0}};
+  const tl::matrix<double, 1, 3> row{{0.5, 2.0, 1.5}};
+  const tl::matrix<double, 3, 3> m{{1.0, 2.0, 0.5}, {3.0, -1.0, 0.25}, {0.1, 0.2, 0.3}};
+  const auto f = [&](const auto& x) {
+    return tl::sum(a * x + x / a - (a - x) + (x + a) * x[0] + x[1] / a - a * x[2] + (a + x[0]) + (x[1] - a) +
+                   x[2] * a) +
+           tl::dot(a, tl::max(a, x)) + tl::sum(tl::pow(x, a)) + tl::log_sum_exp(a * x);
+  };
+  const auto fixed_only = [&](const auto& x) {  // operations of whole arrays of fixed shape
+    return tl::sum(m * tl::transpose(x) + row * x - m / (x + 4.0)) + tl::sum(tl::solve(tl::diag(x) + m, a));
+  };
+  const auto check_along = [](const auto& f, const auto& x, const auto& v) {
+    const auto [value, derivative] = tl::jvp(f, std::tuple{x}, std::tuple{v});
+    const auto [grad_value, g] = tl::value_and_grad(f)(x);
+    double along = 0.0;
+    for (std::size_t k = 0; k < x.size(); ++k) along += g[k] * v[k];
+    CHECK(std::abs(value - grad_value) < 1e-14 * (1.0 + std::abs(grad_value)));
+    CHECK(std::abs(derivative - along) < 1e-13 * (1.0 + std::abs(along)));
+  };
+  const tl::vector<double, 3> fixed_x{0.5, 1.5, 0.7}, fixed_v{1.0, -0.5, 2.0};
+  check_along(f, fixed_x, fixed_v);
+  check_along(fixed_only, fixed_x, fixed_v);
+  // At run-time extents: run-time data beside x of tl::dynamic.
+  const tl::vector<double, tl::dynamic> x{0.5, 1.5, 0.7}, v{1.0, -0.5, 2.0};
+  check_along(f, x, v);  // fixed data beside run-time x
+  const tl::vector<double, tl::dynamic> b{1.0, 3.0, -2.0};
+  const auto [value, derivative] =
+      tl::jvp([&](const auto& x) { return tl::sum(b * x - x / b + x[0] * b); }, std::tuple{x}, std::tuple{v});
+  CHECK(std::abs(value - (0.5 + 4.5 - 1.4 - (0.5 + 0.5 - 0.35) + 0.5 * 2.0)) < 1e-14);
+  CHECK(std::abs(derivative - ((1.0 - 1.0) + (3.0 - 1.0 / 3.0) * -0.5 + (-2.0 + 0.5) * 2.0 + 1.0 * 2.0)) < 1e-14);
+  // The plain results take the dual numbers' type.
+  using dual = tl::dual<double, double>;
+  const tl::matrix<dual, 2, 1> d{{dual{1.0, 1.0}}, {dual{2.0, 0.0}}};
+  const tl::matrix<double, 2, 1> c{{3.0}, {4.0}};
+  static_assert(std::is_same_v<decltype(c * d), tl::matrix<dual, 2, 1>>);
+  static_assert(std::is_same_v<decltype(d[0] - c), tl::matrix<dual, 2, 1>>);
+  static_assert(std::is_same_v<decltype(tl::matrix<double, tl::dynamic, 1>(c) / d), tl::matrix<dual, 2, 1>>);
+  CHECK((c * d)[0].tangent == 3.0);
+  CHECK((d[0] - c)[1].value == -3.0);
+}
