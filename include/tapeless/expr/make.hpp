@@ -148,7 +148,8 @@ constexpr bool fixed_extents_in() {
   static_assert(ok,
                 "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
                 "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, tl::prod, "
-                "tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and tl::min_element); "
+                "tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::softmax, tl::log_softmax, "
+                "tl::max_element and tl::min_element); "
                 "read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a tl::sum_over over "
                 "tl::indices(x.size()) or tl::pairs(n)");
   return ok;

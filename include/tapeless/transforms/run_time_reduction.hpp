@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm,
 // tl::dot, tl::log_sum_exp, tl::max_element and tl::min_element of arrays of run-time extents and of formulas over them
-// (expr/run_time_elementwise.hpp).
+// (expr/run_time_elementwise.hpp), and tl::softmax and tl::log_softmax, formulas over a sum of them.
 //
 // The reduction is a tl::sum_over over tl::indices(size) whose term is the formula at element k: each
 // node the formula reads becomes a parameter of the sum, read there at k (x[k], A(k / cols, k % cols))
@@ -500,6 +500,28 @@ constexpr auto log_sum_exp(X&& x) {
   const auto m = detail::extreme_element<true>(x).value;
   return m + log(detail::sum_of_elements(
                  detail::make_unary(ops::exp{}, detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m))));
+}
+/// exp(x_i - m) / (sum of exp(x_j - m)), m the largest element: a formula of x's extents, which a
+/// reduction, tl::jacobian or f's result reads (`tl::dot(tl::cref(y), tl::softmax(z))`). The sum is a
+/// number computed once; each element read computes its exp again. Infinite and NaN elements as for
+/// fixed shapes: +inf elements share 1 equally, all -inf gives the uniform softmax.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto softmax(X&& x) {
+  const auto m = detail::extreme_element<true>(x).value;
+  auto exps = detail::make_unary(ops::exp{}, detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m));
+  auto sum = detail::sum_of_elements(exps);
+  return detail::make_binary(ops::divide{}, std::move(exps), std::move(sum));
+}
+/// (x_i - m) - log(sum of exp(x_j - m)), x - log_sum_exp(x) without its rounding: exact where softmax
+/// underflows to 0, as for fixed shapes. A formula of x's extents, as softmax's.
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto log_softmax(X&& x) {
+  const auto m = detail::extreme_element<true>(x).value;
+  auto shifted = detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m);
+  auto log_sum = log(detail::sum_of_elements(detail::make_unary(ops::exp{}, shifted)));
+  return detail::make_binary(ops::subtract{}, std::move(shifted), std::move(log_sum));
 }
 /// The Euclidean norm: s sqrt(sum of (x_i / s)^2), s the largest magnitude (1 where that is 0 or not
 /// finite), so that no square overflows or underflows to 0. s is a constant of the sum, as

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element and
-// tl::min_element of arrays of run-time extents and of elementwise formulas over them
+// tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::max_element,
+// tl::min_element, tl::softmax and tl::log_softmax of arrays of run-time extents and of elementwise formulas over them
 // (transforms/run_time_reduction.hpp, expr/run_time_elementwise.hpp), with tl::slice(v, start, length) and rows
 // and columns broadcast over matrices (and on plain matrices, matrix/shape.hpp): against the
 // fixed-shape twin at the same values at sizes around a SIMD batch and 31, 32, 33, 256; against central differences at
@@ -236,6 +236,68 @@ TEST_CASE("tl::log_sum_exp of a run-time vector: central differences, no element
   const auto [fixed_v_minus, fixed_g_minus] = tl::value_and_grad(lse)(tl::vector<double, 2>{-inf, -inf});
   CHECK(fixed_v_minus == v_minus);
   for (std::size_t k = 0; k < 2; ++k) CHECK(fixed_g_minus[k] == g_minus[k]);
+}
+
+TEST_CASE("tl::softmax and tl::log_softmax of a run-time vector: formulas of x's size, exact and as the fixed twin") {
+  const auto f = [](const auto& x, const auto& a) {
+    return tl::sum(tl::softmax(a * x) * tl::square(x)) + tl::sum(tl::log_softmax(x - a) * x);
+  };
+  check_central_differences(f, {1, 3, 5, 33}, 30, -3.0, 3.0, 0.8);
+  // The exact gradient of c . log_softmax(x), c - softmax(x) sum(c), and of c . softmax(x),
+  // softmax(x) (c - c . softmax(x)), at 0, 1 and 33 elements; the values on plain numbers.
+  for (const std::size_t n : {0u, 1u, 33u}) {
+    CAPTURE(n);
+    const auto x = seeded<dynamic_vector>(n, 40 + n, -20.0, 20.0);
+    const auto c = seeded<dynamic_vector>(n, 50 + n);
+    const auto soft = tl::softmax(x);
+    const auto log_soft = tl::log_softmax(x);
+    double largest = -std::numeric_limits<double>::infinity(), sum_exp = 0.0, sum_c = 0.0, c_soft = 0.0;
+    for (std::size_t k = 0; k < n; ++k) largest = std::max(largest, x[k]);
+    for (std::size_t k = 0; k < n; ++k) sum_exp += std::exp(x[k] - largest), sum_c += c[k];
+    for (std::size_t k = 0; k < n; ++k) c_soft += c[k] * std::exp(x[k] - largest) / sum_exp;
+    const auto g_log = tl::grad([&](const auto& x) { return tl::dot(tl::cref(c), tl::log_softmax(x)); })(x);
+    const auto g_soft = tl::grad([&](const auto& x) { return tl::dot(tl::cref(c), tl::softmax(x)); })(x);
+    REQUIRE(soft.size() == n);
+    for (std::size_t k = 0; k < n; ++k) {
+      CAPTURE(k);
+      const double p = std::exp(x[k] - largest) / sum_exp;
+      CHECK(fd::rel_error(soft[k], p) < 1e-15);
+      CHECK(std::abs(log_soft[k] - (x[k] - largest - std::log(sum_exp))) < 1e-14 * (1.0 + std::abs(log_soft[k])));
+      CHECK(std::abs(g_log[k] - (c[k] - p * sum_c)) < 1e-14 * (1.0 + std::abs(sum_c)));
+      CHECK(std::abs(g_soft[k] - p * (c[k] - c_soft)) < 1e-15 * (1.0 + std::abs(c[k])));
+    }
+  }
+  // Where softmax underflows to 0, log_softmax is exact; +inf elements share softmax equally, all -inf
+  // gives the uniform softmax, a NaN makes every element NaN: as the fixed-shape twin (to rounding
+  // where finite, whose exps it scales otherwise).
+  const auto agrees = [](double a, double b) {
+    return (std::isnan(a) && std::isnan(b)) || a == b || std::abs(a - b) < 1e-15 * std::abs(b);
+  };
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const auto log_soft = tl::log_softmax(dynamic_vector{0.0, -1000.0});
+  CHECK(log_soft[0] == 0.0);
+  CHECK(log_soft[1] == -1000.0);
+  const auto both = [](const auto& x) { return tl::concat(tl::softmax(x), tl::log_softmax(x)); };
+  for (const auto& values : {tl::vector<double, 4>{1.0, inf, -inf, inf}, tl::vector<double, 4>{-inf, -inf, -inf, -inf},
+                             tl::vector<double, 4>{1.0, nan, 2.0, 0.5}, tl::vector<double, 4>{3.0, -1.0, 0.25, 3.0}}) {
+    const dynamic_vector x = run_time_copy<dynamic_vector>(values);
+    const auto fixed = both(values);
+    const auto soft = tl::softmax(x);
+    const auto log_soft = tl::log_softmax(x);
+    for (std::size_t k = 0; k < 4; ++k) {
+      CAPTURE(k);
+      CHECK(agrees(soft[k], fixed[k]));
+      CHECK(agrees(log_soft[k], fixed[4 + k]));
+    }
+  }
+  // Returned by f: tl::jacobian against the fixed twin's, at 4 elements.
+  const auto soft = [](const auto& x) { return tl::softmax(x); };
+  const tl::vector<double, 4> values{0.5, -1.0, 2.0, 0.25};
+  const auto j_fixed = tl::jacobian(soft)(values);
+  const auto j = tl::jacobian(soft)(run_time_copy<dynamic_vector>(values));
+  REQUIRE(j.rows() == 4);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t k = 0; k < 4; ++k) CHECK(std::abs(j(i, k) - j_fixed(i, k)) < 1e-16);
 }
 
 TEST_CASE("tl::norm, tl::max_element and tl::min_element of a run-time vector: zeros, ties, huge values, NaN") {
