@@ -83,6 +83,17 @@ template <class X, class Y>
   requires failed_arithmetic<X, Y>
 constexpr shape_error operator/(const X&, const Y&) noexcept { return {}; }
 constexpr shape_error operator-(shape_error) noexcept { return {}; }
+// And where a failed comparison stands for a mask (ops/mask.hpp): ~m, m & n, m | n, m ^ n.
+constexpr shape_error operator~(shape_error) noexcept { return {}; }
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator&(const X&, const Y&) noexcept { return {}; }
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator|(const X&, const Y&) noexcept { return {}; }
+template <class X, class Y>
+  requires failed_arithmetic<X, Y>
+constexpr shape_error operator^(const X&, const Y&) noexcept { return {}; }
 }  // namespace detail
 
 /// Anything an operation accepts: a node, a var, a plain number or a plain matrix, of fixed or run-time

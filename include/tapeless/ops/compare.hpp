@@ -6,13 +6,29 @@
 
 namespace tapeless {
 
-namespace detail {  /// Either operand is matrix-valued: an ordering compares element by element (ops/mask.hpp).
+namespace detail {
+/// Either operand is matrix-valued: an ordering compares element by element (ops/mask.hpp), or, of
+/// run-time extents, says why it cannot (fixed_extents_selected).
 template <class X, class Y>
-concept matrix_valued = Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>;
+concept matrix_valued = Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>> || RunTimeMatrix<value_type_of_t<X>> ||
+    RunTimeMatrix<value_type_of_t<Y>>;
 
 /// Two operands whose ordering is one bool: at least one differentiable, neither matrix-valued.
 template <class X, class Y>
 concept scalar_operands = BinaryOperands<X, Y> && !matrix_valued<X, Y>;
+
+/// Whether no operand of an elementwise comparison or of tl::if_else has run-time extents, whose
+/// masks would have them (a tl::mask has a fixed shape); if one has, stopped here with one sentence.
+template <class... X>
+constexpr bool fixed_extents_selected() {
+  constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
+  static_assert(ok,
+                "tl: a comparison (< > <= >= tl::equal tl::not_equal) or tl::if_else of arrays of run-time extents "
+                "(tl::dynamic, tl::bounded) gives no mask; compare their elements in a tl::sum_over over "
+                "tl::indices(x.size()) (tl::if_else(x[i] < a[i], x[i], a[i])), or write the choice as tl::min, "
+                "tl::max, tl::relu or tl::abs");
+  return ok;
+}
 }  // namespace detail
 
 /// Compares values, not graphs: the result is a plain bool with no derivative. Orderings of

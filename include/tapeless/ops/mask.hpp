@@ -168,7 +168,9 @@ constexpr auto compare_elements(Cmp cmp, const X& x, const Y& y) {
   using VY = value_type_of_t<Y>;
   constexpr shape a = shape_of<VX>, b = shape_of<VY>;
   constexpr shape a_used = Matrix<VX> ? a : b, b_used = Matrix<VY> ? b : a;
-  if constexpr (shapes::mask_shapes<a_used, b_used>::ok) {
+  if constexpr (!fixed_extents_selected<X, Y>()) {
+    return shape_error{};  // its static_assert has said why
+  } else if constexpr (shapes::mask_shapes<a_used, b_used>::ok) {
     const auto& vx = value_of(x);
     const auto& vy = value_of(y);
     mask<a_used.rows, a_used.cols> m;
@@ -271,11 +273,21 @@ constexpr auto if_else(const mask<R, C>& cond, A&& a, B&& b) {
   constexpr shape sm{R, C};
   constexpr shape sa = Matrix<value_type_of_t<A>> ? shape_of<value_type_of_t<A>> : sm;
   constexpr shape sb = Matrix<value_type_of_t<B>> ? shape_of<value_type_of_t<B>> : sm;
-  if constexpr (detail::any_shape_error<A, B> || !shapes::mask_shapes<sm, sa>::ok)
+  if constexpr (detail::any_shape_error<A, B> || !detail::fixed_extents_selected<A, B>() ||
+                !shapes::mask_shapes<sm, sa>::ok)
     return detail::shape_error{};
   else
     return detail::checked_node<shapes::mask_shapes<sm, sb>, true>(ops::select_elements<R, C>(cond), std::forward<A>(a),
                                                                    std::forward<B>(b));
 }
+
+// After a comparison that could not give a mask has said why (ops/compare.hpp): nothing more to say.
+template <Operand A, Operand B>
+constexpr detail::shape_error if_else(detail::shape_error /*cond*/, A&& /*a*/, B&& /*b*/) {
+  return {};
+}
+constexpr bool any(detail::shape_error /*m*/) noexcept { return false; }
+constexpr bool all(detail::shape_error /*m*/) noexcept { return false; }
+constexpr std::size_t count(detail::shape_error /*m*/) noexcept { return 0; }
 
 }  // namespace tapeless
