@@ -344,7 +344,8 @@ template <bool Descending = false, class E, class F>
 constexpr void each_element_value(const E& e, F&& f) {
   const auto term = term_formula<E, 0>(e);
   with_parameters<E>(node_reads(e), [&](const auto&... p) {
-    const auto values = std::forward_as_tuple(value_of(p)...);
+    // A node's value is computed, held here; a plain operand's is referred to where it lies.
+    const std::tuple<decltype(value_of(p))...> values(value_of(p)...);
     const element_extents extents = extents_of(e);
     const std::size_t n = extents.rows * extents.cols;
     for (std::size_t i = 0; i < n; ++i) {
@@ -414,18 +415,23 @@ struct first_run_time_operand<run_time_broadcast<A, R, C>> {
 template <class A, class W>
 struct first_run_time_operand<run_time_matvec<A, W>> : first_run_time_operand<A> {};
 
-template <class E>
-constexpr std::size_t element_count_extent() {
+/// The extent along the rows (Rows) or columns of a matrix of e's shape, one number per element of e:
+/// 1 where e is one row (column) by its type; else its first run-time operand's, bounded where that is
+/// (no heap), or run-time where that operand repeats along the axis and another gives the extent.
+template <class E, bool Rows>
+constexpr std::size_t element_extent() {
   using V = std::remove_cvref_t<typename first_run_time_operand<E>::type>;
-  if constexpr (Matrix<V>)  // a run-time slice of a fixed vector
+  if constexpr (fixed_one_along<E, Rows>()) {
+    return 1;
+  } else if constexpr (Matrix<V>) {  // a run-time slice of a fixed vector
     return bounded<V::size()>;
-  else if constexpr (V::rows_extent == dynamic || V::cols_extent == dynamic)
-    return dynamic;
-  else
-    return bounded<max_extent(V::rows_extent) * max_extent(V::cols_extent)>;
+  } else {
+    constexpr std::size_t extent = Rows ? V::rows_extent : V::cols_extent;
+    return extent == 1 ? dynamic : extent;
+  }
 }
 template <class T, class E>
-using element_vector = matrix<T, element_count_extent<E>(), 1>;
+using element_matrix = matrix<T, element_extent<E, true>(), element_extent<E, false>()>;
 
 /// The product of the elements of e: the product itself, plus a sum of terms of value 0 whose slope in
 /// element k is the product of the others (ops::with_slope). Those come from prefix and suffix products,
@@ -440,15 +446,15 @@ constexpr auto product_of_elements(const E& e) {
     return product;
   } else {
     const element_extents extents = extents_of(e);
-    element_vector<T, E> others(extents.rows * extents.cols);
-    each_element_value(e, [&](std::size_t k, const T& v) {  // others_k = e_0 ... e_{k-1}
-      others[k] = product;
+    element_matrix<T, E> others(extents.rows, extents.cols);  // element k at k, row-major as e's
+    each_element_value(e, [&](std::size_t k, const T& v) {    // others_k = e_0 ... e_{k-1}
+      others.data()[k] = product;
       product *= v;
       return true;
     });
     T after(1);
     each_element_value<true>(e, [&](std::size_t k, const T& v) {  // times e_{k+1} ... e_{n-1}
-      others[k] *= after;
+      others.data()[k] *= after;
       after *= v;
       return true;
     });

@@ -300,6 +300,39 @@ TEST_CASE("tl::softmax and tl::log_softmax of a run-time vector: formulas of x's
     for (std::size_t k = 0; k < 4; ++k) CHECK(std::abs(j(i, k) - j_fixed(i, k)) < 1e-16);
 }
 
+TEST_CASE("reductions that read values, of formulas holding computed numbers, and tl::prod of a matrix") {
+  // max_element, min_element, log_sum_exp, norm and prod read the formula's values before their sum:
+  // here those hold numbers the gradient computes (log_sum_exp(x), sum(x), a max_element), which were
+  // read after their lifetime. Against the fixed twin at the same values, and central differences.
+  const auto f = [](const auto& x) {
+    return tl::max_element(x - tl::log_sum_exp(x)) + tl::min_element(tl::softmax(x)) + tl::norm(x - 0.25 * tl::sum(x)) +
+           tl::prod(x * tl::mean(x) + 1.0) + tl::log_sum_exp(x * tl::max_element(x));
+  };
+  const tl::vector<double, 5> fixed_x{0.5, 1.5, 0.7, -2.0, 0.25};
+  const auto x = run_time_copy<dynamic_vector>(fixed_x);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(f)(fixed_x);
+  const auto [value, g] = tl::value_and_grad(f)(x);
+  CHECK(fd::rel_error(value, fixed_value) < 1e-14);
+  for (std::size_t k = 0; k < 5; ++k) {
+    CAPTURE(k);
+    CHECK(std::abs(g[k] - fixed_g[k]) < 1e-13 * (1.0 + std::abs(fixed_g[k])));
+    CHECK(fd::rel_error(g[k], fd::partial([&](const dynamic_vector& v) { return f(v); }, x, k)) < 1e-7);
+  }
+  CHECK(fd::rel_error(f(x), fixed_value) < 1e-14);  // on plain values
+  // The product of a matrix's elements: the slopes have its shape (they had n x 1).
+  const auto product = [](const auto& a) { return tl::prod(0.5 * a + 1.0) + tl::prod(tl::exp(a)); };
+  const tl::matrix<double, 2, 3> fixed_a{{0.5, -1.5, 0.7}, {0.0, 2.0, -0.25}};
+  const auto a = run_time_copy<dynamic_matrix>(fixed_a);
+  const auto [fixed_p, fixed_ga] = tl::value_and_grad(product)(fixed_a);
+  const auto [p, ga] = tl::value_and_grad(product)(a);
+  CHECK(fd::rel_error(p, fixed_p) < 1e-14);
+  REQUIRE(ga.rows() == 2);
+  REQUIRE(ga.cols() == 3);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      CHECK(std::abs(ga(i, j) - fixed_ga(i, j)) < 1e-14 * (1.0 + std::abs(fixed_ga(i, j))));
+}
+
 TEST_CASE("tl::norm, tl::max_element and tl::min_element of a run-time vector: zeros, ties, huge values, NaN") {
   const auto norm = [](const auto& x) { return tl::norm(x); };
   const auto largest = [](const auto& x) { return tl::max_element(x); };
