@@ -2,6 +2,8 @@
 // Randomized differential testing: compositions RDT_FIRST .. RDT_LAST - 1 of composition.hpp, each at
 // seeded random points, value against the std:: reference of reference.hpp and gradient against that
 // reference's finite differences. CMake compiles this file once per part, with a different range.
+// A composition of matrices whose operations on A (or on v) all take run-time extents runs again with
+// that argument a tl::dynamic or tl::bounded copy, against the reference and the fixed-shape run.
 #include <doctest/doctest.h>
 
 #include "build.hpp"
@@ -97,6 +99,61 @@ void verify(int i, const rdt::composition& c, double value, const G& gradient, c
   CHECK(mismatches.empty());
 }
 
+/// Whether node k of c depends on argument `arg` (A 0, v 1, s 2).
+constexpr bool depends_on(const rdt::composition& c, int k, int arg) {
+  const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
+  if (n.k == rdt::kind::argument) return n.index == arg;
+  return (n.a >= 0 && depends_on(c, n.a, arg)) || (n.b >= 0 && depends_on(c, n.b, arg));
+}
+
+/// Whether the operations formulas of run-time extents take (transforms/run_time_reduction.hpp) are
+/// all that reads argument `arg`, the others reading fixed shapes beside it: then the composition runs
+/// with that argument of run-time extents too. Not element access into a formula, a let, if_else,
+/// the matrix functions or the structural ones (a whole-array operation refused with one sentence).
+constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
+  if (!depends_on(c, c.root, arg)) return false;
+  for (int k = 0; k < c.size; ++k) {
+    if (!depends_on(c, k, arg)) continue;
+    switch (c.nodes[static_cast<std::size_t>(k)].k) {
+      case rdt::kind::argument:
+      case rdt::kind::constant:
+      case rdt::kind::unary:
+      case rdt::kind::binary:
+      case rdt::kind::pow_real:
+      case rdt::kind::pow_base:
+      case rdt::kind::sum:
+      case rdt::kind::mean:
+      case rdt::kind::prod:
+      case rdt::kind::norm:
+      case rdt::kind::squared_norm:
+      case rdt::kind::log_sum_exp:
+      case rdt::kind::max_element:
+      case rdt::kind::min_element:
+      case rdt::kind::dot:
+      case rdt::kind::softmax:
+      case rdt::kind::log_softmax: break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+/// The argument of composition I that runs at run-time extents (runs_at_run_time), A before v; -1 if
+/// neither does.
+template <int I>
+inline constexpr int run_time_argument = !rdt::spec<I>.of_matrices           ? -1
+                                         : runs_at_run_time(rdt::spec<I>, 0) ? 0
+                                         : runs_at_run_time(rdt::spec<I>, 1) ? 1
+                                                                             : -1;
+
+/// m with extents of M (tl::dynamic or tl::bounded), its values.
+template <class M, class F>
+M run_time_copy(const F& m) {
+  M out(F::rows(), F::cols());
+  for (std::size_t k = 0; k < F::size(); ++k) out[k] = m[k];
+  return out;
+}
+
 template <class M>
 M random_matrix(fd::rng& r) {
   M m;
@@ -120,6 +177,28 @@ void check_composition() {
       const auto v = random_matrix<tl::vector<double, n>>(r);
       const double s = u();
       run(A, v, s);
+      // The same point with one argument of run-time extents, dynamic or (odd I) bounded: against the
+      // reference too, and bit for bit against the fixed-shape run's value and gradient but for the
+      // order of the sums.
+      if constexpr (run_time_argument<I> >= 0) {
+        constexpr std::size_t extent = I % 2 == 0 ? tl::dynamic : tl::bounded<4>;
+        const auto with_run_time = [&](const auto&... y) {
+          const auto [value, gradient] = tl::value_and_grad(rdt::function<I>{})(y...);
+          verify(I, rdt::spec<I>, value, gradient, y...);
+          const auto [fixed_value, fixed_gradient] = tl::value_and_grad(rdt::function<I>{})(A, v, s);
+          constexpr int a = run_time_argument<I>;
+          const auto& g = std::get<a>(gradient);
+          const auto& fixed_g = std::get<a>(fixed_gradient);
+          REQUIRE(g.size() == fixed_g.size());
+          CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+          for (std::size_t k = 0; k < g.size(); ++k)
+            CHECK(std::abs(g[k] - fixed_g[k]) < 1e-12 * (1 + std::abs(fixed_g[k])));
+        };
+        if constexpr (run_time_argument<I> == 0)
+          with_run_time(run_time_copy<tl::matrix<double, extent, extent>>(A), v, s);
+        else
+          with_run_time(A, run_time_copy<tl::vector<double, extent>>(v), s);
+      }
     }
   } else {
     for (int p = 0; p < scalar_points; ++p) {
