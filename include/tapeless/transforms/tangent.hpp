@@ -47,10 +47,16 @@ constexpr dual_of_t<V> with_tangent(const V& v, const V& t) {
   }
 }
 
-/// v standing still: its tangent is 0.
+/// v standing still: its tangent is 0 (of v's extents: a V{} of run-time extents has no elements).
 template <class V>
 constexpr dual_of_t<V> without_tangent(const V& v) {
-  return with_tangent(v, V{});
+  if constexpr (RunTimeMatrix<V>) {
+    dual_of_t<V> d(v.rows(), v.cols());
+    for (std::size_t i = 0; i < v.size(); ++i) d.data()[i] = v.data()[i];  // a number: a dual of tangent 0
+    return d;
+  } else {
+    return with_tangent(v, V{});
+  }
 }
 
 /// The value (part = 0) or the tangent (part = 1) of a dual number or a matrix of them.

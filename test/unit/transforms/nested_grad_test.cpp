@@ -205,3 +205,16 @@ TEST_CASE("third derivatives, against differences of the (checked) second deriva
       [&](auto s) { return tl::log_det(tl::matmul(A * s, tl::transpose(A)) + 3.0 * tl::matmul(A, tl::transpose(A))); },
       0.1, 1);
 }
+
+TEST_CASE("a grad inside f beside an argument of run-time extents, held still or differentiated") {
+  // The inner grad runs f on dual numbers: the argument that does not move gets tangent 0 at its own
+  // extents (it read past the end of an empty matrix), the one that does, its direction.
+  const tl::vector<double, tl::dynamic> d{1.0, 2.0, 3.0};
+  const auto cubic = [](const auto& w, const auto& x) { return w * w * w * tl::sum(tl::square(x)); };
+  const auto slope = [&](const auto& w) { return tl::grad<0>(cubic)(w, d); };  // 3 w^2 |d|^2
+  CHECK(tl::grad(slope)(1.5) == doctest::Approx(6.0 * 1.5 * 14.0).epsilon(1e-15));
+  const auto scaled = [](const auto& x, const auto& w) { return w * tl::sum(tl::square(x)); };
+  const auto total = [&](const auto& w) { return tl::sum(tl::grad<0>(scaled)(d, w)); };  // 2 w (1 + 2 + 3)
+  CHECK(tl::grad(total)(1.5) == doctest::Approx(12.0).epsilon(1e-15));
+  CHECK(fd::rel_error(tl::grad(total)(1.5), fd::derivative([&](double w) { return total(w); }, 1.5)) < 1e-8);
+}
