@@ -178,8 +178,8 @@ void check_composition() {
       const double s = u();
       run(A, v, s);
       // The same point with one argument of run-time extents, dynamic or (odd I) bounded: against the
-      // reference too, and bit for bit against the fixed-shape run's value and gradient but for the
-      // order of the sums.
+      // reference too, and against the fixed-shape run's value and gradient to rounding (its sums add
+      // in another order).
       if constexpr (run_time_argument<I> >= 0) {
         constexpr std::size_t extent = I % 2 == 0 ? tl::dynamic : tl::bounded<4>;
         const auto with_run_time = [&](const auto&... y) {
