@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/detail/inline.hpp: TAPELESS_SWEEP_INLINE and TAPELESS_SWEEP_FLATTEN, the functions of the
-// reverse sweep that clang is made to inline.
+// reverse sweep that clang is made to inline, and TAPELESS_BATCH_FLATTEN, a batch of a sum over indices
+// that both compilers are.
 //
 // The sweep of a small matrix operation is a few short loops that only pay once inlined into its
 // parent's: there the compiler fuses them with the loops around them and keeps the adjoints in
@@ -18,8 +19,14 @@
 // (sweep/adjoint_parts.hpp): every function it calls is inlined into it, since the gradients of a few
 // numbers it computes cost less than those calls.
 //
-// Neither applies at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing only costs
-// compile time. Either defined before this header, empty, leaves those functions to the compiler's
+// TAPELESS_BATCH_FLATTEN marks the evaluation and sweep of one SIMD batch of a sum over indices
+// (sweep/index_batches.hpp), under g++ too: where the parameter's sum lies outside the block's frame (a
+// parameter of run-time extents), the frame is small, and g++'s limit on the growth of a large frame
+// keeps the sweep out of line, with the windows it adds to in memory. Where the sum is in the frame,
+// g++ inlines the same code by itself.
+//
+// None applies at -O0 (no __OPTIMIZE__), where nothing else is inlined and forcing only costs
+// compile time. Any defined before this header, empty, leaves those functions to the compiler's
 // inliner. The header lies below every other folder: math/ and sweep/ both use it.
 // Tests: test/unit/sweep/fused/regions_test.cpp
 #pragma once
@@ -37,5 +44,14 @@
 #define TAPELESS_SWEEP_FLATTEN [[gnu::flatten]]
 #else
 #define TAPELESS_SWEEP_FLATTEN
+#endif
+#endif
+
+#ifndef TAPELESS_BATCH_FLATTEN
+#if defined(__OPTIMIZE__)
+// The GNU spelling: it applies to a lambda's call operator where it follows the parameters.
+#define TAPELESS_BATCH_FLATTEN __attribute__((flatten))
+#else
+#define TAPELESS_BATCH_FLATTEN
 #endif
 #endif

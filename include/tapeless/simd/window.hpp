@@ -43,7 +43,17 @@ class window {
   [[gnu::always_inline]] void advance(value_type* v, std::size_t base, std::size_t size) noexcept {
     if (base + width <= size) {
       (L::load_unaligned(v + base) + low_).store_unaligned(v + base);
-    } else if (base < size) {
+      low_ = high_;
+      high_ = L(value_type(-0.0));
+    } else {
+      advance_past_end(v, base, size);
+    }
+  }
+
+  /// advance where fewer than W elements lie from base below `size`: lane after lane. (A vector of
+  /// fixed size below W calls it alone: g++ -O2 warns of the whole-batch load of advance, never run.)
+  [[gnu::always_inline]] void advance_past_end(value_type* v, std::size_t base, std::size_t size) noexcept {
+    if (base < size) {
       alignas(L::arch_type::alignment()) std::array<value_type, width> lanes;
       low_.store_aligned(lanes.data());
       for (std::size_t l = 0; base + l < size; ++l) v[base + l] += lanes[l];

@@ -13,8 +13,11 @@
 // the parameter's window (simd/window.hpp), stored once per element; any other adds lane l's adjoint
 // to element k_l, lane after lane, so lanes that read one element add up. The rows after the last
 // whole batch run one at a time. A term with any other node (a let, a row of a matrix, an
-// operation holding a value) runs a row at a time.
+// operation holding a value) runs a row at a time. A parameter may have run-time extents (read where
+// it lies, the first block of sweep/run_time_rows.hpp): its consecutive reads are loaded as a fixed
+// one's, a view's through strides gathered.
 // Tests: test/unit/sweep/index_batches_test.cpp test/unit/transforms/sum_over/indices_test.cpp
+//        test/unit/sweep/run_time_rows_test.cpp
 #pragma once
 
 #include <tapeless/sweep/sum_over_rows.hpp>
@@ -38,6 +41,37 @@ inline constexpr std::size_t reads_per_parameter = std::size_t{1} << 16;
 template <std::size_t J, std::size_t K>
 inline constexpr std::size_t read_slot_of = read_slot + J* reads_per_parameter + K;
 
+/// Whether element k of an M lies at &M[0] + k: not for a view through strides (an Eigen column-major
+/// matrix's, a block's).
+template <class M>
+inline constexpr bool elements_contiguous = true;
+template <class T, std::size_t R, std::size_t C>
+inline constexpr bool elements_contiguous<matrix_view<T, R, C>> = false;
+
+/// Where a contiguous M's elements start (x.size() > 0).
+template <class M>
+constexpr const auto* first_element(const M& x) {
+  if constexpr (requires { x.data(); })
+    return x.data();
+  else
+    return &x[0];
+}
+
+/// Whether a parameter of type P is a matrix, of fixed or run-time extents (else a number).
+template <class P>
+concept matrix_parameter = Matrix<P> || RunTimeMatrix<P>;
+
+/// Whether P is a matrix of fixed extents and fewer than W elements.
+template <class P, std::size_t W>
+constexpr bool fixed_below_of() {
+  if constexpr (RunTimeMatrix<P>)
+    return false;
+  else
+    return std::remove_cvref_t<P>::size() < W;
+}
+template <class P, std::size_t W>
+inline constexpr bool fixed_below = fixed_below_of<P, W>();
+
 /// How a term's node of type N is stacked over lanes: `ok` where it can be, and its parameters' reads.
 template <class N>
 struct stacked {
@@ -45,7 +79,7 @@ struct stacked {
   static constexpr std::size_t reads = 0;
 };
 template <class T>
-  requires(!Matrix<T>)
+  requires(!Matrix<T> && !RunTimeMatrix<T>)
 struct stacked<constant<T>> {
   static constexpr bool ok = true;
   static constexpr std::size_t reads = 0;
@@ -55,7 +89,7 @@ struct stacked<constant<T>> {
   }
 };
 template <std::size_t S, class T>
-  requires(!Matrix<T> && S >= parameter_slot && S < read_slot)
+  requires(!Matrix<T> && !RunTimeMatrix<T> && S >= parameter_slot && S < read_slot)
 struct stacked<argument<S, T>> {
   static constexpr bool ok = true;
   static constexpr std::size_t reads = 0;
@@ -64,8 +98,8 @@ struct stacked<argument<S, T>> {
     return argument<S, L>(L(first.value()));
   }
 };
-template <std::size_t S, Matrix M>
-  requires(S >= parameter_slot && S < read_slot)
+template <std::size_t S, class M>
+  requires((Matrix<M> || RunTimeMatrix<M>)&&S >= parameter_slot && S < read_slot)
 struct stacked<unary_node<ops::element, argument<S, M>>> {
   static constexpr bool ok = true;
   static constexpr std::size_t reads = 1;
@@ -73,10 +107,11 @@ struct stacked<unary_node<ops::element, argument<S, M>>> {
   static auto make(Index& index, const First& first, const N&... lane) {
     auto& at = index[K];
     at = {first.op.index, lane.op.index...};
-    const auto* x = first.arg.value().data();
-    bool consecutive = true;
+    const M& x = first.arg.value();
+    bool consecutive = elements_contiguous<M>;
     for (std::size_t l = 1; l < L::size; ++l) consecutive = consecutive && at[l] == at[0] + l;
-    const L v = consecutive ? L::load_unaligned(x + at[0]) : [&]<std::size_t... U>(std::index_sequence<U...>) {
+    const L v =
+        consecutive ? L::load_unaligned(first_element(x) + at[0]) : [&]<std::size_t... U>(std::index_sequence<U...>) {
       return L{x[at[U]]...};
     }
     (std::make_index_sequence<L::size>{});
@@ -185,7 +220,7 @@ struct index_tail_sums {
   template <class Leaf, class G>
   TAPELESS_SWEEP_INLINE constexpr void accumulate(const Leaf&, const G& g) {
     constexpr std::size_t j = Leaf::slot - parameter_slot;
-    if constexpr (Matrix<std::remove_cvref_t<decltype(plain_get<j>(sums))>>)
+    if constexpr (matrix_parameter<decltype(plain_get<j>(sums))>)
       add_adjoint(plain_get<j>(sums), g);
     else
       add_adjoint(plain_get<j>(numbers), g);
@@ -199,14 +234,14 @@ struct no_lanes {
 
 /// A parameter's sum in lanes in a sum over indices in lanes L: a number's, none for a matrix.
 template <class L, class P>
-using index_lanes_t = std::conditional_t<Matrix<P>, no_lanes, L>;
+using index_lanes_t = std::conditional_t<matrix_parameter<P>, no_lanes, L>;
 
 /// No window: a number parameter's adjoint adds into its lanes.
 struct no_window {};
 
 /// A parameter's window in a sum over indices in lanes L: a matrix's, none for a number.
 template <class L, class P>
-using index_window_t = std::conditional_t<Matrix<P>, simd::window<L>, no_window>;
+using index_window_t = std::conditional_t<matrix_parameter<P>, simd::window<L>, no_window>;
 
 /// The base of the windows of the batch of rows from row r: the index that row holds in the view's first
 /// column of tl::indices, else r; either moves up by W from one batch to the next.
@@ -230,13 +265,16 @@ constexpr std::size_t window_base(const View& rows, std::size_t r) {
 }
 
 /// One block's sum over indices in lanes L: each batch's W terms built with their rows' values, one
-/// per lane, stacked into one term of lanes, evaluated, and swept into the parameters' sums.
-template <class L, wanted Wanted, class T, std::size_t... J, class View, class Body, class I, class... P>
-rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
+/// per lane, stacked into one term of lanes, evaluated, and swept. The block's value is returned; where
+/// Wanted asks for them, the adjoints are added into `partials` as they come, a matrix parameter's
+/// batches and rows straight into its sum (a copy of it costs as much as many batches). `partials`
+/// holds -0 or a sum so far; a parameter P may be held by reference (a matrix of run-time extents, read
+/// where it lies), its sum being the matrix of its extents.
+template <class L, wanted Wanted, class T, std::size_t... J, class View, class Body, class I, class... P,
+          class Partials>
+[[gnu::always_inline]] inline T add_index_block_of(Partials& partials, const View& rows, const Body& body,
+                                                   const plain_tuple_of<I, P...>& params) {
   constexpr std::size_t w = L::size;
-  // The block's sum, written where it is returned: a matrix parameter's batches and rows add straight
-  // into it (a copy of its sum costs as much as many batches).
-  rows_sum<T, P...> sum{T(-0.0), {{filled<P>(-0.0)}...}};
   L value = L(-0.0);
   plain_tuple<index_lanes_t<L, P>...> lanes{{index_lanes_t<L, P>(-0.0)}...};
   // Row r's term, on numbers.
@@ -247,10 +285,10 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
     }
     (std::make_index_sequence<View::columns>{});
   };
-  using Term = typename term_of<Body, T, Wanted, View, P...>::type;
+  using Term = typename term_of<Body, T, Wanted, View, std::remove_cvref_t<P>...>::type;
   // The matrix parameters' windows, from the batch's base (window_base) on.
   plain_tuple<index_window_t<L, P>...> windows{};
-  const auto add_batch = [&](std::size_t i) {
+  const auto add_batch = [&](std::size_t i) TAPELESS_BATCH_FLATTEN {
     read_indices<L, Term> index;
     const auto term = [&]<std::size_t... U>(std::index_sequence<U...>) {
       return stack_lanes<L>(index, term_at(i + U)...);
@@ -263,8 +301,8 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
       const evaluated<Stacked, wants_value(Wanted)> values(term);
       if constexpr (wants_value(Wanted)) value += L(value_at(term, values));
       if constexpr (wants_partials(Wanted) && Stacked::is_active) {
-        index_sums<L, decltype(sum.partials), decltype(lanes), decltype(windows), read_indices<L, Term>> store{
-            sum.partials, lanes, windows, window_base(rows, i), index};
+        index_sums<L, Partials, decltype(lanes), decltype(windows), read_indices<L, Term>> store{
+            partials, lanes, windows, window_base(rows, i), index};
         backward_sweep(term, values, L(1), store);
       }
     }
@@ -275,8 +313,13 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
     if constexpr (wants_partials(Wanted))
       (
           [&] {
-            if constexpr (Matrix<P>)
-              plain_get<J>(windows).advance(plain_get<J>(sum.partials).data(), window_base(rows, i), P::size());
+            if constexpr (matrix_parameter<P>) {
+              auto& sum = plain_get<J>(partials);
+              if constexpr (fixed_below<P, w>)
+                plain_get<J>(windows).advance_past_end(sum.data(), window_base(rows, i), sum.size());
+              else
+                plain_get<J>(windows).advance(sum.data(), window_base(rows, i), sum.size());
+            }
           }(),
           ...);
   };
@@ -288,7 +331,8 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
   }
   advance_windows(i);  // the upper batches of the last batch of rows
   T tail_value = T(-0.0);
-  plain_tuple<std::conditional_t<Matrix<P>, T, P>...> tail_numbers{{std::conditional_t<Matrix<P>, T, P>(-0.0)}...};
+  using tail_numbers_t = plain_tuple<std::conditional_t<matrix_parameter<P>, T, std::remove_cvref_t<P>>...>;
+  tail_numbers_t tail_numbers{{std::conditional_t<matrix_parameter<P>, T, std::remove_cvref_t<P>>(-0.0)}...};
   for (; i < n; ++i) {
     const Term term = term_at(i);
     if constexpr (!Expression<Term>) {
@@ -297,18 +341,29 @@ rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const p
       const evaluated<Term, wants_value(Wanted)> values(term);
       if constexpr (wants_value(Wanted)) tail_value += value_at(term, values);
       if constexpr (wants_partials(Wanted) && Term::is_active) {
-        index_tail_sums<decltype(sum.partials), decltype(tail_numbers)> store{sum.partials, tail_numbers};
+        index_tail_sums<Partials, tail_numbers_t> store{partials, tail_numbers};
         backward_sweep(term, values, T(1), store);
       }
     }
   }
-  sum.value = lanes_total<T>(value) + tail_value;
-  (
-      [&] {
-        if constexpr (!Matrix<P>)
-          plain_get<J>(sum.partials) = lanes_total<P>(plain_get<J>(lanes)) + plain_get<J>(tail_numbers);
-      }(),
-      ...);
+  if constexpr (wants_partials(Wanted))
+    (
+        [&] {
+          if constexpr (!matrix_parameter<P>)
+            plain_get<J>(partials) +=
+                lanes_total<std::remove_cvref_t<P>>(plain_get<J>(lanes)) + plain_get<J>(tail_numbers);
+        }(),
+        ...);
+  return lanes_total<T>(value) + tail_value;
+}
+
+/// One block's sum over indices in lanes L, with sums of its own: a local of the function that runs
+/// the batches (add_index_block_of, inlined), so that g++ knows no store into them changes a parameter
+/// (through a reference, the fixed parameter's block takes a quarter more instructions).
+template <class L, wanted Wanted, class T, std::size_t... J, class View, class Body, class I, class... P>
+rows_sum<T, P...> sum_index_block_of(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) {
+  rows_sum<T, P...> sum{T(-0.0), {{filled<P>(-0.0)}...}};  // written where it is returned
+  sum.value = add_index_block_of<L, Wanted, T, J...>(sum.partials, rows, body, params);
   return sum;
 }
 

@@ -8,7 +8,9 @@
 // own in a matrix written only where its terms read, whose written elements it lists and passes on to
 // the total in block order: O(reads), with the fixed parameter's grouping, so the sum over threads
 // gives the sequential bits. Each term reads the caller's matrix in place. The value is summed in
-// blocks as sum_rows sums it. Terms run a row at a time.
+// blocks as sum_rows sums it. The first block, which adds into the totals, runs in SIMD batches where the
+// term allows, as a fixed parameter's block does (sweep/index_batches.hpp) and with its bits; a later
+// block a row at a time.
 // Tests: test/unit/sweep/run_time_rows_test.cpp
 #pragma once
 
@@ -161,12 +163,40 @@ class block_sums {
 /// What a sum that computes its value alone sends its parameters' adjoints to: nothing.
 struct no_partials {};
 
-/// The value of body over one block of rows, summed from -0 in row order; where Wanted asks for
-/// partials, each term's adjoints in the parameters sent to `partials` (the totals themselves for the
-/// first block, parameter_sums; a block_sums for a later one).
+/// Whether the first block of a sum with body Body runs in SIMD batches where its term allows: true
+/// unless the body's header says otherwise (an element of a whole-array formula,
+/// transforms/run_time_reduction.hpp).
+template <class Body>
+inline constexpr bool batches_first_block = true;
+
+/// Whether a block's adjoints go to sums of their own (a later block's), not into the totals.
+template <class Partials>
+inline constexpr bool is_block_sums = false;
+template <std::size_t R, class... P>
+inline constexpr bool is_block_sums<block_sums<R, P...>> = true;
+
+/// The value of body over one block of rows, summed from -0; where Wanted asks for partials, each
+/// term's adjoints in the parameters sent to `partials` (the totals themselves for the first block,
+/// parameter_sums; a block_sums for a later one). The first block runs in SIMD batches where the term
+/// allows (sweep/index_batches.hpp), adding straight into the totals as a fixed parameter's block does;
+/// a later one, whose adjoints go to a block_sums, a row at a time.
 template <wanted Wanted, class T, class View, class Body, std::size_t... J, class... P, class Partials>
 constexpr T run_time_block(const View& rows, const Body& body, const plain_tuple_of<std::index_sequence<J...>, P...>& x,
-                           Partials* partials) {
+                           Partials* partials, bool first_block) {
+#if TAPELESS_SIMD
+  if constexpr (simd::available<T> && reads_indices<View> && !is_block_sums<Partials> && batches_first_block<Body>) {
+    if constexpr (index_rows_batch<simd::batch<T>, Body, T, Wanted, View, std::remove_cvref_t<P>...>()) {
+      if (first_block && !std::is_constant_evaluated()) {
+        if constexpr (wants_partials(Wanted)) {
+          return add_index_block_of<simd::batch<T>, Wanted, T, J...>(partials->partials, rows, body, x);
+        } else {
+          no_partials none;
+          return add_index_block_of<simd::batch<T>, Wanted, T, J...>(none, rows, body, x);
+        }
+      }
+    }
+  }
+#endif
   T value(-0.0);
   each_row_in_order<T>(rows, [&](const auto&... row) {
     const auto term = body(row_leaf(row)..., parameter_leaf<Wanted, J>(plain_get<J>(x))...);
@@ -233,9 +263,9 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
       run_blocks(count, [&](std::size_t k) {
         const View block = block_rows(rows, first + k);
         if (!wants_partials(Wanted) || first + k == 0)
-          values[k] = run_time_block<Wanted, T>(block, body, x, direct);
+          values[k] = run_time_block<Wanted, T>(block, body, x, direct, first + k == 0);
         else if constexpr (wants_partials(Wanted))
-          values[k] = run_time_block<Wanted, T>(block, body, x, partials + k);
+          values[k] = run_time_block<Wanted, T>(block, body, x, partials + k, false);
       });
       for (std::size_t k = 0; k < count; ++k) {
         total.value = first + k == 0 ? values[k] : total.value + values[k];
