@@ -39,7 +39,8 @@
 // The sums over indices and pairs: tl::sum_over (or tl::mean_over) over tl::indices(n) (n from 0 to 300) of
 // the rows' term in x[i] and x[i + 1], or over tl::pairs(n) (n from 0 to 40) of it in x[i] - x[j] and
 // x[j], x a parameter vector of 301 elements read by index. Value and gradient in a and b as the sum over
-// rows'; the gradient in x against the terms' gradients in the two elements each reads, added up by hand
+// rows'; the gradient in x against the terms' gradients in the two elements each reads, added up by hand;
+// and the same sum over a tl::dynamic copy of exactly the elements the terms read, the same bits
 // (indices_case).
 //
 // The steps: tl::iterate of n steps (0 to 300) of s + h term(s, a, b), with every state stored and with
@@ -715,6 +716,29 @@ void indices_case(const choices& c, const std::vector<double>& input, std::size_
            by_element.sum[e]);
     ++stats.out_of_range;
   }
+  // The same sum with x a tl::vector<double, tl::dynamic> of exactly the elements its terms read, so
+  // that AddressSanitizer sees a read past its end: the fixed vector's value and gradients, bit for bit
+  // (NaN matching NaN), since one loop with one grouping serves both.
+  const std::size_t read = Pairs ? n : (n == 0 ? 0 : n + 1);
+  tl::vector<double, tl::dynamic> run_time_x(read);
+  for (std::size_t e = 0; e < read; ++e) run_time_x[e] = xv[e];
+  const auto [run_time_value, run_time_g] = tl::value_and_grad(f)(input[0], input[1], run_time_x);
+  const auto& [run_time_ga, run_time_gb, run_time_gx] = run_time_g;
+  const auto same_number = [](double u, double v) {
+    return (std::isnan(u) && std::isnan(v)) || std::memcmp(&u, &v, sizeof(double)) == 0;
+  };
+  const auto check_same = [&](double got, double expected) {
+    if (!same_number(got, expected))
+      fail("the sum over a tl::dynamic vector differs from the same sum over a fixed one", c, input.data(),
+           input.size(), got, expected);
+  };
+  check_same(run_time_value, value);
+  check_same(run_time_ga, ga);
+  check_same(run_time_gb, gb);
+  if (run_time_gx.size() != read)
+    fail("the gradient of a tl::dynamic vector has another size", c, input.data(), input.size(),
+         double(run_time_gx.size()), double(read));
+  for (std::size_t e = 0; e < read; ++e) check_same(run_time_gx[e], gx[e]);
 }
 
 /// The steps: s(k+1) = s(k) + h term K(s(k), a, b), from s(0) = x, for n steps, by tl::iterate with
