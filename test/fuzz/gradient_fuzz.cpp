@@ -693,7 +693,9 @@ void indices_case(const choices& c, const std::vector<double>& input, std::size_
   const addends reference = gradient_addends(terms, at_point, input[0], input[1], Mean);
   const auto plain = [&plain_sum](double a, double b) { return plain_sum(a, b)[0]; };
   check_summed_gradient(c, input.data(), input.size(), {ga, gb}, reference, terms, plain, check_fd);
-  // The elements' gradients: each term's in (d, e), sent to the elements it read.
+  // The elements' gradients: each term's in (d, e), sent to the elements it read. The magnitude counts
+  // the chain rule's addends within a term: a pair's term reads x[j] twice (in x[i] - x[j] and as
+  // itself), and the two partials can cancel to far below either, which the sum then adds apart.
   element_addends by_element(index_vector::size());
   const double a = input[0], b = input[1];
   for (std::size_t t = 0; t < terms; ++t) {
@@ -701,9 +703,17 @@ void indices_case(const choices& c, const std::vector<double>& input, std::size_
     const auto [gd, ge] = tl::grad([&](const auto& d, const auto& e) {
       return term_at(d, e, std::tie(a, a, a), std::tie(b, b, b));
     })(xv[i], xv[j]);
-    for (const auto& [at, v] : {std::pair{i, gd}, std::pair{j, ge}}) {
-      by_element.sum[at] += v;
-      by_element.magnitude[at] += std::abs(v);
+    by_element.sum[i] += gd;
+    by_element.sum[j] += ge;
+    if constexpr (Pairs) {
+      const auto [g_difference, g_second] = tl::grad([&](const auto& difference, const auto& second) {
+        return index_term<K>(difference, second, std::tie(a, a, a), std::tie(b, b, b));
+      })(xv[i] - xv[j], xv[j]);
+      by_element.magnitude[i] += std::abs(g_difference);
+      by_element.magnitude[j] += std::abs(g_difference) + std::abs(g_second);
+    } else {
+      by_element.magnitude[i] += std::abs(gd);
+      by_element.magnitude[j] += std::abs(ge);
     }
   }
   if constexpr (Mean)  // over no terms, 0 / 0: NaN in every element, as the mean itself
