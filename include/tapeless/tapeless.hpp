@@ -65,6 +65,7 @@
 #include <tapeless/sweep/shared.hpp>
 #include <tapeless/sweep/sum_over_rows.hpp>
 
+#include <tapeless/transforms/formula_elements.hpp>
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/hessian.hpp>
 #include <tapeless/transforms/into.hpp>
@@ -73,6 +74,7 @@
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>
+#include <tapeless/transforms/run_time_masks.hpp>
 #include <tapeless/transforms/run_time_reduction.hpp>
 #include <tapeless/transforms/sum_over.hpp>
 #include <tapeless/transforms/vjp.hpp>

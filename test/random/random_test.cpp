@@ -108,8 +108,8 @@ constexpr bool depends_on(const rdt::composition& c, int k, int arg) {
 
 /// Whether the operations formulas of run-time extents take (transforms/run_time_reduction.hpp) are
 /// all that reads argument `arg`, the others reading fixed shapes beside it: then the composition runs
-/// with that argument of run-time extents too. Not element access into a formula, a let, if_else,
-/// the matrix functions or the structural ones (a whole-array operation refused with one sentence).
+/// with that argument of run-time extents too. Not a let, the matrix functions or the structural ones
+/// (a whole-array operation refused with one sentence).
 constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
   if (!depends_on(c, c.root, arg)) return false;
   for (int k = 0; k < c.size; ++k) {
@@ -131,7 +131,9 @@ constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
       case rdt::kind::min_element:
       case rdt::kind::dot:
       case rdt::kind::softmax:
-      case rdt::kind::log_softmax: break;
+      case rdt::kind::log_softmax:
+      case rdt::kind::element:
+      case rdt::kind::select: break;
       default: return false;
     }
   }

@@ -29,12 +29,80 @@
 
 namespace tapeless::detail {
 
-/// What both forms below derive from, so that one concept names them.
+/// What every formula below derives from, so that one concept names them.
 struct run_time_formula_tag {};
+/// What a formula of bools derives from besides: a comparison of arrays of run-time extents, which holds
+/// no derivative and is no node (as a tl::mask is none).
+struct run_time_mask_tag {};
 
-/// An elementwise formula over arrays of run-time extents (either form below).
+/// Any formula over arrays of run-time extents, of numbers or of bools.
 template <class E>
-concept RunTimeFormula = std::is_base_of_v<run_time_formula_tag, std::remove_cvref_t<E>>;
+concept RunTimeRecord = std::is_base_of_v<run_time_formula_tag, std::remove_cvref_t<E>>;
+/// A formula of bools: a comparison of arrays of run-time extents, element by element, or ~, &, |, ^ of
+/// such formulas; the condition of an elementwise tl::if_else.
+template <class E>
+concept RunTimeMaskFormula = RunTimeRecord<E> && std::is_base_of_v<run_time_mask_tag, std::remove_cvref_t<E>>;
+/// A formula of numbers over arrays of run-time extents: what the operations on arrays take.
+template <class E>
+concept RunTimeFormula = RunTimeRecord<E> && !RunTimeMaskFormula<E>;
+
+/// Element k (row-major) of a formula, and element (i, j), as a node of f reading the formula's operands
+/// there (a bool for a formula of bools). The formula's reads become those of its term, with f's nodes in
+/// place of the sum's parameters (transforms/run_time_reduction.hpp, formula_element_of): no sum, no
+/// loop, no allocation.
+template <class Derived>
+struct formula_elements : run_time_formula_tag {
+  constexpr auto operator[](std::size_t k) const { return formula_element_of(self(), k, layer_above{}); }
+  constexpr auto operator()(std::size_t i, std::size_t j) const {
+    return formula_element_of(self(), i, j, layer_above{});
+  }
+
+ private:
+  [[nodiscard]] constexpr const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+};
+
+/// What an operation on elements gives: numbers, or bools where it says so (a comparison, ~ & | ^).
+template <class Op>
+inline constexpr bool gives_bools = requires {
+  requires Op::gives_bools;
+};
+
+/// ~, &, |, ^ of the elements of formulas of bools.
+struct mask_not {
+  static constexpr bool gives_bools = true;
+  static constexpr const char* name = "operator~";
+  constexpr bool operator()(bool a) const noexcept { return !a; }
+};
+struct mask_and {
+  static constexpr bool gives_bools = true;
+  static constexpr const char* name = "operator&";
+  constexpr bool operator()(bool a, bool b) const noexcept { return a && b; }
+};
+struct mask_or {
+  static constexpr bool gives_bools = true;
+  static constexpr const char* name = "operator|";
+  constexpr bool operator()(bool a, bool b) const noexcept { return a || b; }
+};
+struct mask_xor {
+  static constexpr bool gives_bools = true;
+  static constexpr const char* name = "operator^";
+  constexpr bool operator()(bool a, bool b) const noexcept { return a != b; }
+};
+/// tl::if_else of arrays of run-time extents: element k is its second operand's where the first (a
+/// formula of bools, or one bool) holds at k, else its third's (transforms/run_time_reduction.hpp,
+/// element_at).
+struct select_elements {
+  static constexpr const char* name = "tl::if_else";
+};
+
+/// The name an operation on elements has in the messages: its own, else its traits'.
+template <class Op>
+constexpr std::string_view elementwise_name() {
+  if constexpr (requires { Op::name; })
+    return Op::name;
+  else
+    return traits_of<Op>().name;
+}
 
 /// An operand an elementwise operation takes element by element at run-time extents: such a formula, or
 /// a node, a tl::cref or plain data whose value has run-time extents.
@@ -50,7 +118,7 @@ struct element_extents {
 template <class E>
 constexpr element_extents extents_of(const E& e) {
   using V = value_type_of_t<E>;
-  if constexpr (RunTimeFormula<E>)
+  if constexpr (RunTimeRecord<E>)
     return {e.rows(), e.cols(), false};
   else if constexpr (RunTimeMatrix<V>)
     return {value_of(e).rows(), value_of(e).cols(), false};
@@ -76,7 +144,7 @@ template <class X, bool Rows>
 constexpr bool fixed_one_along() {
   using D = std::remove_cvref_t<X>;
   using V = value_type_of_t<D>;
-  if constexpr (RunTimeFormula<D>)
+  if constexpr (RunTimeRecord<D>)
     return D::template one_along<Rows>;
   else if constexpr (RunTimeMatrix<V>)
     return (Rows ? V::rows_extent : V::cols_extent) == 1;
@@ -143,15 +211,25 @@ template <std::size_t K, class T>
 struct formula_number<parameter_at<K, T>> {
   using type = T;
 };
+template <>
+struct formula_number<bool> {  // tl::if_else's one condition
+  using type = bool;
+};
+template <RunTimeMaskFormula E>
+struct formula_number<E> {
+  using type = bool;
+};
 /// The number type of a formula over operands X...
 template <class... X>
 using formula_number_t = std::common_type_t<typename formula_number<X>::type...>;
 
 /// The scalar operation Op applied to the elements of its operands A... (and to a number operand as it
 /// is), for arrays of `rows` x `cols`. Its operands are held by value: nodes of f (a pointer for an
-/// argument), tl::cref data (a pointer), numbers, and plain matrices, copied.
+/// argument), tl::cref data (a pointer), numbers, and plain matrices, copied. Where Op gives bools (a
+/// comparison), it is a formula of bools, no node.
 template <class Op, class... A>
-struct run_time_elementwise : expression_tag, run_time_formula_tag {
+struct run_time_elementwise : std::conditional_t<gives_bools<Op>, run_time_mask_tag, expression_tag>,
+                              formula_elements<run_time_elementwise<Op, A...>> {
   /// The type an operation on the whole of it would take: run-time extents, which those refuse.
   using value_type = matrix<formula_number_t<A...>, dynamic, dynamic>;
   template <bool Rows>
@@ -168,7 +246,7 @@ struct run_time_elementwise : expression_tag, run_time_formula_tag {
 /// Elements start .. start + length - 1 of the vector operand A, a vector of that length and A's
 /// orientation: tl::slice(v, start, length).
 template <class A>
-struct run_time_slice : expression_tag, run_time_formula_tag {
+struct run_time_slice : expression_tag, formula_elements<run_time_slice<A>> {
   using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
   template <bool Rows>
   static constexpr bool one_along = fixed_one_along<A, Rows>();
@@ -184,7 +262,7 @@ struct run_time_slice : expression_tag, run_time_formula_tag {
 /// (RepeatRows), along the columns where it is one column (RepeatCols). Element k of the result is A's
 /// element k % cols, k / cols, or 0.
 template <class A, bool RepeatRows, bool RepeatCols>
-struct run_time_broadcast : expression_tag, run_time_formula_tag {
+struct run_time_broadcast : expression_tag, formula_elements<run_time_broadcast<A, RepeatRows, RepeatCols>> {
   using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
   static constexpr bool repeat_rows = RepeatRows, repeat_cols = RepeatCols;
   template <bool Rows>
@@ -215,7 +293,7 @@ concept FixedColumn = Matrix<value_type_of_t<W>> && value_type_of_t<W>::cols()
 /// node, or data): a column of A's rows, element k the dot product of row k of A and w. So a linear
 /// model over data of run-time length is a formula, `tl::matmul(tl::cref(X), w)`.
 template <class A, class W>
-struct run_time_matvec : expression_tag, run_time_formula_tag {
+struct run_time_matvec : expression_tag, formula_elements<run_time_matvec<A, W>> {
   using value_type = matrix<formula_number_t<A, W>, dynamic, dynamic>;
   template <bool Rows>
   static constexpr bool one_along = !Rows;
@@ -244,12 +322,12 @@ constexpr auto make_run_time_matvec(A&& a, W&& w) {
 /// op(x...) over arrays of run-time extents: the formula, once the operands' shapes agree.
 template <class Op, class... X>
 constexpr auto make_run_time_elementwise(Op op, X&&... x) {
-  const element_extents e = common_extents(traits_of<Op>().name, x...);
+  const element_extents e = common_extents(elementwise_name<Op>(), x...);
   // Each operand that repeats along an axis, wrapped in its broadcast over the result.
   const auto operand = [&]<class Y>(Y&& y) {
     constexpr bool rows = repeats_along<true, Y, X...>, cols = repeats_along<false, Y, X...>;
     if constexpr ((rows || cols) && !std::is_arithmetic_v<std::remove_cvref_t<Y>> &&
-                  (RunTimeArray<Y> || Matrix<value_type_of_t<Y>>))
+                  (RunTimeArray<Y> || RunTimeMaskFormula<Y> || Matrix<value_type_of_t<Y>>))
       return run_time_broadcast<std::remove_cvref_t<Y>, rows, cols>{{}, {}, std::forward<Y>(y), e.rows, e.cols};
     else
       return std::remove_cvref_t<Y>(std::forward<Y>(y));
@@ -261,6 +339,25 @@ constexpr auto make_run_time_elementwise(Op op, X&&... x) {
             {}, {}, std::move(op), {std::forward<A>(a)...}, e.rows, e.cols};
       },
       operands{operand(std::forward<X>(x))...});
+}
+
+/// ~m, m & n, m | n and m ^ n of formulas of bools, element by element: formulas of bools, once the
+/// shapes agree (a row or a column repeats, as in the operations on numbers).
+template <RunTimeMaskFormula M>
+constexpr auto operator~(M&& m) {
+  return make_run_time_elementwise(mask_not{}, std::forward<M>(m));
+}
+template <RunTimeMaskFormula M, RunTimeMaskFormula N>
+constexpr auto operator&(M&& m, N&& n) {
+  return make_run_time_elementwise(mask_and{}, std::forward<M>(m), std::forward<N>(n));
+}
+template <RunTimeMaskFormula M, RunTimeMaskFormula N>
+constexpr auto operator|(M&& m, N&& n) {
+  return make_run_time_elementwise(mask_or{}, std::forward<M>(m), std::forward<N>(n));
+}
+template <RunTimeMaskFormula M, RunTimeMaskFormula N>
+constexpr auto operator^(M&& m, N&& n) {
+  return make_run_time_elementwise(mask_xor{}, std::forward<M>(m), std::forward<N>(n));
 }
 
 /// The type of the first operand of run-time extents among X...

@@ -7,8 +7,8 @@
 namespace tapeless {
 
 namespace detail {
-/// Either operand is matrix-valued: an ordering compares element by element (ops/mask.hpp), or, of
-/// run-time extents, says why it cannot (fixed_extents_selected).
+/// Either operand is matrix-valued: an ordering compares element by element (ops/mask.hpp), giving a
+/// tl::mask, or of run-time extents a formula of bools.
 template <class X, class Y>
 concept matrix_valued = Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>> || RunTimeMatrix<value_type_of_t<X>> ||
     RunTimeMatrix<value_type_of_t<Y>>;
@@ -17,16 +17,15 @@ concept matrix_valued = Matrix<value_type_of_t<X>> || Matrix<value_type_of_t<Y>>
 template <class X, class Y>
 concept scalar_operands = BinaryOperands<X, Y> && !matrix_valued<X, Y>;
 
-/// Whether no operand of an elementwise comparison or of tl::if_else has run-time extents, whose
-/// masks would have them (a tl::mask has a fixed shape); if one has, stopped here with one sentence.
+/// Whether no branch of an if_else on a tl::mask, whose shape is fixed, has run-time extents; if one
+/// has, stopped here with one sentence.
 template <class... X>
 constexpr bool fixed_extents_selected() {
   constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
   static_assert(ok,
-                "tl: a comparison (< > <= >= tl::equal tl::not_equal) or tl::if_else of arrays of run-time extents "
-                "(tl::dynamic, tl::bounded) gives no mask; compare their elements in a tl::sum_over over "
-                "tl::indices(x.size()) (tl::if_else(x[i] < a[i], x[i], a[i])), or write the choice as tl::min, "
-                "tl::max, tl::relu or tl::abs");
+                "tl::if_else(m, a, b): m is a tl::mask of fixed shape and a or b an array of run-time extents "
+                "(tl::dynamic, tl::bounded); compare the arrays of run-time extents themselves (x > 0.0 gives "
+                "a condition of their extents)");
   return ok;
 }
 }  // namespace detail

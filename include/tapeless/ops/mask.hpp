@@ -119,42 +119,56 @@ namespace detail {
 
 // clang-format 14 would write `&&(` in this concept.
 // clang-format off
-/// Two plain operands of which one is a plain matrix.
+/// Two plain operands of which one is a plain matrix, of fixed or run-time extents, and the other plain
+/// data or such a matrix.
 template <class X, class Y>
-concept plain_matrix_operands = Data<X> && Data<Y> && (Matrix<X> || Matrix<Y>);
+concept plain_matrix_operands = (Data<X> || RunTimeMatrix<X>) && (Data<Y> || RunTimeMatrix<Y>) &&
+    (Matrix<X> || Matrix<Y> || RunTimeMatrix<X> || RunTimeMatrix<Y>);
 // clang-format on
 
 struct less_op {
+  static constexpr bool gives_bools = true;  // of arrays of run-time extents, a formula of bools
+  static constexpr const char* name = "operator<";
   template <class A, class B>
   constexpr bool operator()(const A& a, const B& b) const {
     return a < b;
   }
 };
 struct greater_op {
+  static constexpr bool gives_bools = true;  // of arrays of run-time extents, a formula of bools
+  static constexpr const char* name = "operator>";
   template <class A, class B>
   constexpr bool operator()(const A& a, const B& b) const {
     return a > b;
   }
 };
 struct less_equal_op {
+  static constexpr bool gives_bools = true;  // of arrays of run-time extents, a formula of bools
+  static constexpr const char* name = "operator<=";
   template <class A, class B>
   constexpr bool operator()(const A& a, const B& b) const {
     return a <= b;
   }
 };
 struct greater_equal_op {
+  static constexpr bool gives_bools = true;  // of arrays of run-time extents, a formula of bools
+  static constexpr const char* name = "operator>=";
   template <class A, class B>
   constexpr bool operator()(const A& a, const B& b) const {
     return a >= b;
   }
 };
 struct equal_op {
+  static constexpr bool gives_bools = true;  // of arrays of run-time extents, a formula of bools
+  static constexpr const char* name = "tl::equal";
   template <class A, class B>
   constexpr bool operator()(const A& a, const B& b) const {
     return a == b;
   }
 };
 struct not_equal_op {
+  static constexpr bool gives_bools = true;  // of arrays of run-time extents, a formula of bools
+  static constexpr const char* name = "tl::not_equal";
   template <class A, class B>
   constexpr bool operator()(const A& a, const B& b) const {
     return a != b;
@@ -168,8 +182,8 @@ constexpr auto compare_elements(Cmp cmp, const X& x, const Y& y) {
   using VY = value_type_of_t<Y>;
   constexpr shape a = shape_of<VX>, b = shape_of<VY>;
   constexpr shape a_used = Matrix<VX> ? a : b, b_used = Matrix<VY> ? b : a;
-  if constexpr (!fixed_extents_selected<X, Y>()) {
-    return shape_error{};  // its static_assert has said why
+  if constexpr (RunTimeArray<X> || RunTimeArray<Y>) {
+    return make_run_time_elementwise(cmp, x, y);  // a formula of bools (expr/run_time_elementwise.hpp)
   } else if constexpr (shapes::mask_shapes<a_used, b_used>::ok) {
     const auto& vx = value_of(x);
     const auto& vy = value_of(y);

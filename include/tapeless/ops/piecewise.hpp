@@ -123,7 +123,10 @@ inline constexpr bool elementwise_if_else = Matrix<value_type_of_t<A>> != Matrix
 /// matrix when both branches are plain.
 template <Operand A, Operand B>
 TAPELESS_BUILD_INLINE constexpr auto if_else(bool cond, A&& a, B&& b) {
-  if constexpr (detail::any_shape_error<A, B> || !detail::fixed_extents_selected<A, B>()) {
+  if constexpr (detail::RunTimeArray<A> || detail::RunTimeArray<B>) {
+    // The formula of the choice, every element taking the same branch (transforms/run_time_reduction.hpp).
+    return run_time_if_else(cond, std::forward<A>(a), std::forward<B>(b), detail::layer_above{});
+  } else if constexpr (detail::any_shape_error<A, B> || !detail::fixed_extents_selected<A, B>()) {
     return detail::shape_error{};
   } else if constexpr (detail::elementwise_if_else<A, B>) {
     using M = std::conditional_t<Matrix<value_type_of_t<A>>, value_type_of_t<A>, value_type_of_t<B>>;

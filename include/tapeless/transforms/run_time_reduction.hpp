@@ -231,11 +231,20 @@ template <class E, class P>
 constexpr decltype(auto) element_at(const E& data, std::size_t k, const P& /*p*/) {
   return element_k(value_of(data), k);
 }
+/// Element k of tl::if_else(cond, x, y): the scalar if_else of cond's bool there, x's and y's elements.
+template <class P, class C, class X, class Y>
+constexpr auto select_at(std::size_t k, const P& p, const C& cond, const X& x, const Y& y) {
+  return if_else(static_cast<bool>(value_of(element_at(cond, k, p))), element_at(x, k, p), element_at(y, k, p));
+}
 template <class Op, class... A, class P>
 constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k, const P& p) {
   return std::apply(
       [&](const auto&... a) {
-        if constexpr (sizeof...(A) == 1)
+        if constexpr (gives_bools<Op>)  // a comparison reads values: no derivative goes through it
+          return e.op(value_of(element_at(a, k, p))...);
+        else if constexpr (std::is_same_v<Op, select_elements>)
+          return select_at(k, p, a...);
+        else if constexpr (sizeof...(A) == 1)
           return make_unary(e.op, element_at(a, k, p)...);
         else
           return make_binary(e.op, element_at(a, k, p)...);
@@ -420,6 +429,10 @@ struct first_run_time_operand<run_time_broadcast<A, R, C>> {
 };
 template <class A, class W>
 struct first_run_time_operand<run_time_matvec<A, W>> : first_run_time_operand<A> {};
+template <class Op, class A, class... B>
+  requires RunTimeMaskFormula<A>
+struct first_run_time_operand<run_time_elementwise<Op, A, B...>> : first_run_time_operand<A> {
+};
 
 /// The extent along the rows (Rows) or columns of a matrix of e's shape, one number per element of e:
 /// 1 where e is one row (column) by its type; else its first run-time operand's, bounded where that is

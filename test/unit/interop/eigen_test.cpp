@@ -546,7 +546,8 @@ TEST_CASE("tl::cref of data of run-time size, Eigen's or tl's, is read in place 
   CHECK_THROWS_AS(tl::row(tl::cref(tX), n), std::out_of_range);
 }
 
-TEST_CASE("formulas over Eigen arrays of run-time size: tl::sum, tl::dot and tl::slice read them in place") {
+TEST_CASE(
+    "formulas over Eigen arrays of run-time size: tl::sum, tl::dot, tl::slice and tl::if_else read them in place") {
   constexpr std::size_t n = 33;
   Eigen::VectorXd x(n), y(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -571,6 +572,13 @@ TEST_CASE("formulas over Eigen arrays of run-time size: tl::sum, tl::dot and tl:
   // A Map of the same numbers, read in place.
   const Eigen::Map<const Eigen::VectorXd> x_map(x.data(), x.size());
   CHECK(std::get<1>(tl::grad(f)(x_map, 1.5)) == std::get<1>(g));
+  // Comparisons, tl::if_else and an element of a formula, as the twin's.
+  const auto clipped = [&y](const auto& v) {
+    return tl::sum(tl::if_else(v > tl::cref(y), tl::square(v), 0.5 * v)) - tl::log_softmax(v)[3];
+  };
+  const Eigen::VectorXd gc = tl::grad(clipped)(x);
+  const auto twin_gc = tl::grad(clipped)(tx);
+  for (std::size_t k = 0; k < n; ++k) CHECK(gc(static_cast<Eigen::Index>(k)) == twin_gc[k]);
 
   // A column-major MatrixXd argument and MatrixXd data: the gradient of sum(M^2 B) is 2 M B, element by
   // element, whatever the storage order.

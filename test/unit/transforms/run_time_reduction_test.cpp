@@ -12,6 +12,7 @@
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
 #include <operations.hpp>
+#include <run_time_twin.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -27,15 +28,8 @@ namespace tl = tapeless;
 
 namespace {
 
-using dynamic_vector = tl::vector<double, tl::dynamic>;
-
-template <class V>
-V seeded(std::size_t n, std::uint64_t seed, double lo = -1.5, double hi = 1.5) {
-  V x(n);
-  fd::rng u(seed);
-  for (std::size_t k = 0; k < n; ++k) x[k] = u.uniform(lo, hi);
-  return x;
-}
+using run_time_twin::dynamic_vector;
+using run_time_twin::seeded;
 
 /// One formula of every reduction, over x (n elements), data y and w, a number a: written with
 /// run-time slices, or (Fixed) with fixed ones.
@@ -61,17 +55,8 @@ void check_against_fixed_twin() {
   CAPTURE(N);
   const auto x = seeded<dynamic_vector>(N, 1 + N), y = seeded<dynamic_vector>(N, 2 + N),
              w = seeded<dynamic_vector>(N, 3 + N);
-  tl::vector<double, N> xf, yf, wf;
-  for (std::size_t k = 0; k < N; ++k) xf[k] = x[k], yf[k] = y[k], wf[k] = w[k];
-  const auto [value, g] = tl::value_and_grad(model<false>(y, w))(x, 0.75);
-  const auto [fixed_value, fixed_g] = tl::value_and_grad(model<true>(yf, wf))(xf, 0.75);
-  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<0>(g))>, dynamic_vector>);
-  CHECK(fd::rel_error(value, fixed_value) < 1e-13);
-  CHECK(fd::rel_error(std::get<1>(g), std::get<1>(fixed_g)) < 1e-13);
-  REQUIRE(std::get<0>(g).size() == N);
-  for (std::size_t k = 0; k < N; ++k) CHECK(fd::rel_error(std::get<0>(g)[k], std::get<0>(fixed_g)[k]) < 1e-13);
-  // f of plain values: the same number.
-  CHECK(fd::rel_error(model<false>(y, w)(x, 0.75), value) < 1e-13);
+  const auto yf = run_time_twin::fixed_copy<N>(y), wf = run_time_twin::fixed_copy<N>(w);
+  run_time_twin::check_against_twin(model<false>(y, w), model<true>(yf, wf), x, run_time_twin::fixed_copy<N>(x), 0.75);
 }
 
 /// f(x, a)'s gradient against central differences, at x of each size n in `sizes` drawn from [lo, hi)
@@ -162,17 +147,7 @@ void check_broadcast_against_fixed_twin(const Op& op, std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("every reduction of a formula at run-time size against its fixed-shape twin at the same values") {
-  check_against_fixed_twin<2>();
-  check_against_fixed_twin<3>();
-  check_against_fixed_twin<4>();
-  check_against_fixed_twin<5>();
-  check_against_fixed_twin<7>();
-  check_against_fixed_twin<8>();
-  check_against_fixed_twin<9>();
-  check_against_fixed_twin<31>();
-  check_against_fixed_twin<32>();
-  check_against_fixed_twin<33>();
-  check_against_fixed_twin<256>();
+  run_time_twin::at_sizes([]<std::size_t N>() { check_against_fixed_twin<N>(); });
 }
 
 TEST_CASE("elementwise functions of a run-time vector against central differences at seeded points") {

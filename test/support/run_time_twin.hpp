@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSL-1.0
+// test/support/run_time_twin.hpp: a function of a vector of run-time size against its fixed-shape twin
+// at the same values (test/unit/transforms/): seeded vectors, their fixed copies, the sizes around a
+// SIMD batch of 2, 4 or 8 doubles and 31, 32, 33, 256, and the comparison of value and gradients.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <tapeless/tapeless.hpp>
+
+#include <finite_difference.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace run_time_twin {
+
+namespace tl = tapeless;
+
+using dynamic_vector = tl::vector<double, tl::dynamic>;
+
+/// n values drawn from [lo, hi) with the seed given, in a vector of type V.
+template <class V>
+V seeded(std::size_t n, std::uint64_t seed, double lo = -1.5, double hi = 1.5) {
+  V x(n);
+  fd::rng u(seed);
+  for (std::size_t k = 0; k < n; ++k) x[k] = u.uniform(lo, hi);
+  return x;
+}
+
+/// The tl::vector<double, N> of x's values.
+template <std::size_t N, class V>
+tl::vector<double, N> fixed_copy(const V& x) {
+  tl::vector<double, N> out;
+  for (std::size_t k = 0; k < N; ++k) out[k] = x[k];
+  return out;
+}
+
+/// check.template operator()<N>() at N = 2, 3, 4, 5, 7, 8, 9, 31, 32, 33 and 256.
+template <class Check>
+void at_sizes(const Check& check) {
+  check.template operator()<2>();
+  check.template operator()<3>();
+  check.template operator()<4>();
+  check.template operator()<5>();
+  check.template operator()<7>();
+  check.template operator()<8>();
+  check.template operator()<9>();
+  check.template operator()<31>();
+  check.template operator()<32>();
+  check.template operator()<33>();
+  check.template operator()<256>();
+}
+
+/// f(x, a) against fixed(xf, a), xf x's values in a fixed vector: values and both gradients to 1e-13
+/// relative, x's gradient a tl::vector<double, tl::dynamic>; and f of plain values, the same number.
+template <class F, class Fixed, class XF>
+void check_against_twin(const F& f, const Fixed& fixed, const dynamic_vector& x, const XF& xf, double a) {
+  const auto [value, g] = tl::value_and_grad(f)(x, a);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(fixed)(xf, a);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<0>(g))>, dynamic_vector>);
+  CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+  CHECK(fd::rel_error(std::get<1>(g), std::get<1>(fixed_g)) < 1e-13);
+  REQUIRE(std::get<0>(g).size() == x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) CHECK(fd::rel_error(std::get<0>(g)[k], std::get<0>(fixed_g)[k]) < 1e-13);
+  CHECK(fd::rel_error(f(x, a), value) < 1e-13);
+}
+
+}  // namespace run_time_twin
