@@ -108,8 +108,8 @@ constexpr bool depends_on(const rdt::composition& c, int k, int arg) {
 
 /// Whether the operations formulas of run-time extents take (transforms/run_time_reduction.hpp) are
 /// all that reads argument `arg`, the others reading fixed shapes beside it: then the composition runs
-/// with that argument of run-time extents too. Not a let, the matrix functions or the structural ones
-/// (a whole-array operation refused with one sentence).
+/// with that argument of run-time extents too. Not a let, a product of two arrays that read it, the
+/// factorisations or the other structural operations (refused with one sentence).
 constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
   if (!depends_on(c, c.root, arg)) return false;
   for (int k = 0; k < c.size; ++k) {
@@ -133,7 +133,16 @@ constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
       case rdt::kind::softmax:
       case rdt::kind::log_softmax:
       case rdt::kind::element:
-      case rdt::kind::select: break;
+      case rdt::kind::select:
+      case rdt::kind::transpose:
+      case rdt::kind::trace:
+      case rdt::kind::diag:
+      case rdt::kind::outer: break;
+      case rdt::kind::matmul: {  // by a matrix of fixed shape: one side reads the argument
+        const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
+        if (depends_on(c, n.a, arg) && depends_on(c, n.b, arg)) return false;
+        break;
+      }
       default: return false;
     }
   }

@@ -66,17 +66,10 @@ constexpr auto index_sum_from(const Term& term, const Sum& sum) {
     return index_sum_from<N, From + count>(term, more);
   }
 }
-template <std::size_t From, std::size_t Count, class Term>
-constexpr auto balanced_sum_from(const Term& term) {
-  if constexpr (Count == 1)
-    return term(std::integral_constant<std::size_t, From>{});
-  else
-    return balanced_sum_from<From, Count / 2>(term) + balanced_sum_from<From + Count / 2, Count - Count / 2>(term);
-}
 template <std::size_t N, class Term>
 constexpr auto balanced_sum(const Term& term) {
   static_assert(N > 0, "mx::balanced_sum<N>: at least one term");
-  return balanced_sum_from<0, N>(term);
+  return tapeless::detail::balanced_sum<0, N>(term);  // the library's, which its products use
 }
 template <std::size_t N, class Term>
 constexpr auto index_sum(const Term& term) {

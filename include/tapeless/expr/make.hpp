@@ -147,11 +147,10 @@ constexpr bool fixed_extents_in() {
   constexpr bool ok = !(RunTimeMatrix<value_type_of_t<X>> || ...);
   static_assert(ok,
                 "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
-                "does not differentiate (it does elementwise ones, tl::slice, tl::sum, tl::mean, tl::prod, "
-                "tl::squared_norm, tl::norm, tl::dot, tl::log_sum_exp, tl::softmax, tl::log_softmax, "
-                "tl::max_element and tl::min_element); "
-                "read its elements (x[i], A(i, j), tl::row(A, i), tl::col(A, j)) in a tl::sum_over over "
-                "tl::indices(x.size()) or tl::pairs(n)");
+                "does not differentiate (it does elementwise ones, comparisons, tl::if_else, tl::slice, "
+                "tl::transpose, tl::diag, tl::outer, tl::reshape of an array, tl::matmul by a matrix of fixed "
+                "shape, the reductions and tl::softmax); read its elements (x[i], A(i, j), tl::row(A, i), "
+                "tl::col(A, j)) in a tl::sum_over over tl::indices(x.size()) or tl::pairs(n)");
   return ok;
 }
 

@@ -7,8 +7,10 @@
 // is not a node: it is this record of the operation and its operands (nodes of f, data, numbers, other
 // such records), whose extents are checked where it is made. The reductions over it
 // (transforms/run_time_reduction.hpp) turn it into one loop over its elements, a tl::sum_over over
-// tl::indices whose term is the formula at element k: no intermediate array, one pass.
-// Tests: test/unit/transforms/run_time_reduction_test.cpp
+// tl::indices whose term is the formula at element k: no intermediate array, one pass. Products by a
+// matrix of fixed shape, transposes and diagonals are records of the same kind, and comparisons are
+// records of bools.
+// Tests: test/unit/transforms/run_time_reduction_test.cpp test/unit/expr/run_time_elementwise
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
@@ -284,39 +286,115 @@ struct run_time_broadcast : expression_tag, formula_elements<run_time_broadcast<
   }
 };
 
-/// A vector of fixed size and one column: what a matrix of run-time rows multiplies (tl::matmul).
-template <class W>
-concept FixedColumn = Matrix<value_type_of_t<W>> && value_type_of_t<W>::cols()
-== 1;
-
-/// The product A w of a matrix A of run-time rows (data, or a node) and a vector w of fixed size C (a
-/// node, or data): a column of A's rows, element k the dot product of row k of A and w. So a linear
-/// model over data of run-time length is a formula, `tl::matmul(tl::cref(X), w)`.
-template <class A, class W>
-struct run_time_matvec : expression_tag, formula_elements<run_time_matvec<A, W>> {
+/// The product A W of an array A of run-time extents (data, a node, or a formula) and a matrix W of
+/// fixed shape K x M (a node, or data), or where Left the product W A of W (M x K) and A: element (i, j)
+/// a row of one dotted with a column of the other. So a linear model over data of run-time length is a
+/// formula, `tl::matmul(tl::cref(X), w)`, and so is a layer of a network over a batch of run-time size,
+/// `tl::matmul(tl::cref(X), W)`.
+template <class A, class W, bool Left = false, class Fixed = value_type_of_t<W>>
+struct run_time_matmul : expression_tag, formula_elements<run_time_matmul<A, W, Left, Fixed>> {
   using value_type = matrix<formula_number_t<A, W>, dynamic, dynamic>;
+  static constexpr bool left = Left;
+  /// W's type, which a term's record keeps where W is the sum's parameter.
+  using fixed_type = Fixed;
+  /// The length of the dot products: W's rows on the right, its columns on the left.
+  static constexpr std::size_t inner = Left ? Fixed::cols() : Fixed::rows();
   template <bool Rows>
-  static constexpr bool one_along = !Rows;
+  static constexpr bool one_along = Left ? (Rows ? Fixed::rows() == 1 : fixed_one_along<A, false>())
+                                         : (Rows ? fixed_one_along<A, true>() : Fixed::cols() == 1);
   A a;
   W w;
-  std::size_t rows_ = 0;
+  std::size_t rows_ = 0, cols_ = 0;
 
   [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
-  [[nodiscard]] static constexpr std::size_t cols() noexcept { return 1; }
-  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_; }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
 };
 
-/// tl::matmul(A, w) of a matrix A of run-time extents and a fixed column w: A's columns must be w's
-/// size (std::invalid_argument naming both shapes).
-template <class A, class W>
-constexpr auto make_run_time_matvec(A&& a, W&& w) {
+/// How a record that rearranges its operand reads it: element k of a result of rows x cols is the
+/// operand's element `operand_element(k, rows, cols)`, or, where `zeros_outside` and not `inside`, 0.
+struct transposed_elements {  // tl::transpose: (i, j) is the operand's (j, i)
+  static constexpr bool zeros_outside = false;
+  template <class A, bool Rows>
+  static constexpr bool one_along = fixed_one_along<A, !Rows>();
+  static constexpr std::size_t operand_element(std::size_t k, std::size_t rows, std::size_t cols) noexcept {
+    return (k % cols) * rows + k / cols;
+  }
+};
+struct diagonal_elements {  // tl::diag of a square matrix: a column of its diagonal
+  static constexpr bool zeros_outside = false;
+  template <class A, bool Rows>
+  static constexpr bool one_along = !Rows;
+  static constexpr std::size_t operand_element(std::size_t k, std::size_t rows, std::size_t /*cols*/) noexcept {
+    return k * (rows + 1);
+  }
+};
+struct diagonal_matrix_elements {  // tl::diag of a vector: the square matrix with it on the diagonal
+  static constexpr bool zeros_outside = true;
+  template <class A, bool Rows>
+  static constexpr bool one_along = false;
+  static constexpr std::size_t operand_element(std::size_t k, std::size_t /*rows*/, std::size_t cols) noexcept {
+    return k / cols;
+  }
+  static constexpr bool inside(std::size_t k, std::size_t cols) noexcept { return k / cols == k % cols; }
+};
+
+/// The operand A rearranged as Kind says (transposed_elements, diagonal_elements,
+/// diagonal_matrix_elements), for a result of rows x cols: each element reads one of A's, or is 0.
+template <class A, class Kind>
+struct run_time_rearranged : expression_tag, formula_elements<run_time_rearranged<A, Kind>> {
+  using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
+  template <bool Rows>
+  static constexpr bool one_along = Kind::template one_along<A, Rows>;
+  using kind = Kind;
+  A operand;
+  std::size_t rows_ = 0, cols_ = 0;
+
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
+};
+
+/// tl::transpose(a) of an array of run-time extents.
+template <class A>
+constexpr auto make_run_time_transpose(A&& a) {
   const element_extents e = extents_of(a);
-  constexpr std::size_t size = value_type_of_t<W>::size();
-  if (e.cols != size)
-    throw std::invalid_argument("tl::matmul(A, w): A is " + shape_text(e.rows, e.cols) + " and w " +
-                                shape_text(size, 1) + "; A's columns must be w's rows");
-  return run_time_matvec<std::remove_cvref_t<A>, std::remove_cvref_t<W>>{
-      {}, {}, std::forward<A>(a), std::forward<W>(w), e.rows};
+  return run_time_rearranged<std::remove_cvref_t<A>, transposed_elements>{{}, {}, std::forward<A>(a), e.cols, e.rows};
+}
+
+/// tl::diag(x) of an array of run-time extents: of a vector by its type, the square matrix with it on
+/// the diagonal; of a matrix, which must be square (std::invalid_argument naming its shape), its
+/// diagonal.
+template <class A>
+constexpr auto make_run_time_diag(A&& a) {
+  const element_extents e = extents_of(a);
+  if constexpr (fixed_one_along<A, true>() || fixed_one_along<A, false>()) {
+    const std::size_t n = e.rows * e.cols;
+    return run_time_rearranged<std::remove_cvref_t<A>, diagonal_matrix_elements>{{}, {}, std::forward<A>(a), n, n};
+  } else {
+    if (e.rows != e.cols)
+      throw std::invalid_argument("tl::diag(A): A is " + shape_text(e.rows, e.cols) +
+                                  ", not square; its diagonal is that of a square matrix");
+    return run_time_rearranged<std::remove_cvref_t<A>, diagonal_elements>{{}, {}, std::forward<A>(a), e.rows, 1};
+  }
+}
+
+/// Throws std::invalid_argument for a product whose left operand's columns are not its right one's rows.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_product_shapes(element_extents a, element_extents b) {
+  throw std::invalid_argument("tl::matmul(A, B): A is " + shape_text(a.rows, a.cols) + " and B " +
+                              shape_text(b.rows, b.cols) + "; A's columns must be B's rows");
+}
+
+/// tl::matmul(A, W) of an array A of run-time extents and a matrix W of fixed shape (Left: tl::matmul(W,
+/// A)): the inner extents must agree (std::invalid_argument naming both shapes).
+template <bool Left, class A, class W>
+constexpr auto make_run_time_matmul(A&& a, W&& w) {
+  const element_extents e = extents_of(a);
+  using V = value_type_of_t<W>;
+  const element_extents f{V::rows(), V::cols(), false};
+  if (Left ? f.cols != e.rows : e.cols != f.rows) Left ? throw_product_shapes(f, e) : throw_product_shapes(e, f);
+  return run_time_matmul<std::remove_cvref_t<A>, std::remove_cvref_t<W>, Left>{
+      {}, {}, std::forward<A>(a), std::forward<W>(w), Left ? f.rows : e.rows, Left ? e.cols : f.cols};
 }
 
 /// op(x...) over arrays of run-time extents: the formula, once the operands' shapes agree.

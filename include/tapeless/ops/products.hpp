@@ -173,17 +173,30 @@ template <Operand A, Operand B>
 constexpr auto matmul(A&& a, B&& b) {
   return detail::matrix_op<shapes::matmul_shapes>(ops::matmul{}, std::forward<A>(a), std::forward<B>(b));
 }
-/// A w of a matrix A of run-time extents (data, or an argument) and a fixed-size column w: a formula
-/// of A.rows() elements (expr/run_time_elementwise.hpp), which the elementwise operations and the
-/// reductions take. A's columns must be w's rows (std::invalid_argument naming both shapes).
+/// A B of an array A of run-time extents (data, an argument, or a formula over them) and a matrix B of
+/// fixed shape: a formula of A's rows and B's columns (expr/run_time_elementwise.hpp), which the
+/// elementwise operations, the reductions and element access take. A's columns must be B's rows
+/// (std::invalid_argument naming both shapes).
 template <Operand A, Operand B>
-  requires(RunTimeMatrix<value_type_of_t<A>> && !detail::RunTimeFormula<A> && detail::FixedColumn<B>)
-constexpr auto matmul(A&& a, B&& b) { return detail::make_run_time_matvec(std::forward<A>(a), std::forward<B>(b)); }
+  requires(detail::RunTimeArray<A>&& Matrix<value_type_of_t<B>>)
+constexpr auto matmul(A&& a, B&& b) {
+  return detail::make_run_time_matmul<false>(std::forward<A>(a), std::forward<B>(b));
+}
+/// A B of a matrix A of fixed shape and an array B of run-time extents, likewise.
+template <Operand A, Operand B>
+  requires(Matrix<value_type_of_t<A>>&& detail::RunTimeArray<B>)
+constexpr auto matmul(A&& a, B&& b) {
+  return detail::make_run_time_matmul<true>(std::forward<B>(b), std::forward<A>(a));
+}
 
 template <Operand A>
 constexpr auto transpose(A&& a) {
   return detail::matrix_op<shapes::any_shapes>(ops::transpose{}, std::forward<A>(a));
 }
+/// Aᵀ of an array of run-time extents: a formula that reads A's element (j, i) as its (i, j).
+template <Operand A>
+  requires detail::RunTimeArray<A>
+constexpr auto transpose(A&& a) { return detail::make_run_time_transpose(std::forward<A>(a)); }
 
 /// a . b of two vectors of one length.
 template <Operand A, Operand B>
@@ -195,6 +208,16 @@ constexpr auto dot(A&& a, B&& b) {
 template <Operand A, Operand B>
 constexpr auto outer(A&& a, B&& b) {
   return detail::matrix_op<shapes::outer_shapes>(ops::outer{}, std::forward<A>(a), std::forward<B>(b));
+}
+/// a bᵀ where either column vector has run-time extents: a times the row bᵀ, each repeated over the
+/// other's length (a formula of a.size() x b.size()).
+template <Operand A, Operand B>
+  requires(detail::RunTimeArray<A> || detail::RunTimeArray<B>)
+constexpr auto outer(A&& a, B&& b) {
+  constexpr bool columns = detail::fixed_one_along<A, false>() && detail::fixed_one_along<B, false>();
+  static_assert(columns,
+                "tl::outer(a, b): a and b must be column vectors by their types (tl::vector, Eigen::VectorXd)");
+  return detail::make_binary(ops::multiply{}, std::forward<A>(a), transpose(std::forward<B>(b)));
 }
 
 /// The sum of the diagonal of a square matrix.

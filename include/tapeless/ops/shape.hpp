@@ -102,6 +102,30 @@ struct col : ::tapeless::detail::matrix_operation {
   }
 };
 
+/// y = row `index` (Row) or column `index` of a matrix of run-time extents whose other extent is Length
+/// at run time, as a column of Length: what a product of such a matrix and a fixed one dots
+/// (transforms/run_time_reduction.hpp). Its adjoint is g in that line, as row's and col's.
+template <std::size_t Length, bool Row>
+struct fixed_line : ::tapeless::detail::matrix_operation {
+  static constexpr operation_traits traits{
+      .name = Row ? "row" : "col", .vjp_reads = reads_nothing, .takes_run_time_extents = true};
+  template <class M>
+  static constexpr std::size_t adjoint_part_size = Length;
+  std::size_t index;
+  constexpr explicit fixed_line(std::size_t i) : index(i) {}
+  template <class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  constexpr matrix<T, Length, 1> value(const X<T, R, C>& x) const {
+    matrix<T, Length, 1> y;
+    for (std::size_t k = 0; k < Length; ++k) y[k] = Row ? x(index, k) : x(k, index);
+    return y;
+  }
+  template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
+  constexpr auto vjp(const G& g, const X<T, R, C>& x, const matrix<T, Length, 1>&) const {
+    return Row ? line_adjoint<matrix<T, R, C>>(g, index * x.cols(), 1)
+               : line_adjoint<matrix<T, R, C>>(g, index, x.cols());
+  }
+};
+
 /// y = elements Start .. Start + Length - 1 of a vector, a vector of the same orientation.
 template <std::size_t Start, std::size_t Length>
 struct slice : ::tapeless::detail::matrix_operation {
@@ -552,11 +576,23 @@ constexpr auto slice(V&& v, std::size_t start, std::size_t length) {
 /// A's elements in row-major order as an R x C matrix; R x C must equal A's size.
 template <std::size_t R, std::size_t C, Operand A>
 constexpr auto reshape(A&& a) {
-  constexpr bool kind = Matrix<value_type_of_t<A>>;
-  static_assert(kind || ShapeError<A> || !detail::fixed_extents_in<A>(),
-                "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
-  return detail::checked_node<shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>, kind>(
-      ops::reshape<R, C>{}, std::forward<A>(a));
+  if constexpr (RunTimeMatrix<value_type_of_t<A>> && !detail::RunTimeRecord<A>) {
+    // An argument, data or tl::cref of run-time extents: its first R x C elements read where they lie,
+    // once its size is checked.
+    const std::size_t size = detail::value_of(a).size();
+    if (size != R * C)
+      throw std::invalid_argument("tl::reshape<R, C>(A): A has " + std::to_string(size) + " elements and " +
+                                  detail::shape_text(R, C) + " holds " + std::to_string(R * C));
+    using part = ops::slice_of_run_time<0, R * C>;
+    return reshape<R, C>(
+        detail::run_time_part(part{}, std::forward<A>(a), [](const auto& x) { return part::value(x); }));
+  } else {
+    constexpr bool kind = Matrix<value_type_of_t<A>>;
+    static_assert(kind || ShapeError<A> || !detail::fixed_extents_in<A>(),
+                  "tl::reshape<R, C>(A): A must be a matrix or a matrix expression");
+    return detail::checked_node<shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>, kind>(
+        ops::reshape<R, C>{}, std::forward<A>(a));
+  }
 }
 
 /// a stacked above b: an (Ra + Rb) x C matrix from an Ra x C and an Rb x C one. A number counts as
@@ -579,13 +615,17 @@ constexpr auto concat(A&& a, B&& b, Rest&&... rest) {
 template <Operand X>
 constexpr auto diag(X&& x) {
   using M = value_type_of_t<X>;
-  constexpr bool kind = Matrix<M>;
-  static_assert(kind || ShapeError<X>, "tl::diag(x): x must be a vector or a square matrix, or an expression of one");
-  constexpr shape s = shape_of<M>;
-  if constexpr (s.rows == 1 || s.cols == 1)
-    return detail::checked_node<shapes::diag_shape<s>, kind>(ops::diag{}, std::forward<X>(x));
-  else
-    return detail::checked_node<shapes::diag_shape<s>, kind>(ops::diagonal{}, std::forward<X>(x));
+  if constexpr (detail::RunTimeArray<X>) {
+    return detail::make_run_time_diag(std::forward<X>(x));  // a formula (expr/run_time_elementwise.hpp)
+  } else {
+    constexpr bool kind = Matrix<M>;
+    static_assert(kind || ShapeError<X>, "tl::diag(x): x must be a vector or a square matrix, or an expression of one");
+    constexpr shape s = shape_of<M>;
+    if constexpr (s.rows == 1 || s.cols == 1)
+      return detail::checked_node<shapes::diag_shape<s>, kind>(ops::diag{}, std::forward<X>(x));
+    else
+      return detail::checked_node<shapes::diag_shape<s>, kind>(ops::diagonal{}, std::forward<X>(x));
+  }
 }
 
 }  // namespace tapeless

@@ -57,8 +57,10 @@ template <class A>
 struct formula_nodes<run_time_slice<A>> : formula_nodes<A> {};
 template <class A, bool R, bool C>
 struct formula_nodes<run_time_broadcast<A, R, C>> : formula_nodes<A> {};
-template <class A, class W>
-struct formula_nodes<run_time_matvec<A, W>> {
+template <class A, class K>
+struct formula_nodes<run_time_rearranged<A, K>> : formula_nodes<A> {};
+template <class A, class W, bool L, class F>
+struct formula_nodes<run_time_matmul<A, W, L, F>> {
   using type = join_t<typename formula_nodes<A>::type, typename formula_nodes<W>::type>;
 };
 
@@ -119,9 +121,13 @@ inline constexpr bool is_broadcast_formula = false;
 template <class A, bool R, bool C>
 inline constexpr bool is_broadcast_formula<run_time_broadcast<A, R, C>> = true;
 template <class E>
-inline constexpr bool is_matvec_formula = false;
-template <class A, class W>
-inline constexpr bool is_matvec_formula<run_time_matvec<A, W>> = true;
+inline constexpr bool is_rearranged_formula = false;
+template <class A, class K>
+inline constexpr bool is_rearranged_formula<run_time_rearranged<A, K>> = true;
+template <class E>
+inline constexpr bool is_matmul_formula = false;
+template <class A, class W, bool L, class F>
+inline constexpr bool is_matmul_formula<run_time_matmul<A, W, L, F>> = true;
 
 // The formula as the term holds it, each node read replaced by its parameter (Root: the whole formula,
 // First: the place among Root's node reads of the first one in e), and its data copied, or moved out of
@@ -152,15 +158,20 @@ constexpr auto term_formula(E&& e) {
     using O = decltype(term_formula<Root, First>(std::forward<E>(e).operand));
     return run_time_broadcast<O, D::repeat_rows, D::repeat_cols>{
         {}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.rows(), e.cols()};
-  } else if constexpr (is_matvec_formula<D>) {
+  } else if constexpr (is_rearranged_formula<D>) {
+    using O = decltype(term_formula<Root, First>(std::forward<E>(e).operand));
+    return run_time_rearranged<O, typename D::kind>{
+        {}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.rows(), e.cols()};
+  } else if constexpr (is_matmul_formula<D>) {
     constexpr std::size_t after_a = First + formula_node_count<decltype(D::a)>;
     using M = decltype(term_formula<Root, First>(std::forward<E>(e).a));
     using V = decltype(term_formula<Root, after_a>(std::forward<E>(e).w));
-    return run_time_matvec<M, V>{{},
-                                 {},
-                                 term_formula<Root, First>(std::forward<E>(e).a),
-                                 term_formula<Root, after_a>(std::forward<E>(e).w),
-                                 e.rows()};
+    return run_time_matmul<M, V, D::left, typename D::fixed_type>{{},
+                                                                  {},
+                                                                  term_formula<Root, First>(std::forward<E>(e).a),
+                                                                  term_formula<Root, after_a>(std::forward<E>(e).w),
+                                                                  e.rows(),
+                                                                  e.cols()};
   } else if constexpr (formula_data<D>) {
     return D(std::forward<E>(e));
   } else {
@@ -173,8 +184,10 @@ template <class A>
 constexpr auto node_reads(const run_time_slice<A>& e);
 template <class A, bool R, bool C>
 constexpr auto node_reads(const run_time_broadcast<A, R, C>& e);
-template <class A, class W>
-constexpr auto node_reads(const run_time_matvec<A, W>& e);
+template <class A, class K>
+constexpr auto node_reads(const run_time_rearranged<A, K>& e);
+template <class A, class W, bool L, class F>
+constexpr auto node_reads(const run_time_matmul<A, W, L, F>& e);
 template <class E>
 constexpr auto node_reads(const E& e);
 
@@ -190,8 +203,12 @@ template <class A, bool R, bool C>
 constexpr auto node_reads(const run_time_broadcast<A, R, C>& e) {
   return node_reads(e.operand);
 }
-template <class A, class W>
-constexpr auto node_reads(const run_time_matvec<A, W>& e) {
+template <class A, class K>
+constexpr auto node_reads(const run_time_rearranged<A, K>& e) {
+  return node_reads(e.operand);
+}
+template <class A, class W, bool L, class F>
+constexpr auto node_reads(const run_time_matmul<A, W, L, F>& e) {
   return std::tuple_cat(node_reads(e.a), node_reads(e.w));
 }
 template <class E>
@@ -221,8 +238,10 @@ template <class A, class P>
 constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p);
 template <class A, bool R, bool C, class P>
 constexpr auto element_at(const run_time_broadcast<A, R, C>& e, std::size_t k, const P& p);
-template <class A, class W, class P>
-constexpr auto element_at(const run_time_matvec<A, W>& e, std::size_t k, const P& p);
+template <class A, class K, class P>
+constexpr auto element_at(const run_time_rearranged<A, K>& e, std::size_t k, const P& p);
+template <class A, class W, bool L, class F, class P>
+constexpr auto element_at(const run_time_matmul<A, W, L, F>& e, std::size_t k, const P& p);
 template <std::size_t K, class T, class P>
 constexpr decltype(auto) element_at(parameter_at<K, T> /*read*/, std::size_t k, const P& p) {
   return element_k(std::get<K>(p), k);
@@ -259,6 +278,14 @@ template <class A, bool R, bool C, class P>
 constexpr auto element_at(const run_time_broadcast<A, R, C>& e, std::size_t k, const P& p) {
   return element_at(e.operand, e.operand_element(k), p);
 }
+template <class A, class K, class P>
+constexpr auto element_at(const run_time_rearranged<A, K>& e, std::size_t k, const P& p) {
+  const std::size_t at = K::operand_element(k, e.rows(), e.cols());
+  if constexpr (K::zeros_outside)
+    return if_else(K::inside(k, e.cols()), element_at(e.operand, at, p), formula_number_t<A>(0));
+  else
+    return element_at(e.operand, at, p);
+}
 
 template <class E>
 inline constexpr bool is_parameter_at = false;
@@ -275,21 +302,45 @@ constexpr const auto& whole_at(const E& data, const P& /*p*/) {
   return value_of(data);
 }
 
-/// Row k of A times w: data's row k as a constant vector of w's size and one dot product; a
-/// parameter's row element by element.
-template <class A, class W, class P>
-constexpr auto element_at(const run_time_matvec<A, W>& e, std::size_t k, const P& p) {
+/// term(I) for I = First .. First + Count - 1, summed as a balanced tree: its depth grows as the log of
+/// Count, so that no long product cuts the term's tree (sweep/cut.hpp).
+template <std::size_t First, std::size_t Count, class Term>
+constexpr auto balanced_sum(const Term& term) {
+  if constexpr (Count == 1)
+    return term(std::integral_constant<std::size_t, First>{});
+  else
+    return balanced_sum<First, Count / 2>(term) + balanced_sum<First + Count / 2, Count - Count / 2>(term);
+}
+
+/// Line `index` of a fixed matrix w (a node, or plain), a row (Row) or a column, as a column vector.
+template <bool Row, class W>
+constexpr auto fixed_line_of(const W& w, std::size_t index) {
+  if constexpr (Row)
+    return transpose(row(w, index));
+  else
+    return col(w, index);
+}
+
+/// Element (i, j) of A W (of W A where Left): the dot product of A's line there and W's. A's line is,
+/// of data, a constant vector of its values; of a parameter, one node reading that line (ops::fixed_line);
+/// of a formula, its elements there, each times W's, summed.
+template <class A, class W, bool L, class F, class P>
+constexpr auto element_at(const run_time_matmul<A, W, L, F>& e, std::size_t k, const P& p) {
   const auto& w = whole_at(e.w, p);
-  using V = value_type_of_t<decltype(w)>;
-  if constexpr (!is_parameter_at<A>) {
+  constexpr std::size_t inner = run_time_matmul<A, W, L, F>::inner;
+  const std::size_t i = k / e.cols(), j = k % e.cols();
+  const std::size_t line = L ? j : i;                  // A's column j, or its row i
+  const auto w_line = fixed_line_of<L>(w, L ? i : j);  // W's row i, or its column j
+  if constexpr (is_parameter_at<A>) {
+    return dot(make_unary(ops::fixed_line<inner, !L>(line), whole_at(e.a, p)), w_line);
+  } else if constexpr (!RunTimeRecord<A>) {
     const auto& a = value_of(e.a);
-    matrix<std::remove_cvref_t<decltype(a(0, 0))>, V::size(), 1> row(uninitialized);
-    for (std::size_t j = 0; j < V::size(); ++j) row[j] = a(k, j);
-    return dot(row, w);
+    matrix<std::remove_cvref_t<decltype(a(0, 0))>, inner, 1> values(uninitialized);
+    for (std::size_t c = 0; c < inner; ++c) values[c] = L ? a(c, line) : a(line, c);
+    return dot(values, w_line);
   } else {
-    const auto& a = whole_at(e.a, p);
-    return [&]<std::size_t... J>(std::index_sequence<J...>) { return ((a(k, J) * w[J]) + ...); }
-    (std::make_index_sequence<V::size()>{});
+    return balanced_sum<0, inner>(
+        [&](auto c) { return element_at(e.a, L ? c * e.cols() + line : line * inner + c, p) * w_line[c]; });
   }
 }
 
@@ -427,8 +478,37 @@ template <class A, bool R, bool C>
 struct first_run_time_operand<run_time_broadcast<A, R, C>> {
   using type = matrix<scalar_type_of_t<A>, dynamic, dynamic>;  // repeated: as many as the result
 };
-template <class A, class W>
-struct first_run_time_operand<run_time_matvec<A, W>> : first_run_time_operand<A> {};
+/// The extents of the array of run-time extents that bounds a formula's operand A's elements.
+template <class A>
+using bounding_type = std::remove_cvref_t<typename first_run_time_operand<A>::type>;
+template <class A, bool Rows>
+constexpr std::size_t bounding_extent() {
+  using V = bounding_type<A>;
+  if constexpr (RunTimeMatrix<V>)
+    return Rows ? V::rows_extent : V::cols_extent;
+  else
+    return bounded<V::size()>;  // a run-time slice of a fixed vector
+}
+template <class A, class W, bool L, class F>
+struct first_run_time_operand<run_time_matmul<A, W, L, F>> {
+  using V = F;
+  using type = std::conditional_t<L, matrix<scalar_type_of_t<A>, V::rows(), bounding_extent<A, false>()>,
+                                  matrix<scalar_type_of_t<A>, bounding_extent<A, true>(), V::cols()>>;
+};
+template <class A>
+struct first_run_time_operand<run_time_rearranged<A, transposed_elements>> {
+  using type = matrix<scalar_type_of_t<A>, bounding_extent<A, false>(), bounding_extent<A, true>()>;
+};
+template <class A>
+struct first_run_time_operand<run_time_rearranged<A, diagonal_elements>> {
+  using type = matrix<scalar_type_of_t<A>, bounding_extent<A, true>(), 1>;
+};
+template <class A>
+struct first_run_time_operand<run_time_rearranged<A, diagonal_matrix_elements>> {
+  static constexpr std::size_t n =
+      fixed_one_along<A, false>() ? bounding_extent<A, true>() : bounding_extent<A, false>();
+  using type = matrix<scalar_type_of_t<A>, n, n>;
+};
 template <class Op, class A, class... B>
   requires RunTimeMaskFormula<A>
 struct first_run_time_operand<run_time_elementwise<Op, A, B...>> : first_run_time_operand<A> {
@@ -577,6 +657,17 @@ constexpr auto min_element(X&& x) { return detail::extreme_element_of<false>("tl
 template <Operand X>
   requires detail::WholeRunTimeArray<X>
 constexpr auto prod(X&& x) { return detail::product_of_elements(x); }
+/// The sum of the diagonal of a square array of run-time extents (std::invalid_argument naming the shape
+/// of one that is not).
+template <Operand X>
+  requires detail::WholeRunTimeArray<X>
+constexpr auto trace(X&& x) {
+  const detail::element_extents e = detail::extents_of(x);
+  if (e.rows != e.cols)
+    throw std::invalid_argument("tl::trace(A): A is " + detail::shape_text(e.rows, e.cols) + ", not square");
+  return detail::sum_of_elements(detail::run_time_rearranged<std::remove_cvref_t<X>, detail::diagonal_elements>{
+      {}, {}, std::forward<X>(x), e.rows, 1});
+}
 /// a . b, where either has run-time extents: the sum of a * b, whose shapes must agree
 /// (std::invalid_argument naming both).
 template <Operand A, Operand B>

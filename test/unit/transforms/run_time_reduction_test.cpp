@@ -565,7 +565,7 @@ TEST_CASE("tl::matmul of data of run-time rows by a fixed vector: a logistic reg
   // The features' columns must be w's size.
   const tl::matrix<double, tl::dynamic, tl::dynamic> wide(n, 4);
   CHECK_THROWS_WITH_AS(tl::grad(loss(wide, y))(w, 0.1),
-                       "tl::matmul(A, w): A is 33 x 4 and w 3 x 1; A's columns must be w's rows",
+                       "tl::matmul(A, B): A is 33 x 4 and B 3 x 1; A's columns must be B's rows",
                        std::invalid_argument);
 
   // A differentiated matrix times data: d/dA sum(A c) = 1 c^T, row by row.
