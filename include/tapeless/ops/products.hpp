@@ -7,6 +7,7 @@
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/operation/protocol.hpp>
+#include <tapeless/ops/arithmetic.hpp>  // ops::multiply, for tl::outer of arrays of run-time extents
 #include <tapeless/ops/matrix_op.hpp>
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/simd/product.hpp>
