@@ -280,13 +280,23 @@ inline constexpr bool reads_a_var = false;
 template <class... Ls>
 inline constexpr bool reads_a_var<leaf_list<Ls...>> = (is_var_ref<Ls> || ...);
 
+/// Whether a leaf of the list has run-time extents: an argument of them, or the parameter of a sum over
+/// indices that its term reads by element. A cut keeps a partial of each leaf's type, which such a leaf
+/// has no fixed room for; a tree that reads one stays whole, however deep (a formula over arrays of
+/// run-time extents at element k, with many operations).
+template <class List>
+inline constexpr bool reads_run_time_leaf = false;
+template <class... Ls>
+inline constexpr bool reads_run_time_leaf<leaf_list<Ls...>> = (RunTimeMatrix<typename Ls::value_type> || ...);
+
 /// Whether make_unary and make_binary cut the node N they made. The leaves of a tree are listed only
 /// when it is deep.
 template <class N, bool Deep = (depth_of<N> > cut_depth)>
 inline constexpr bool to_be_cut = false;
 template <class N>
 inline constexpr bool to_be_cut<N, true> =
-    !Matrix<typename N::value_type> && N::is_active && !reads_a_var<typename free_leaves<N>::type>;
+    !Matrix<typename N::value_type> && N::is_active && !reads_a_var<typename free_leaves<N>::type> &&
+    !reads_run_time_leaf<typename free_leaves<N>::type>;
 
 }  // namespace detail
 

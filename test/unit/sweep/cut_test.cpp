@@ -123,6 +123,27 @@ TEST_CASE("a deep chain: value and gradient against the recurrence, and finite d
   }
 }
 
+TEST_CASE("a deep chain over a vector of run-time size: its term, which reads the vector by element, is not cut") {
+  // The term of the sum over the elements is the chain at x[k], 30 levels deep; a cut would keep a
+  // partial of the vector's run-time type, which has no fixed room.
+  const auto f = [](const auto& x, const auto& y) { return tl::sum(chain<10>(x, y)); };
+  const tl::vector<double, tl::dynamic> x{-1.2, 0.3, 0.9, 1.4, -0.1};
+  const tl::vector<double, 5> xf{-1.2, 0.3, 0.9, 1.4, -0.1};
+  const auto [value, g] = tl::value_and_grad(f)(x, 0.6);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(f)(xf, 0.6);
+  double dy = 0, sum = 0;
+  for (std::size_t k = 0; k < 5; ++k) {
+    const auto exact = chain_by_hand(10, x[k], 0.6);
+    sum += exact.value;
+    dy += exact.dy;
+    CHECK(std::get<0>(g)[k] == doctest::Approx(exact.dx).epsilon(1e-13));
+    CHECK(std::get<0>(g)[k] == doctest::Approx(std::get<0>(fixed_g)[k]).epsilon(1e-14));
+  }
+  CHECK(value == doctest::Approx(sum).epsilon(1e-14));
+  CHECK(value == doctest::Approx(fixed_value).epsilon(1e-14));
+  CHECK(std::get<1>(g) == doctest::Approx(dy).epsilon(1e-13));
+}
+
 TEST_CASE("a deep chain in float: the cut keeps the arguments' type") {
   const auto [value, g] = tl::value_and_grad(chain<40>)(0.5f, 0.7f);
   static_assert(std::is_same_v<decltype(value), const float>);
