@@ -23,6 +23,12 @@
 // that absorbs most of a small addend: a staircase); such a component is skipped, and counted: at exit the target
 // prints how many components were compared and skipped, and aborts if fewer than half were compared.
 //
+// The matrices' function also has a counterpart of the operations arrays of run-time extents take
+// (comparisons, if_else, transpose, diag, softmax, products by a fixed matrix, the reductions), run on
+// the 2 x 2 matrix and on a tl::dynamic copy of exactly its 4 elements: for mapped inputs where the fixed
+// run is finite, the same value and gradients within the roundings of sums taken in another order
+// (run_time_matrices_case).
+//
 // The loop over data: sum (or mean) over 40 data points of a term in the point and two numbers, the
 // shape whose fused loop keeps the factors common to every element apart (sweep/scaled.hpp) and
 // falls back to plain adjoints outside the normal range. Its gradient is checked against the sum of
@@ -266,6 +272,23 @@ constexpr auto matrices = [](const choices& c) {
   };
 };
 
+/// Function 1's counterpart of the operations arrays of run-time extents take (comparisons, if_else,
+/// transpose, diag, softmax, products by a fixed matrix, the reductions), of a 2 x 2 matrix a of either
+/// kind: a tl::dynamic copy must give the fixed matrix's value and gradients.
+constexpr auto run_time_matrices = [](const choices& c) {
+  return [c](const auto& a, const auto& v, const auto& s) {
+    const int k = c.among(3, 4);
+    const auto m = pick(k == 0, tl::if_else(a > s, a, s * a),
+                        pick(k == 1, tl::transpose(a) * s, pick(k == 2, tl::softmax(a), tl::diag(tl::diag(a)) + a)));
+    const auto w = tl::matmul(m, v) + tl::matmul(tl::transpose(v), m)(0, 1);
+    const int r = c.among(4, 5);
+    return pick(r == 0, tl::log_sum_exp(w),
+                pick(r == 1, tl::norm(m) + tl::dot(w, v),
+                     pick(r == 2, tl::prod(w) + tl::trace(m),
+                          pick(r == 3, tl::max_element(m) * s, tl::sum(tl::if_else(w > v, w, v * s))))));
+  };
+};
+
 /// The terms of the loop over data: each one of the shapes sweep/scaled.hpp sweeps apart (negation, the
 /// right side of a subtraction, products and quotients by a number, square's 2) or keeps in its lines
 /// (a function of the point, a product of two varying factors). d is the data point (or all of them);
@@ -479,6 +502,31 @@ void matrices_case(const choices& c, const std::array<double, 7>& x, bool check_
   const std::array<double, 7> ad{ga(0, 0), ga(0, 1), ga(1, 0), ga(1, 1), gv[0], gv[1], gs};
   const auto flat = [&](const std::array<double, 7>& p) { return std::apply(f, unflatten(p)); };
   for (std::size_t i = 0; i < 7; ++i) compare_component(flat, c, x, i, ad[i]);
+}
+
+/// run_time_matrices of a tl::dynamic copy of a against the fixed a: the same value and gradients, to
+/// the roundings of sums taken in another order, where the fixed run is finite (mapped inputs); every
+/// input runs it, so that AddressSanitizer watches the reads of the copy, which holds exactly 4 elements.
+void run_time_matrices_case(const choices& c, const std::array<double, 7>& x, bool compare) {
+  using M = tl::matrix<double, 2, 2>;
+  const M a{{x[0], x[1]}, {x[2], x[3]}};
+  const tl::matrix<double, tl::dynamic, tl::dynamic> dynamic_a{{x[0], x[1]}, {x[2], x[3]}};
+  const tl::vector<double, 2> v{x[4], x[5]};
+  const auto f = run_time_matrices(c);
+  const auto [value, g] = tl::value_and_grad(f)(a, v, x[6]);
+  const auto [run_time_value, run_time_g] = tl::value_and_grad(f)(dynamic_a, v, x[6]);
+  const auto& [ga, gv, gs] = g;
+  const auto& [rga, rgv, rgs] = run_time_g;
+  const std::array<double, 8> fixed{value, ga(0, 0), ga(0, 1), ga(1, 0), ga(1, 1), gv[0], gv[1], gs};
+  const std::array<double, 8> run_time{run_time_value, rga(0, 0), rga(0, 1), rga(1, 0), rga(1, 1), rgv[0], rgv[1], rgs};
+  if (!compare) return;
+  for (const double e : fixed)
+    if (!std::isfinite(e) || std::abs(e) > 1e100) return;
+  for (std::size_t i = 0; i < fixed.size(); ++i)
+    if (!(std::abs(run_time[i] - fixed[i]) <= 1e-9 * std::max({1.0, std::abs(fixed[i]), std::abs(run_time[i])})))
+      fail(i == 0 ? "the value of a tl::dynamic matrix differs from the fixed one's"
+                  : "a gradient of a tl::dynamic matrix differs from the fixed one's",
+           c, x.data(), 7, run_time[i], fixed[i]);
 }
 
 /// The sums over the points of the addends of the gradient in a and b, and of their magnitudes: each
@@ -971,6 +1019,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::array<double, 7> x{};
     for (auto& e : x) e = next();
     matrices_case(c, x, !raw);
+    run_time_matrices_case(c, x, !raw);
   } else {
     std::array<double, 3> x{};
     for (auto& e : x) e = next();
