@@ -3,7 +3,8 @@
 // tl::reshape<R, C> of arrays of run-time extents (expr/run_time_elementwise.hpp, ops/products.hpp,
 // ops/shape.hpp, transforms/run_time_reduction.hpp): against the fixed-shape twin at the same values for
 // tl::dynamic, tl::bounded and one fixed extent, shapes 1 x 1 to 33 x 3; central differences at seeded
-// points; every shape error; a bounded matrix without allocation and in a constant expression.
+// points; every shape error; tl::hessian and tl::jacobian; a bounded matrix without allocation and in a
+// constant expression.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -181,4 +182,28 @@ TEST_CASE("a bounded matrix: no allocation, and the gradient in a constant expre
   }();
   // d/dX tr(X V) = Vᵀ; d/dX sum(diag X) = I.
   static_assert(g(0, 0) == 2.0 && g(0, 1) == 3.0 && g(1, 0) == 2.0 && g(1, 1) == 5.0);
+}
+
+TEST_CASE("tl::hessian and tl::jacobian through comparisons, elements, products and rearrangements") {
+  const tl::vector<double, tl::dynamic> x{0.5, -1.0, 2.0};
+  const tl::vector<double, 3> xf{0.5, -1.0, 2.0};
+  const tl::matrix<double, 3, 2> W{{1.0, 2.0}, {0.5, -1.0}, {0.3, 0.2}};
+  const auto f = [&W](const auto& v) {
+    return tl::sum(tl::if_else(v > 0.0, tl::square(v), tl::exp(v))) + tl::log_softmax(v)[1] +
+           tl::sum(tl::tanh(tl::matmul(tl::transpose(v), W))) + tl::trace(tl::outer(v, v));
+  };
+  const auto H = tl::hessian(f)(x);
+  const auto Hf = tl::hessian(f)(xf);
+  const auto g = [](const auto& v) {
+    return tl::if_else(v > 0.0, tl::square(v), -v) + tl::matmul(tl::diag(v), tl::vector<double, 3>{1.0, 2.0, 3.0});
+  };
+  const auto J = tl::jacobian(g)(x);
+  const auto Jf = tl::jacobian(g)(xf);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      CHECK(fd::rel_error(H(i, j), Hf(i, j)) < 1e-14);
+      CHECK(fd::rel_error(J(i, j), Jf(i, j)) < 1e-14);
+    }
 }
