@@ -207,3 +207,28 @@ TEST_CASE("tl::hessian and tl::jacobian through comparisons, elements, products 
       CHECK(fd::rel_error(J(i, j), Jf(i, j)) < 1e-14);
     }
 }
+
+TEST_CASE("a network of two layers over a batch of run-time size: the fixed twin's value and gradients") {
+  constexpr std::size_t n = 33, d = 4, h = 6;
+  const auto Xf = drawn<tl::matrix<double, n, d>>(30);
+  const auto yf = drawn<tl::vector<double, n>>(31);
+  const auto X = copy_of<tl::matrix<double, tl::dynamic, tl::dynamic>>(Xf);
+  const auto y = copy_of<tl::vector<double, tl::dynamic>>(yf);
+  const auto W1 = drawn<tl::matrix<double, d, h>>(32);
+  const auto b1 = drawn<tl::matrix<double, 1, h>>(33);
+  const auto W2 = drawn<tl::vector<double, h>>(34);
+  const auto loss = [](const auto& data, const auto& target) {
+    return [&data, &target](const auto& w1, const auto& bias, const auto& w2) {
+      const auto hidden = tl::tanh(tl::matmul(tl::cref(data), w1) + bias);  // the bias row repeats
+      return tl::mean(tl::square(tl::matmul(hidden, w2) - tl::cref(target)));
+    };
+  };
+  const auto [value, g] = tl::value_and_grad(loss(X, y))(W1, b1, W2);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(loss(Xf, yf))(W1, b1, W2);
+  CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+  for (std::size_t k = 0; k < d * h; ++k) CHECK(fd::rel_error(std::get<0>(g)[k], std::get<0>(fixed_g)[k]) < 1e-13);
+  for (std::size_t k = 0; k < h; ++k) {
+    CHECK(fd::rel_error(std::get<1>(g)[k], std::get<1>(fixed_g)[k]) < 1e-13);
+    CHECK(fd::rel_error(std::get<2>(g)[k], std::get<2>(fixed_g)[k]) < 1e-13);
+  }
+}
