@@ -269,6 +269,31 @@ constexpr void element_list<M, K>::add(const G& g) {
   g.each_element([this](std::size_t i, const T& v) { push(i, v); });
 }
 
+/// The adjoint of a matrix M of run-time extents that is zero but for `length` elements start, start +
+/// stride, ... (row-major), element k of which is factor times element k of line `other_line` of
+/// *other (its row where OtherRow, else its column): what element (i, j) of a product of two such
+/// matrices sends each of them (ops::line_dot), g times the other's line in its own. An adjoint sum adds
+/// it in O(length), reading the other matrix where it lies.
+template <class M, class Other, bool OtherRow>
+struct scaled_line {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  const Other* other;
+  std::size_t start, stride, length, other_line;
+  T factor;
+  template <class F>
+  constexpr void each_element(const F& f) const {
+    const Other& o = *other;
+    for (std::size_t k = 0; k < length; ++k)
+      f(start + k * stride, factor * (OtherRow ? o(other_line, k) : o(k, other_line)));
+  }
+};
+
+template <class G>
+inline constexpr bool is_scaled_line = false;
+template <class M, class Other, bool OtherRow>
+inline constexpr bool is_scaled_line<scaled_line<M, Other, OtherRow>> = true;
+
 /// The adjoint factor times the matrix *of: what log_sum_exp's rule sends back (its exps times g / their
 /// sum). An adjoint sum writes or adds the products in one pass, where a dense adjoint would be a
 /// matrix of the rule's own, written and then copied by the sum. `of` points into the
@@ -294,6 +319,12 @@ inline constexpr bool is_scaled = false;
 template <class M>
 inline constexpr bool is_scaled<scaled<M>> = true;
 
+/// Adjoints that name the elements they write, each_element(f) calling f(index, value) for each: an
+/// adjoint sum adds them one by one.
+template <class G>
+inline constexpr bool lists_elements =
+    is_placed<G> || is_one_element<G> || is_strided_part<G> || is_scaled_elements<G> || is_scaled_line<G>;
+
 /// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
 template <class G>
 inline constexpr bool is_structured = is_uniform<G> || is_repeated<G> || is_placed<G> || is_scaled<G> ||
@@ -315,7 +346,7 @@ constexpr void add_adjoint(T& target, const G& g) {
     for (auto& e : target) e += g.value;
   } else if constexpr (is_repeated<G> || is_scaled<G>) {
     g.each(target, [](auto& e, const auto& v) { e += v; });
-  } else if constexpr (is_placed<G> || is_one_element<G> || is_strided_part<G> || is_scaled_elements<G>) {
+  } else if constexpr (lists_elements<G>) {
     g.each_element([&target](std::size_t i, const auto& v) { target[i] += v; });
   } else {
     target += g;
@@ -331,7 +362,7 @@ constexpr void assign_adjoint(T& target, const G& g) {
     g.each(target, [](auto& e, const auto& v) { e = v; });
   } else if constexpr (is_placed<G>) {
     g.write_to(target);
-  } else if constexpr (is_one_element<G> || is_strided_part<G> || is_scaled_elements<G>) {
+  } else if constexpr (lists_elements<G>) {
     for (auto& e : target) e = std::remove_cvref_t<decltype(e)>(0);
     add_adjoint(target, g);
   } else {

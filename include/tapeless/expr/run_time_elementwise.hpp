@@ -290,18 +290,19 @@ struct run_time_broadcast : expression_tag, formula_elements<run_time_broadcast<
 /// fixed shape K x M (a node, or data), or where Left the product W A of W (M x K) and A: element (i, j)
 /// a row of one dotted with a column of the other. So a linear model over data of run-time length is a
 /// formula, `tl::matmul(tl::cref(X), w)`, and so is a layer of a network over a batch of run-time size,
-/// `tl::matmul(tl::cref(X), W)`.
-template <class A, class W, bool Left = false, class Fixed = value_type_of_t<W>>
-struct run_time_matmul : expression_tag, formula_elements<run_time_matmul<A, W, Left, Fixed>> {
+/// `tl::matmul(tl::cref(X), W)`. W may have run-time extents too (never Left), where A and W are arrays
+/// (nodes or data), not formulas: element (i, j) is then a dot product of run-time length (ops::line_dot).
+template <class A, class W, bool Left = false, class WValue = value_type_of_t<W>>
+struct run_time_matmul : expression_tag, formula_elements<run_time_matmul<A, W, Left, WValue>> {
   using value_type = matrix<formula_number_t<A, W>, dynamic, dynamic>;
   static constexpr bool left = Left;
-  /// W's type, which a term's record keeps where W is the sum's parameter.
-  using fixed_type = Fixed;
-  /// The length of the dot products: W's rows on the right, its columns on the left.
-  static constexpr std::size_t inner = Left ? Fixed::cols() : Fixed::rows();
+  /// W's value type, which a term's record keeps where W is the sum's parameter.
+  using w_value_type = WValue;
+  /// Whether W has run-time extents, and so the length of the dot products.
+  static constexpr bool run_time_inner = RunTimeMatrix<WValue>;
   template <bool Rows>
-  static constexpr bool one_along = Left ? (Rows ? Fixed::rows() == 1 : fixed_one_along<A, false>())
-                                         : (Rows ? fixed_one_along<A, true>() : Fixed::cols() == 1);
+  static constexpr bool one_along = Left ? (Rows ? fixed_one_along<WValue, true>() : fixed_one_along<A, false>())
+                                         : (Rows ? fixed_one_along<A, true>() : fixed_one_along<WValue, false>());
   A a;
   W w;
   std::size_t rows_ = 0, cols_ = 0;
@@ -385,13 +386,19 @@ constexpr auto make_run_time_diag(A&& a) {
                               shape_text(b.rows, b.cols) + "; A's columns must be B's rows");
 }
 
+/// Whether a product of two arrays of run-time extents reads X in place: an array (a node or data), or
+/// the transpose of one, not a formula, whose elements it would read many times over.
+template <class X>
+inline constexpr bool read_in_place = !RunTimeRecord<X>;
+template <class A>
+inline constexpr bool read_in_place<run_time_rearranged<A, transposed_elements>> = !RunTimeRecord<A>;
+
 /// tl::matmul(A, W) of an array A of run-time extents and a matrix W of fixed shape (Left: tl::matmul(W,
-/// A)): the inner extents must agree (std::invalid_argument naming both shapes).
+/// A)), or of two arrays of run-time extents: the inner extents must agree (std::invalid_argument naming
+/// both shapes).
 template <bool Left, class A, class W>
 constexpr auto make_run_time_matmul(A&& a, W&& w) {
-  const element_extents e = extents_of(a);
-  using V = value_type_of_t<W>;
-  const element_extents f{V::rows(), V::cols(), false};
+  const element_extents e = extents_of(a), f = extents_of(w);
   if (Left ? f.cols != e.rows : e.cols != f.rows) Left ? throw_product_shapes(f, e) : throw_product_shapes(e, f);
   return run_time_matmul<std::remove_cvref_t<A>, std::remove_cvref_t<W>, Left>{
       {}, {}, std::forward<A>(a), std::forward<W>(w), Left ? f.rows : e.rows, Left ? e.cols : f.cols};

@@ -3,6 +3,7 @@
 // closed-form matrix-calculus rule (for C = A B: dL/dA = G B^T, dL/dB = A^T G).
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
@@ -15,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless {
@@ -120,6 +122,41 @@ struct dot : ::tapeless::detail::matrix_operation {
   }
 };
 
+/// y = row `row` of a dotted with column `col` of b, a and b of run-time extents (read transposed where
+/// TransA, TransB say; a's columns b's rows): element (row, col) of a b, computed where a product of two
+/// such arrays is read (transforms/run_time_reduction.hpp), so that no product is stored. Its adjoint in
+/// a is g times b's column in a's row, and in b g times a's row in b's column, written where they lie
+/// (scaled_line).
+template <bool TransA = false, bool TransB = false>
+struct line_dot : ::tapeless::detail::matrix_operation {
+  static constexpr operation_traits traits{.name = "matmul",
+                                           .lhs_vjp_reads = reads{.lhs = false, .rhs = true, .value = false},
+                                           .rhs_vjp_reads = reads{.lhs = true, .rhs = false, .value = false},
+                                           .takes_run_time_extents = true};
+  std::size_t row, col;
+  constexpr line_dot(std::size_t i, std::size_t j) : row(i), col(j) {}
+  // A and B are tl::matrix types of run-time extents, or views of them (an Eigen matrix read in place).
+  template <class A, class B>
+  constexpr auto value(const A& a, const B& b) const {
+    typename A::value_type s(0);
+    const std::size_t inner = TransA ? a.rows() : a.cols();
+    for (std::size_t c = 0; c < inner; ++c) s += (TransA ? a(c, row) : a(row, c)) * (TransB ? b(col, c) : b(c, col));
+    return s;
+  }
+  template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class A, class B,
+            class Y>
+  constexpr auto vjp_lhs(G g, const A<T, R, C>& a, const B& b, Y) const {
+    using part = ::tapeless::detail::scaled_line<matrix<T, R, C>, B, TransB>;
+    return TransA ? part{&b, row, a.cols(), a.rows(), col, T(g)} : part{&b, row * a.cols(), 1, a.cols(), col, T(g)};
+  }
+  template <class G, class A, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class B,
+            class Y>
+  constexpr auto vjp_rhs(G g, const A& a, const B<T, R, C>& b, Y) const {
+    using part = ::tapeless::detail::scaled_line<matrix<T, R, C>, A, !TransA>;
+    return TransB ? part{&a, col * b.cols(), 1, b.cols(), row, T(g)} : part{&a, col, b.cols(), b.rows(), row, T(g)};
+  }
+};
+
 /// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
 struct outer : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "outer",
@@ -188,6 +225,27 @@ template <Operand A, Operand B>
   requires(Matrix<value_type_of_t<A>>&& detail::RunTimeArray<B>)
 constexpr auto matmul(A&& a, B&& b) {
   return detail::make_run_time_matmul<true>(std::forward<B>(b), std::forward<A>(a));
+}
+
+/// A B of two arrays of run-time extents, each an argument, data (tl::cref, an Eigen matrix) or the
+/// transpose of one, not a formula over them: a formula whose element (i, j), A's row i dotted with B's
+/// column j, is computed where it is read (by a reduction, an elementwise operation, element access),
+/// so that the product is never stored. A's columns must be B's rows (std::invalid_argument naming both
+/// shapes).
+template <Operand A, Operand B>
+  requires(detail::RunTimeArray<A>&& detail::RunTimeArray<B>)
+constexpr auto matmul(A&& a, B&& b) {
+  constexpr bool arrays =
+      detail::read_in_place<std::remove_cvref_t<A>> && detail::read_in_place<std::remove_cvref_t<B>>;
+  static_assert(
+      arrays,
+      "tl::matmul(A, B) of two arrays of run-time extents takes arrays (arguments, tl::cref data, Eigen "
+      "matrices) and their transposes, not formulas over them, whose values would have to be stored; make one side a "
+      "matrix of fixed shape, or write the product's elements in a tl::sum_over over tl::indices");
+  if constexpr (arrays)
+    return detail::make_run_time_matmul<false>(std::forward<A>(a), std::forward<B>(b));
+  else
+    return detail::shape_error{};  // its static_assert has spoken
 }
 
 template <Operand A>

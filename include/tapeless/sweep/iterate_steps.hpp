@@ -124,7 +124,7 @@ struct elementwise_sum {
 
   template <class G>
   TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
-    if constexpr (is_one_element<G> || is_placed<G> || is_strided_part<G> || is_scaled_elements<G>) {
+    if constexpr (lists_elements<G>) {
       g.each_element([this](std::size_t e, const auto& v) { this->add_at(e, v); });
     } else {
       if (written == 0) {

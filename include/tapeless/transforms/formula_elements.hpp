@@ -18,11 +18,14 @@ namespace tapeless::detail {
 
 /// Element k of a formula e (formula_elements): its term at k, f's nodes in place of the sum's
 /// parameters, so that a read of an argument there is that argument's element node (ops/shape.hpp).
+/// The node outlives the term, which a product of two arrays of run-time extents is told
+/// (element_outlives_term): the data the term holds is copied into it.
 template <class E>
 constexpr auto formula_element_at(const E& e, std::size_t k) {
   const auto term = term_formula<E, 0>(e);
-  return with_parameters<E>(node_reads(e),
-                            [&](const auto&... p) { return element_at(term, k, std::forward_as_tuple(p...)); });
+  return with_parameters<E>(node_reads(e), [&](const auto&... p) {
+    return element_at(term, k, std::forward_as_tuple(p..., element_outlives_term{}));
+  });
 }
 /// v[k] of a formula of a vector (its type fixes one row or one column), past its size std::out_of_range.
 template <class E>

@@ -166,12 +166,12 @@ constexpr auto term_formula(E&& e) {
     constexpr std::size_t after_a = First + formula_node_count<decltype(D::a)>;
     using M = decltype(term_formula<Root, First>(std::forward<E>(e).a));
     using V = decltype(term_formula<Root, after_a>(std::forward<E>(e).w));
-    return run_time_matmul<M, V, D::left, typename D::fixed_type>{{},
-                                                                  {},
-                                                                  term_formula<Root, First>(std::forward<E>(e).a),
-                                                                  term_formula<Root, after_a>(std::forward<E>(e).w),
-                                                                  e.rows(),
-                                                                  e.cols()};
+    return run_time_matmul<M, V, D::left, typename D::w_value_type>{{},
+                                                                    {},
+                                                                    term_formula<Root, First>(std::forward<E>(e).a),
+                                                                    term_formula<Root, after_a>(std::forward<E>(e).w),
+                                                                    e.rows(),
+                                                                    e.cols()};
   } else if constexpr (formula_data<D>) {
     return D(std::forward<E>(e));
   } else {
@@ -321,26 +321,75 @@ constexpr auto fixed_line_of(const W& w, std::size_t index) {
     return col(w, index);
 }
 
+template <class E>
+inline constexpr bool is_transposed = false;
+template <class A>
+inline constexpr bool is_transposed<run_time_rearranged<A, transposed_elements>> = true;
+
+/// Marks the parameters of element_at where the element outlives the term (formula_element_at): a
+/// product of two arrays of run-time extents then copies the data the term holds into its node.
+struct element_outlives_term {};
+template <class P>
+constexpr bool outlives_term() {
+  if constexpr (std::tuple_size_v<P> == 0)
+    return false;
+  else
+    return std::is_same_v<std::remove_cvref_t<std::tuple_element_t<std::tuple_size_v<P> - 1, P>>,
+                          element_outlives_term>;
+}
+
+/// The node of an operand of a product of two arrays of run-time extents (expr/run_time_elementwise.hpp,
+/// read_in_place), a transpose's operand for a transpose: a node of f or of the sum as it is (it points
+/// at its matrix), data referred to where it lies, but data the term holds (a plain matrix, copied into
+/// the formula) copied where the node outlives the term (Copy), and a view copied (a pointer).
+template <bool Copy, class E, class P>
+constexpr auto product_operand_node(const E& e, const P& p) {
+  if constexpr (is_transposed<E>) {
+    return product_operand_node<Copy>(e.operand, p);
+  } else {
+    const auto& x = whole_at(e, p);
+    using X = std::remove_cvref_t<decltype(x)>;
+    if constexpr (Expression<X>)
+      return x;
+    else if constexpr (!is_parameter_at<E> && (Copy || !std::is_same_v<matrix_of_view_t<X>, X>))
+      return constant<X>(x);
+    else
+      return constant_ref<X>(x);
+  }
+}
+
 /// Element (i, j) of A W (of W A where Left): the dot product of A's line there and W's. A's line is,
 /// of data, a constant vector of its values; of a parameter, one node reading that line (ops::fixed_line);
-/// of a formula, its elements there, each times W's, summed.
+/// of a formula, its elements there, each times W's, summed. Where W has run-time extents too, A and W
+/// are arrays (parameters or data) or their transposes, and the element is one node of the two
+/// (ops::line_dot), or a number of data.
 template <class A, class W, bool L, class F, class P>
 constexpr auto element_at(const run_time_matmul<A, W, L, F>& e, std::size_t k, const P& p) {
-  const auto& w = whole_at(e.w, p);
-  constexpr std::size_t inner = run_time_matmul<A, W, L, F>::inner;
   const std::size_t i = k / e.cols(), j = k % e.cols();
-  const std::size_t line = L ? j : i;                  // A's column j, or its row i
-  const auto w_line = fixed_line_of<L>(w, L ? i : j);  // W's row i, or its column j
-  if constexpr (is_parameter_at<A>) {
-    return dot(make_unary(ops::fixed_line<inner, !L>(line), whole_at(e.a, p)), w_line);
-  } else if constexpr (!RunTimeRecord<A>) {
-    const auto& a = value_of(e.a);
-    matrix<std::remove_cvref_t<decltype(a(0, 0))>, inner, 1> values(uninitialized);
-    for (std::size_t c = 0; c < inner; ++c) values[c] = L ? a(c, line) : a(line, c);
-    return dot(values, w_line);
+  if constexpr (run_time_matmul<A, W, L, F>::run_time_inner) {
+    const auto a = product_operand_node<outlives_term<P>()>(e.a, p);
+    const auto w = product_operand_node<outlives_term<P>()>(e.w, p);
+    const ops::line_dot<is_transposed<A>, is_transposed<W>> line(i, j);
+    if constexpr (decltype(a)::is_active || decltype(w)::is_active)
+      return make_binary(line, a, w);
+    else
+      return line.value(a.value(), w.value());
   } else {
-    return balanced_sum<0, inner>(
-        [&](auto c) { return element_at(e.a, L ? c * e.cols() + line : line * inner + c, p) * w_line[c]; });
+    const auto& w = whole_at(e.w, p);
+    constexpr std::size_t inner = L ? F::cols() : F::rows();
+    const std::size_t line = L ? j : i;                  // A's column j, or its row i
+    const auto w_line = fixed_line_of<L>(w, L ? i : j);  // W's row i, or its column j
+    if constexpr (is_parameter_at<A>) {
+      return dot(make_unary(ops::fixed_line<inner, !L>(line), whole_at(e.a, p)), w_line);
+    } else if constexpr (!RunTimeRecord<A>) {
+      const auto& a = value_of(e.a);
+      matrix<std::remove_cvref_t<decltype(a(0, 0))>, inner, 1> values(uninitialized);
+      for (std::size_t c = 0; c < inner; ++c) values[c] = L ? a(c, line) : a(line, c);
+      return dot(values, w_line);
+    } else {
+      return balanced_sum<0, inner>(
+          [&](auto c) { return element_at(e.a, L ? c * e.cols() + line : line * inner + c, p) * w_line[c]; });
+    }
   }
 }
 

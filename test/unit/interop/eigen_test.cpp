@@ -592,3 +592,31 @@ TEST_CASE(
   for (Eigen::Index i = 0; i < 3; ++i)
     for (Eigen::Index j = 0; j < 4; ++j) CHECK(gm(i, j) == 2 * M(i, j) * B(i, j));
 }
+
+TEST_CASE("products of Eigen arrays of run-time size, column-major, read in place: the tl twin's gradients") {
+  // M (5 x 3) the argument, B (3 x 4) data, both column-major; their tl twins row-major.
+  Eigen::MatrixXd M(5, 3), B(3, 4);
+  tl::matrix<double, tl::dynamic, tl::dynamic> tm(5, 3), tb(3, 4);
+  fd::rng u(70);
+  for (Eigen::Index i = 0; i < 5; ++i)
+    for (Eigen::Index j = 0; j < 3; ++j) tm(std::size_t(i), std::size_t(j)) = M(i, j) = u.uniform(-1.0, 1.0);
+  for (Eigen::Index i = 0; i < 3; ++i)
+    for (Eigen::Index j = 0; j < 4; ++j) tb(std::size_t(i), std::size_t(j)) = B(i, j) = u.uniform(-1.0, 1.0);
+  const auto f = [](const auto& data) {
+    return [&data](const auto& A) {
+      return tl::sum(tl::tanh(tl::matmul(A, tl::cref(data)))) + tl::sum(tl::square(tl::matmul(tl::transpose(A), A))) +
+             tl::matmul(A, tl::cref(data))(4, 3);
+    };
+  };
+  const auto [value, g] = tl::value_and_grad(f(B))(M);
+  const auto [twin_value, twin_g] = tl::value_and_grad(f(tb))(tm);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(g)>, Eigen::MatrixXd>);
+  CHECK(value == twin_value);
+  for (Eigen::Index i = 0; i < 5; ++i)
+    for (Eigen::Index j = 0; j < 3; ++j) CHECK(g(i, j) == twin_g(std::size_t(i), std::size_t(j)));
+  // A Ref of the data, and a Map of the argument: the same numbers, read where they lie.
+  const Eigen::Ref<const Eigen::MatrixXd> b_ref(B);
+  const Eigen::Map<const Eigen::MatrixXd> m_map(M.data(), 5, 3);
+  const Eigen::MatrixXd g_map = tl::grad(f(b_ref))(m_map);
+  CHECK(g_map == g);
+}
