@@ -106,10 +106,21 @@ constexpr bool depends_on(const rdt::composition& c, int k, int arg) {
   return (n.a >= 0 && depends_on(c, n.a, arg)) || (n.b >= 0 && depends_on(c, n.b, arg));
 }
 
+/// Whether node k is argument `arg` itself or its transpose: what a product of two arrays of run-time
+/// extents reads in place (ops/products.hpp).
+constexpr bool is_argument_or_transpose(const rdt::composition& c, int k, int arg) {
+  const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
+  if (n.k == rdt::kind::transpose) {
+    const rdt::node& operand = c.nodes[static_cast<std::size_t>(n.a)];
+    return operand.k == rdt::kind::argument && operand.index == arg;
+  }
+  return n.k == rdt::kind::argument && n.index == arg;
+}
+
 /// Whether the operations formulas of run-time extents take (transforms/run_time_reduction.hpp) are
 /// all that reads argument `arg`, the others reading fixed shapes beside it: then the composition runs
-/// with that argument of run-time extents too. Not a let, a product of two arrays that read it, the
-/// factorisations or the other structural operations (refused with one sentence).
+/// with that argument of run-time extents too. Not a let, a product of a formula over it and anything
+/// that reads it, the factorisations or the other structural operations (refused with one sentence).
 constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
   if (!depends_on(c, c.root, arg)) return false;
   for (int k = 0; k < c.size; ++k) {
@@ -138,9 +149,11 @@ constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
       case rdt::kind::trace:
       case rdt::kind::diag:
       case rdt::kind::outer: break;
-      case rdt::kind::matmul: {  // by a matrix of fixed shape: one side reads the argument
+      case rdt::kind::matmul: {  // by a matrix of fixed shape, or of the argument (or its transpose) by itself
         const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
-        if (depends_on(c, n.a, arg) && depends_on(c, n.b, arg)) return false;
+        if (depends_on(c, n.a, arg) && depends_on(c, n.b, arg) &&
+            !(is_argument_or_transpose(c, n.a, arg) && is_argument_or_transpose(c, n.b, arg)))
+          return false;
         break;
       }
       default: return false;
