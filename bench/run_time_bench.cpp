@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSL-1.0
-// bench/run_time_bench.cpp: S3 rosenbrock and S4 log_sum_exp of run-time size, n = 16 and 256: x a
-// tl::vector<double, tl::dynamic> holding the case's inputs, its length read at run time in every
-// gradient (the inputs are opaque, harness.hpp), so that no kernel knows n at compile time. Each
-// implementation is one function for every n, returning the gradient as a tl::vector<double,
-// tl::dynamic> of x's size:
-//   handwritten        the classic adjoint, to x.size();
+// bench/run_time_bench.cpp: S3 rosenbrock and S4 log_sum_exp of run-time size, n = 16 and 256, and S7
+// matmul of run-time size, 8 x 8: x a tl::vector<double, tl::dynamic> (S7: A a tl::matrix<double,
+// tl::dynamic, tl::dynamic>) holding the case's inputs, its extents read at run time in every gradient
+// (the inputs are opaque, harness.hpp), so that no kernel knows them at compile time. Each
+// implementation is one function for every size, returning the gradient in the argument's type:
+//   handwritten        the classic adjoint, to x.size() (S7: its row and column sums, to A.rows());
 //   handwritten_simd   the same a batch of elements at a time (xsimd), the rest one at a time;
 //   tapeless           S3: tl::grad of tl::sum_over(tl::indices(x.size() - 1), term, x), the term
-//                      reading x[i] and x[i + 1]; S4: tl::grad of tl::log_sum_exp(x);
+//                      reading x[i] and x[i + 1]; S4: tl::grad of tl::log_sum_exp(x); S7: tl::grad of
+//                      tl::sum(tl::matmul(A, A));
 // and, beside them in the same run, checked against the same hand-written gradient:
 //   tapeless_whole_array  S3: tl::sum of the whole-array formula over tl::slice(x, 0, n - 1) and
 //                         tl::slice(x, 1, n - 1), as S3's fixed-shape case writes it;
@@ -16,12 +17,15 @@
 //   tapeless_eigen        S3 of x as an Eigen::VectorXd, read in place, returned as one;
 //   tapeless_fixed_shape  the case's kernel as users write it (users.hpp) of x as a tl::vector<double, n>
 //                         of fixed size: S3's sum over tl::indices with n read at run time, S4's
-//                         tl::log_sum_exp(x);
+//                         tl::log_sum_exp(x); S7's tl::sum(tl::matmul(A, A)) of a tl::matrix<double,
+//                         8, 8> (matrix_bench.cpp's tapeless);
+//   tapeless_bounded      also S7's, of A as a tl::matrix<double, tl::bounded<8>, tl::bounded<8>>;
 //   the peers             ADOL-C (tape reused, tape recorded at each call), Sacado (Rad; DFad, the
 //                         forward mode of run-time length), Eigen's forward mode (AutoDiffScalar of a
 //                         VectorXd) and central differences, on one function f of a std::vector of the
-//                         library's numbers, its length read at run time. bench/peers/ takes a
-//                         std::array of compile-time size: these are its peers for a run-time n.
+//                         library's numbers, its length read at run time (S7: A's n x n elements,
+//                         row-major, n its square root). bench/peers/ takes a std::array of
+//                         compile-time size: these are its peers for a run-time n.
 // Before timing, it states the heap each gradient allocates (allocations.hpp).
 #include "adjoints.hpp"
 #include "allocations.hpp"
@@ -221,6 +225,94 @@ TAPELESS_BENCH_KERNEL run_time_vector s4_run_time_tapeless(const run_time_in& in
 }
 
 // ---------------------------------------------------------------------------------------------
+// S7 matmul of run-time size: f(A) = sum(A A), A: 8 x 8, A[i][j] = 2u - 1 (s7_inputs: the same numbers).
+
+using run_time_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
+using s7_bounded_matrix = tl::matrix<double, tl::bounded<s7_n>, tl::bounded<s7_n>>;
+
+template <class M>
+struct s7_run_time_in {
+  M A;
+};
+
+template <class M>
+inline s7_run_time_in<M> s7_run_time_inputs() {
+  const auto fixed = s7_inputs().A;
+  M A(s7_n, s7_n);
+  for (std::size_t k = 0; k < fixed.size(); ++k) A.data()[k] = fixed.data()[k];
+  return {A};
+}
+
+TAPELESS_BENCH_KERNEL run_time_matrix s7_run_time_handwritten(const s7_run_time_in<run_time_matrix>& in) {
+  // s7_handwritten (adjoints.hpp) to a run-time n: A_bar(p, q) = (sum of row q) + (sum of column p).
+  const std::size_t n = in.A.rows();
+  std::vector<double> row(n, 0.0), col(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      row[i] += in.A(i, j);
+      col[j] += in.A(i, j);
+    }
+  run_time_matrix g(n, n);
+  for (std::size_t p = 0; p < n; ++p)
+    for (std::size_t q = 0; q < n; ++q) g(p, q) = row[q] + col[p];
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL run_time_matrix s7_run_time_handwritten_simd(const s7_run_time_in<run_time_matrix>& in) {
+  // The same, the columns a batch at a time: the column sums added row after row in batches, each row's
+  // sum a horizontal add, and each row of the gradient the row sums plus one column's sum.
+  const std::size_t n = in.A.rows(), whole = n - n % simd::width;
+  const double* a = in.A.data();
+  std::vector<double> row(n, 0.0), col(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* r = a + i * n;
+    simd::batch sum(0.0);
+    for (std::size_t j = 0; j < whole; j += simd::width) {
+      const simd::batch v = simd::load(r + j);
+      sum += v;
+      simd::store(col.data() + j, simd::load(col.data() + j) + v);
+    }
+    double s = xsimd::hadd(sum);
+    for (std::size_t j = whole; j < n; ++j) {
+      s += r[j];
+      col[j] += r[j];
+    }
+    row[i] = s;
+  }
+  run_time_matrix g(n, n);
+  for (std::size_t p = 0; p < n; ++p) {
+    const simd::batch c(col[p]);
+    for (std::size_t q = 0; q < whole; q += simd::width)
+      simd::store(g.data() + p * n + q, simd::load(row.data() + q) + c);
+    for (std::size_t q = whole; q < n; ++q) g(p, q) = row[q] + col[p];
+  }
+  return g;
+}
+
+// S7 as the fixed-shape case writes it (matrix_bench.cpp), of a matrix of run-time extents.
+constexpr auto s7_sum_of_product = [](const auto& A) { return tl::sum(tl::matmul(A, A)); };
+
+TAPELESS_BENCH_KERNEL run_time_matrix s7_run_time_tapeless(const s7_run_time_in<run_time_matrix>& in) {
+  return tl::grad(s7_sum_of_product)(in.A);
+}
+
+TAPELESS_BENCH_KERNEL s7_bounded_matrix s7_bounded_tapeless(const s7_run_time_in<s7_bounded_matrix>& in) {
+  return tl::grad(s7_sum_of_product)(in.A);
+}
+
+TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_fixed_tapeless(const s7_in& in) {
+  return tl::grad(s7_sum_of_product)(in.A);
+}
+
+/// S7's numbers, row-major, in a vector of run-time size: the peers' inputs.
+inline run_time_in s7_flat_inputs() {
+  const auto A = s7_inputs().A;
+  run_time_vector x(A.size());
+  for (std::size_t k = 0; k < A.size(); ++k) x[k] = A.data()[k];
+  return {x};
+}
+
+// ---------------------------------------------------------------------------------------------
 // The peers, on f of a std::vector of their numbers, n read from it: bench/peers/'s libraries for a
 // run-time n, each writing the gradient into a vector of x's size.
 
@@ -248,6 +340,24 @@ struct s4_f {
     T s = 0.0;
     for (const T& x_i : x) s += exp(x_i);
     return T(log(s));
+  }
+};
+
+/// S7's f of A's n x n elements, row-major (n the square root of x.size()): sum(A A), as
+/// matrix_bench.cpp's s7::f.
+struct s7_f {
+  template <class T>
+  T operator()(const std::vector<T>& x) const {
+    std::size_t n = 0;
+    while ((n + 1) * (n + 1) <= x.size()) ++n;
+    T value = 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        T c = 0.0;
+        for (std::size_t k = 0; k < n; ++k) c += x[i * n + k] * x[k * n + j];
+        value += c;
+      }
+    return value;
   }
 };
 
@@ -415,6 +525,18 @@ struct s4_run_time : tapeless_bench::kernels<s4_run_time_inputs<N>, s4_run_time_
   }
 };
 
+template <int Id>
+struct s7_run_time : tapeless_bench::kernels<s7_run_time_inputs<run_time_matrix>, s7_run_time_handwritten,
+                                             s7_run_time_tapeless, s7_run_time_handwritten_simd> {
+  static std::string name() { return "S7_matmul_run_time"; }
+
+  static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
+    entries.push_back(entry<s7_bounded_tapeless, s7_run_time_inputs<s7_bounded_matrix>>(c + "/tapeless_bounded"));
+    entries.push_back(entry<s7_fixed_tapeless, s7_inputs>(c + "/tapeless_fixed_shape"));
+    add_peers<run_time_peers::s7_f, s7_flat_inputs, Id>(entries, c);
+  }
+};
+
 /// States the heap each gradient of tapeless and the hand-written adjoints of Case allocates, its
 /// name's prefix c (harness.hpp, note_memory: Google Benchmark prints it in its context).
 template <class Case>
@@ -446,12 +568,16 @@ bool note_memory_of_each() {
   note_s3_memory_at<256>();
   note_kernels_memory<s4_run_time<16, 0>>(s4_run_time<16, 0>::name() + "/");
   note_kernels_memory<s4_run_time<256, 0>>(s4_run_time<256, 0>::name() + "/");
+  const std::string s7 = s7_run_time<0>::name() + "/";
+  note_kernels_memory<s7_run_time<0>>(s7);
+  note_memory(s7 + "tapeless_bounded",
+              describe(measure_allocations<s7_bounded_tapeless, s7_run_time_inputs<s7_bounded_matrix>>()));
   return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tapeless_bench::run<s3_run_time<16, 1>, s3_run_time<256, 2>, s4_run_time<16, 3>, s4_run_time<256, 4>>(
-      argc, argv, note_memory_of_each);
+  return tapeless_bench::run<s3_run_time<16, 1>, s3_run_time<256, 2>, s4_run_time<16, 3>, s4_run_time<256, 4>,
+                             s7_run_time<5>>(argc, argv, note_memory_of_each);
 }
