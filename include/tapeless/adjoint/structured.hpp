@@ -270,6 +270,26 @@ constexpr void element_list<M, K>::add(const G& g) {
 }
 
 /// The adjoint of a matrix M of run-time extents that is zero but for `length` elements start, start +
+/// stride, ... (row-major), each `value`: what the sum of one of its rows or columns sends it
+/// (ops::line_sum). An adjoint sum adds it in O(length).
+template <class M>
+struct filled_line {
+  using matrix_type = M;
+  using T = typename M::value_type;
+  std::size_t start, stride, length;
+  T value;
+  template <class F>
+  constexpr void each_element(const F& f) const {
+    for (std::size_t k = 0; k < length; ++k) f(start + k * stride, value);
+  }
+};
+
+template <class G>
+inline constexpr bool is_filled_line = false;
+template <class M>
+inline constexpr bool is_filled_line<filled_line<M>> = true;
+
+/// The adjoint of a matrix M of run-time extents that is zero but for `length` elements start, start +
 /// stride, ... (row-major), element k of which is factor times element k of line `other_line` of
 /// *other (its row where OtherRow, else its column): what element (i, j) of a product of two such
 /// matrices sends each of them (ops::line_dot), g times the other's line in its own. An adjoint sum adds
@@ -322,8 +342,8 @@ inline constexpr bool is_scaled<scaled<M>> = true;
 /// Adjoints that name the elements they write, each_element(f) calling f(index, value) for each: an
 /// adjoint sum adds them one by one.
 template <class G>
-inline constexpr bool lists_elements =
-    is_placed<G> || is_one_element<G> || is_strided_part<G> || is_scaled_elements<G> || is_scaled_line<G>;
+inline constexpr bool lists_elements = is_placed<G> || is_one_element<G> || is_strided_part<G> ||
+                                       is_scaled_elements<G> || is_scaled_line<G> || is_filled_line<G>;
 
 /// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
 template <class G>

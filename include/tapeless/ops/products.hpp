@@ -157,6 +157,30 @@ struct line_dot : ::tapeless::detail::matrix_operation {
   }
 };
 
+/// y = the sum of row `index` (Row) or column `index` of a of run-time extents: a factor of the sum of a
+/// product of two such arrays, sum(A B) = the sum over c of (A's column c summed) (B's row c summed)
+/// (transforms/run_time_reduction.hpp), which reads each operand once. Its adjoint is g along that line
+/// (filled_line).
+template <bool Row>
+struct line_sum : ::tapeless::detail::matrix_operation {
+  static constexpr operation_traits traits{
+      .name = Row ? "row sum" : "column sum", .vjp_reads = reads_nothing, .takes_run_time_extents = true};
+  std::size_t index;
+  constexpr explicit line_sum(std::size_t i) : index(i) {}
+  template <class A>
+  constexpr auto value(const A& a) const {
+    typename A::value_type s(0);
+    const std::size_t length = Row ? a.cols() : a.rows();
+    for (std::size_t k = 0; k < length; ++k) s += Row ? a(index, k) : a(k, index);
+    return s;
+  }
+  template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class A, class Y>
+  constexpr auto vjp(G g, const A<T, R, C>& a, Y) const {
+    using part = ::tapeless::detail::filled_line<matrix<T, R, C>>;
+    return Row ? part{index * a.cols(), 1, a.cols(), T(g)} : part{index, a.cols(), a.rows(), T(g)};
+  }
+};
+
 /// Z = a b^T of an N-vector and an M-vector: da = G b, db = G^T a.
 struct outer : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "outer",

@@ -443,14 +443,50 @@ constexpr decltype(auto) with_parameters(const Reads& reads, F&& f) {
   (std::make_index_sequence<slots.count>{});
 }
 
+/// The term of the sum of a product A B of two arrays of run-time extents, over the inner index c: A's
+/// column c summed times B's row c summed (ops::line_sum), so that the sum reads each operand once
+/// rather than computing each element's dot product.
+template <class Product>
+struct product_sum_term {
+  Product product;
+  template <class... P>
+  constexpr auto operator()(std::size_t c, const P&... p) const {
+    const auto parameters = std::forward_as_tuple(p...);
+    using A = decltype(product.a);
+    using B = decltype(product.w);
+    const auto a = product_operand_node<false>(product.a, parameters);
+    const auto b = product_operand_node<false>(product.w, parameters);
+    const ops::line_sum<is_transposed<A>> a_line(c);  // A's column c: a row of A where A is read transposed
+    const ops::line_sum<!is_transposed<B>> b_line(c);
+    if constexpr (decltype(a)::is_active || decltype(b)::is_active)
+      return make_unary(a_line, a) * make_unary(b_line, b);
+    else
+      return a_line.value(a.value()) * b_line.value(b.value());
+  }
+};
+template <class Product>
+inline constexpr bool batches_first_block<product_sum_term<Product>> = false;
+
+template <class E>
+inline constexpr bool is_product_of_arrays = false;
+template <class A, class W, class F>
+inline constexpr bool is_product_of_arrays<run_time_matmul<A, W, false, F>> =
+    run_time_matmul<A, W, false, F>::run_time_inner;
+
 template <class E>
 constexpr auto sum_of_checked_elements(E&& e) {
   using D = std::remove_cvref_t<E>;
-  const element_extents extents = extents_of(e);
   const auto reads = node_reads(e);  // before the term's formula takes e's data
-  formula_term<decltype(term_formula<D, 0>(std::forward<E>(e)))> term{term_formula<D, 0>(std::forward<E>(e))};
-  return with_parameters<D>(
-      reads, [&](const auto&... p) { return sum_over(indices(extents.rows * extents.cols), std::move(term), p...); });
+  if constexpr (is_product_of_arrays<D>) {
+    const std::size_t inner = extents_of(e.a).cols;
+    product_sum_term<decltype(term_formula<D, 0>(std::forward<E>(e)))> term{term_formula<D, 0>(std::forward<E>(e))};
+    return with_parameters<D>(reads, [&](const auto&... p) { return sum_over(indices(inner), std::move(term), p...); });
+  } else {
+    const element_extents extents = extents_of(e);
+    formula_term<decltype(term_formula<D, 0>(std::forward<E>(e)))> term{term_formula<D, 0>(std::forward<E>(e))};
+    return with_parameters<D>(
+        reads, [&](const auto&... p) { return sum_over(indices(extents.rows * extents.cols), std::move(term), p...); });
+  }
 }
 
 /// f(k, v) for each element k of the value of e, v its value as e's sum's term computes it, from the

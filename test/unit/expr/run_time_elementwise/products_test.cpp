@@ -39,13 +39,15 @@ F drawn(std::uint64_t seed) {
 }
 
 /// Products of X (R x K) and Y (K x C), of each with itself through a transpose, and formulas over them:
-/// reductions, elementwise operations, element access.
+/// reductions, elementwise operations, element access; the sums and means of products themselves (a
+/// sum over the inner index), either operand transposed.
 constexpr auto model = [](const auto& X, const auto& Y, const auto& a) {
   const auto XY = tl::matmul(X, Y);
   const std::size_t r = XY.rows() - 1, c = XY.cols() - 1;
   return a * tl::sum(XY) + tl::sum(tl::tanh(XY)) + tl::sum(tl::square(tl::matmul(tl::transpose(X), X))) +
          tl::sum(tl::exp(0.1 * tl::matmul(Y, tl::transpose(Y)))) + XY(r, c) * a +
-         tl::trace(tl::matmul(X, tl::transpose(X))) + tl::sum(tl::sin(tl::matmul(tl::transpose(Y), tl::transpose(X))));
+         tl::trace(tl::matmul(X, tl::transpose(X))) + tl::sum(tl::sin(tl::matmul(tl::transpose(Y), tl::transpose(X)))) +
+         tl::mean(tl::matmul(tl::transpose(Y), tl::transpose(X))) * a + tl::sum(tl::matmul(tl::transpose(X), X));
 };
 
 template <class MX, class MY, class FX, class FY>
