@@ -273,13 +273,16 @@ constexpr auto matrices = [](const choices& c) {
 };
 
 /// Function 1's counterpart of the operations arrays of run-time extents take (comparisons, if_else,
-/// transpose, diag, softmax, products by a fixed matrix, the reductions), of a 2 x 2 matrix a of either
-/// kind: a tl::dynamic copy must give the fixed matrix's value and gradients.
+/// transpose, diag, softmax, products by a fixed matrix and of the array by itself, the reductions), of a
+/// 2 x 2 matrix a of either kind: a tl::dynamic copy must give the fixed matrix's value and gradients.
 constexpr auto run_time_matrices = [](const choices& c) {
   return [c](const auto& a, const auto& v, const auto& s) {
-    const int k = c.among(3, 4);
+    const int k = c.among(3, 6);
     const auto m = pick(k == 0, tl::if_else(a > s, a, s * a),
-                        pick(k == 1, tl::transpose(a) * s, pick(k == 2, tl::softmax(a), tl::diag(tl::diag(a)) + a)));
+                        pick(k == 1, tl::transpose(a) * s,
+                             pick(k == 2, tl::softmax(a),
+                                  pick(k == 3, tl::diag(tl::diag(a)) + a,
+                                       pick(k == 4, tl::matmul(a, a), tl::matmul(tl::transpose(a), a) * s)))));
     const auto w = tl::matmul(m, v) + tl::matmul(tl::transpose(v), m)(0, 1);
     const int r = c.among(4, 5);
     return pick(r == 0, tl::log_sum_exp(w),
