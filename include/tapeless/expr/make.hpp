@@ -54,10 +54,16 @@ constexpr auto lifted(const V& v) {
 template <class D>
 concept ConstantNode = Expression<D> && !std::remove_cvref_t<D>::is_active;
 
+/// Whether data of value type V is lifted to number type T: a number or a fixed matrix of the number
+/// type T lifts from. A matrix of run-time extents is not, which would be a copy per node: the operations
+/// that take one (ops::line_dot) multiply its numbers as they are.
+template <class T, class V>
+inline constexpr bool lifted_to = lifts_to<T, scalar_of_t<V>> && !RunTimeMatrix<V>;
+
 /// x in number type T, when it is of the number type T lifts from; else x itself.
 template <class T, class X>
 constexpr auto as_number(const X& x) {
-  if constexpr (lifts_to<T, scalar_of_t<X>>)
+  if constexpr (lifted_to<T, X>)
     return lifted<T>(x);
   else
     return x;
@@ -68,7 +74,7 @@ constexpr auto as_number(const X& x) {
 template <class T, class E>
 TAPELESS_BUILD_INLINE constexpr auto as_node(E&& e) {
   using D = std::remove_cvref_t<E>;
-  if constexpr (ConstantNode<D> && lifts_to<T, scalar_type_of_t<D>>)
+  if constexpr (ConstantNode<D> && lifted_to<T, value_type_of_t<D>>)
     return constant<decltype(lifted<T>(e.value()))>(lifted<T>(e.value()));  // data in a dual expression
   else if constexpr (Expression<D>)
     return D(std::forward<E>(e));

@@ -135,25 +135,27 @@ struct line_dot : ::tapeless::detail::matrix_operation {
                                            .takes_run_time_extents = true};
   std::size_t row, col;
   constexpr line_dot(std::size_t i, std::size_t j) : row(i), col(j) {}
-  // A and B are tl::matrix types of run-time extents, or views of them (an Eigen matrix read in place).
+  // A and B are tl::matrix types of run-time extents, or views of them (an Eigen matrix read in place),
+  // of one number type or of data's beside a dual number's (forward mode: data is not lifted).
   template <class A, class B>
   constexpr auto value(const A& a, const B& b) const {
-    typename A::value_type s(0);
+    std::remove_cvref_t<decltype(a(0, 0) * b(0, 0))> s(0);
     const std::size_t inner = TransA ? a.rows() : a.cols();
     for (std::size_t c = 0; c < inner; ++c) s += (TransA ? a(c, row) : a(row, c)) * (TransB ? b(col, c) : b(c, col));
     return s;
   }
+  // The adjoint's numbers are g's: the differentiated side's, where the other is data of another type.
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class A, class B,
             class Y>
   constexpr auto vjp_lhs(G g, const A<T, R, C>& a, const B& b, Y) const {
-    using part = ::tapeless::detail::scaled_line<matrix<T, R, C>, B, TransB>;
-    return TransA ? part{&b, row, a.cols(), a.rows(), col, T(g)} : part{&b, row * a.cols(), 1, a.cols(), col, T(g)};
+    using part = ::tapeless::detail::scaled_line<matrix<G, R, C>, B, TransB>;
+    return TransA ? part{&b, row, a.cols(), a.rows(), col, g} : part{&b, row * a.cols(), 1, a.cols(), col, g};
   }
   template <class G, class A, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class B,
             class Y>
   constexpr auto vjp_rhs(G g, const A& a, const B<T, R, C>& b, Y) const {
-    using part = ::tapeless::detail::scaled_line<matrix<T, R, C>, A, !TransA>;
-    return TransB ? part{&a, col * b.cols(), 1, b.cols(), row, T(g)} : part{&a, col, b.cols(), b.rows(), row, T(g)};
+    using part = ::tapeless::detail::scaled_line<matrix<G, R, C>, A, !TransA>;
+    return TransB ? part{&a, col * b.cols(), 1, b.cols(), row, g} : part{&a, col, b.cols(), b.rows(), row, g};
   }
 };
 

@@ -3,8 +3,9 @@
 // adjoint/structured.hpp, scaled_line; transforms/run_time_reduction.hpp): against the fixed-shape twin
 // at the same values for tl::dynamic, tl::bounded and one fixed extent, shapes 1 x 1 x 1 to 9 x 3 x 33;
 // S7, sum(A A), at n = 1, 2, 8 and 33 against central differences at seeded points; plain values; the
-// shape error; tl::hessian and tl::jacobian; a bounded matrix without allocation and in a constant
-// expression; the refusal of a formula operand is test/compile_fail/matmul_run_time_formula.cpp.
+// shape error; tl::hessian, tl::jacobian and tl::jvp, with data beside dual numbers; a bounded matrix
+// without allocation and in a constant expression; the refusal of a formula operand is
+// test/compile_fail/matmul_run_time_formula.cpp.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 
 namespace tl = tapeless;
@@ -163,9 +165,26 @@ TEST_CASE("shapes that do not fit throw std::invalid_argument naming both") {
   CHECK_NOTHROW(tl::grad([](const auto& M) { return tl::sum(tl::matmul(M, tl::transpose(M))); })(X));
 }
 
-TEST_CASE("tl::hessian and tl::jacobian through products of arrays of run-time extents") {
+TEST_CASE("tl::hessian, tl::jacobian and tl::jvp through products of arrays of run-time extents") {
   const auto Af = drawn<tl::matrix<double, 2, 2>>(60);
   const auto A = copy_of<dynamic_matrix>(Af);
+  // Data of run-time extents beside the dual numbers of forward mode: multiplied as it is, not lifted.
+  const auto Bf = drawn<tl::matrix<double, 2, 2>>(61);
+  const auto B = copy_of<dynamic_matrix>(Bf);
+  const auto with_data = [](const auto& data) {
+    return [&data](const auto& M) {
+      return tl::sum(tl::exp(tl::matmul(tl::cref(data), M))) + tl::sum(tl::matmul(M, tl::cref(data))) +
+             tl::matmul(tl::transpose(M), tl::cref(data))(1, 0);
+    };
+  };
+  const auto HB = tl::hessian(with_data(B))(A);
+  const auto HBf = tl::hessian(with_data(Bf))(Af);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(fd::rel_error(HB(i, j), HBf(i, j)) < 1e-14);
+  const auto [value, along] = tl::jvp(with_data(B), std::tuple{A}, std::tuple{B});
+  const auto [fixed_value, fixed_along] = tl::jvp(with_data(Bf), std::tuple{Af}, std::tuple{Bf});
+  CHECK(fd::rel_error(value, fixed_value) < 1e-14);
+  CHECK(fd::rel_error(along, fixed_along) < 1e-14);
   const auto f = [](const auto& M) {
     return tl::sum(tl::square(tl::matmul(M, M))) + tl::trace(tl::matmul(tl::transpose(M), M));
   };
