@@ -233,6 +233,20 @@ inline s7_in s7_inputs() {
   return in;
 }
 
+/// S7's f of A's n x n numbers (row-major, any number type T): the sum of the elements of A A, each the
+/// sum over k of A(i, k) A(k, j), as the peers compute it for n fixed or read at run time.
+template <class T, class Numbers>
+T s7_value(const Numbers& A, std::size_t n) {
+  T value = 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      T c = 0.0;
+      for (std::size_t k = 0; k < n; ++k) c += A[i * n + k] * A[k * n + j];
+      value += c;
+    }
+  return value;
+}
+
 TAPELESS_BENCH_KERNEL tl::matrix<double, s7_n, s7_n> s7_handwritten(const s7_in& in) {
   // f = sum_ij (A A)_ij, so C_bar = 1 and A_bar = C_bar A^T + A^T C_bar: (C_bar A^T)_pq is the sum of
   // row q of A, (A^T C_bar)_pq the sum of column p. The forward product is not needed.

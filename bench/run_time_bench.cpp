@@ -343,21 +343,13 @@ struct s4_f {
   }
 };
 
-/// S7's f of A's n x n elements, row-major (n the square root of x.size()): sum(A A), as
-/// matrix_bench.cpp's s7::f.
+/// S7's f of A's n x n elements, row-major, n the square root of x.size() (adjoints.hpp).
 struct s7_f {
   template <class T>
   T operator()(const std::vector<T>& x) const {
     std::size_t n = 0;
     while ((n + 1) * (n + 1) <= x.size()) ++n;
-    T value = 0.0;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        T c = 0.0;
-        for (std::size_t k = 0; k < n; ++k) c += x[i * n + k] * x[k * n + j];
-        value += c;
-      }
-    return value;
+    return s7_value<T>(x, n);
   }
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // test/support/run_time_twin.hpp: a function of a vector of run-time size against its fixed-shape twin
-// at the same values (test/unit/transforms/): seeded vectors, their fixed copies, the sizes around a
+// at the same values (test/unit/transforms/, test/unit/expr/run_time_elementwise/): seeded vectors,
+// their fixed copies, seeded fixed matrices and their copies of run-time extents, the sizes around a
 // SIMD batch of 2, 4 or 8 doubles and 31, 32, 33, 256, and the comparison of value and gradients.
 #pragma once
 
@@ -34,6 +35,23 @@ template <std::size_t N, class V>
 tl::vector<double, N> fixed_copy(const V& x) {
   tl::vector<double, N> out;
   for (std::size_t k = 0; k < N; ++k) out[k] = x[k];
+  return out;
+}
+
+/// A fixed matrix F of values drawn from [-1, 1) with the seed given.
+template <class F>
+F drawn(std::uint64_t seed) {
+  F out;
+  fd::rng u(seed);
+  for (double& e : out) e = u.uniform(-1.0, 1.0);
+  return out;
+}
+
+/// The fixed matrix F's values, element by element, in a matrix of type M (of run-time extents).
+template <class M, class F>
+M copy_of(const F& fixed) {
+  M out(F::rows(), F::cols());
+  for (std::size_t k = 0; k < F::size(); ++k) out.data()[k] = fixed.data()[k];
   return out;
 }
 

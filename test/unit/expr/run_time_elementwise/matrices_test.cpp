@@ -10,6 +10,7 @@
 
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
+#include <run_time_twin.hpp>
 
 #include <cstddef>
 #include <stdexcept>
@@ -19,21 +20,8 @@ namespace tl = tapeless;
 
 namespace {
 
-/// M's values copied from the fixed matrix F, element by element.
-template <class M, class F>
-M copy_of(const F& fixed) {
-  M out(F::rows(), F::cols());
-  for (std::size_t k = 0; k < F::size(); ++k) out.data()[k] = fixed.data()[k];
-  return out;
-}
-
-template <class F>
-F drawn(std::uint64_t seed) {
-  F out;
-  fd::rng u(seed);
-  for (double& e : out) e = u.uniform(-1.0, 1.0);
-  return out;
-}
+using run_time_twin::copy_of;
+using run_time_twin::drawn;
 
 /// Every operation on an R x C argument X, with fixed W (C x 2), L (2 x R), w (C) and a column u (2):
 /// products of X and of formulas over it (their dot products as sums of R or C terms) on either side.

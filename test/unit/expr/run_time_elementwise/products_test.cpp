@@ -11,6 +11,7 @@
 
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
+#include <run_time_twin.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -24,21 +25,8 @@ namespace {
 
 using dynamic_matrix = tl::matrix<double, tl::dynamic, tl::dynamic>;
 
-/// M's values copied from the fixed matrix F, element by element.
-template <class M, class F>
-M copy_of(const F& fixed) {
-  M out(F::rows(), F::cols());
-  for (std::size_t k = 0; k < F::size(); ++k) out.data()[k] = fixed.data()[k];
-  return out;
-}
-
-template <class F>
-F drawn(std::uint64_t seed) {
-  F out;
-  fd::rng u(seed);
-  for (double& e : out) e = u.uniform(-1.0, 1.0);
-  return out;
-}
+using run_time_twin::copy_of;
+using run_time_twin::drawn;
 
 /// Products of X (R x K) and Y (K x C), of each with itself through a transpose, and formulas over them:
 /// reductions, elementwise operations, element access; the sums and means of products themselves (a
