@@ -178,8 +178,8 @@ struct line_sum : ::tapeless::detail::matrix_operation {
   }
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class A, class Y>
   constexpr auto vjp(G g, const A<T, R, C>& a, Y) const {
-    using part = ::tapeless::detail::filled_line<matrix<T, R, C>>;
-    return Row ? part{index * a.cols(), 1, a.cols(), T(g)} : part{index, a.cols(), a.rows(), T(g)};
+    using part = ::tapeless::detail::filled_line<matrix<G, R, C>>;
+    return Row ? part{index * a.cols(), 1, a.cols(), g} : part{index, a.cols(), a.rows(), g};
   }
 };
 

@@ -456,12 +456,15 @@ struct product_sum_term {
     using B = decltype(product.w);
     const auto a = product_operand_node<false>(product.a, parameters);
     const auto b = product_operand_node<false>(product.w, parameters);
-    const ops::line_sum<is_transposed<A>> a_line(c);  // A's column c: a row of A where A is read transposed
-    const ops::line_sum<!is_transposed<B>> b_line(c);
-    if constexpr (decltype(a)::is_active || decltype(b)::is_active)
-      return make_unary(a_line, a) * make_unary(b_line, b);
-    else
-      return a_line.value(a.value()) * b_line.value(b.value());
+    // A node of a differentiated operand's line sum; of data's, its number.
+    const auto factor = [](const auto& line, const auto& x) {
+      if constexpr (std::remove_cvref_t<decltype(x)>::is_active)
+        return make_unary(line, x);
+      else
+        return line.value(x.value());
+    };
+    // A's column c (a row of A where A is read transposed) times B's row c.
+    return factor(ops::line_sum<is_transposed<A>>(c), a) * factor(ops::line_sum<!is_transposed<B>>(c), b);
   }
 };
 template <class Product>
