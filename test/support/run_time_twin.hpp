@@ -55,6 +55,14 @@ M copy_of(const F& fixed) {
   return out;
 }
 
+/// A gradient g of run-time extents against its fixed twin's: F's extents, each element to 1e-13 relative.
+template <class M, class F>
+void check_elements_against_twin(const M& g, const F& fixed_g) {
+  REQUIRE(g.rows() == F::rows());
+  REQUIRE(g.cols() == F::cols());
+  for (std::size_t k = 0; k < F::size(); ++k) CHECK(fd::rel_error(g.data()[k], fixed_g.data()[k]) < 1e-13);
+}
+
 /// check.template operator()<N>() at N = 2, 3, 4, 5, 7, 8, 9, 31, 32, 33 and 256.
 template <class Check>
 void at_sizes(const Check& check) {
