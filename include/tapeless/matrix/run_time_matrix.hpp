@@ -18,7 +18,6 @@
 #include <array>
 #include <cstddef>
 #include <initializer_list>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -41,24 +40,36 @@ inline std::string shape_text(std::size_t rows, std::size_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
+/// The error of a run-time extent that its type's extent does not allow: out of line, so that the check
+/// of every construction inlines to two comparisons.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_extent_refused(std::size_t extent, std::size_t value,
+                                                                              const char* what) {
+  if (fixed_extent(extent))
+    throw std::invalid_argument("tl::matrix: " + std::to_string(value) + " " + what + " where the type fixes " +
+                                std::to_string(extent));
+  throw std::length_error("tl::matrix: " + std::to_string(value) + " " + what + " where " + extent_text(extent) +
+                          " holds at most " + std::to_string(max_extent(extent)));
+}
+
 /// Checks a run-time number of rows or columns (`what`) against the extent of its type: a fixed extent
 /// must equal it (std::invalid_argument), a bound must hold it (std::length_error).
 constexpr void check_extent(std::size_t extent, std::size_t value, const char* what) {
-  if (fixed_extent(extent) && value != extent)
-    throw std::invalid_argument("tl::matrix: " + std::to_string(value) + " " + what + " where the type fixes " +
-                                std::to_string(extent));
-  if (bounded_extent(extent) && value > max_extent(extent))
-    throw std::length_error("tl::matrix: " + std::to_string(value) + " " + what + " where " + extent_text(extent) +
-                            " holds at most " + std::to_string(max_extent(extent)));
+  if ((fixed_extent(extent) && value != extent) || (bounded_extent(extent) && value > max_extent(extent))) [[unlikely]]
+    throw_extent_refused(extent, value, what);
+}
+
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_too_many_elements(std::size_t rows, std::size_t cols) {
+  throw std::length_error("tl::matrix: " + shape_text(rows, cols) + " elements are more than memory holds");
 }
 
 /// The element count of a rows x cols matrix of T, or std::length_error where its bytes overflow
 /// std::size_t.
 template <class T>
 constexpr std::size_t element_count(std::size_t rows, std::size_t cols) {
-  if (rows != 0 && cols > std::numeric_limits<std::size_t>::max() / sizeof(T) / rows)
-    throw std::length_error("tl::matrix: " + shape_text(rows, cols) + " elements are more than memory holds");
-  return rows * cols;
+  std::size_t count = 0, bytes = 0;  // two multiplications checked for overflow, not a division
+  if (__builtin_mul_overflow(rows, cols, &count) || __builtin_mul_overflow(count, sizeof(T), &bytes)) [[unlikely]]
+    throw_too_many_elements(rows, cols);
+  return count;
 }
 
 }  // namespace detail
