@@ -285,8 +285,9 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
           [&] {
             using X = matrix_of_view_t<decltype(plain_get<J>(x))>;
             if constexpr (J == r) {
+              // +0, not -0 then +0 at the end (as the others): every write here adds, and a sum from +0
+              // is the sum from -0 plus 0, bit for bit, one pass over the elements fewer.
               plain_get<J>(total.partials) = X(only.rows(), only.cols());
-              std::fill(plain_get<J>(total.partials).begin(), plain_get<J>(total.partials).end(), T(-0.0));
             } else {
               plain_get<J>(total.partials) = filled<X>(-0.0);
             }
@@ -310,7 +311,17 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
   } else {
     run(static_cast<no_partials*>(nullptr), static_cast<no_partials*>(nullptr));
   }
-  make_zeros_positive(total);
+  // The run-time parameter's sums started at +0 (above): the value and the fixed ones made so here.
+  add_positive_zero(total.value);
+  [&]<std::size_t... J>(std::index_sequence<J...>) {
+    (
+        [&] {
+          if constexpr (!RunTimeMatrix<std::tuple_element_t<J, std::tuple<matrix_of_view_t<P>...>>>)
+            add_positive_zero(plain_get<J>(total.partials));
+        }(),
+        ...);
+  }
+  (std::index_sequence_for<P...>{});
   return total;
 }
 
