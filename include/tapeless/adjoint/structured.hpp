@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace tapeless::detail {
 
@@ -317,14 +318,25 @@ inline constexpr bool is_scaled_line<scaled_line<M, Other, OtherRow>> = true;
 /// The adjoint factor times the matrix *of: what log_sum_exp's rule sends back (its exps times g / their
 /// sum). An adjoint sum writes or adds the products in one pass, where a dense adjoint would be a
 /// matrix of the rule's own, written and then copied by the sum. `of` points into the
-/// forward pass's values, which outlive the sweep.
+/// forward pass's values, which outlive the sweep. Where nothing reads them after this adjoint, `spare`
+/// points to them too (spare_values), and a sum that has no adjoint yet may take them instead of copying
+/// them: a gradient of run-time extents then owns the sum's partials and allocates nothing of its own.
 template <class M>
 struct scaled {
   using matrix_type = M;
   using T = typename M::value_type;
   const M* of;
   T factor;
+  M* spare = nullptr;
   [[nodiscard]] constexpr M dense() const { return *of * factor; }
+  /// The matrix the adjoint stands for, made of *spare's elements, which it takes: nothing copied, and
+  /// no multiplication where the factor is a plain 1 (x * 1 is x).
+  [[nodiscard]] constexpr M taken() const {
+    M m = std::move(*spare);
+    if (!std::is_floating_point_v<T> || factor != T(1))
+      for (auto& e : m) e *= factor;
+    return m;
+  }
   /// f(element i of target, element i of this) for every element.
   template <class Target, class F>
   constexpr void each(Target& target, const F& f) const {
@@ -333,6 +345,36 @@ struct scaled {
     for (std::size_t i = 0; i < m.size(); ++i) f(target[i], m[i] * c);  // a fixed M's size is a constant
   }
 };
+
+/// Whether a T keeps its elements on the heap: a matrix with a tl::dynamic extent.
+template <class T>
+inline constexpr bool elements_on_heap = false;
+template <RunTimeMatrix T>
+inline constexpr bool elements_on_heap<T> = T::rows_extent == dynamic || T::cols_extent == dynamic;
+
+/// Values of the forward pass that only one rule reads, once (a sum's partials in a parameter of
+/// tl::dynamic extents): the rule may send them as the `spare` of its scaled adjoint. Mutable, so that
+/// a store may take them from the forward pass's values, which the sweep reads as constants. (Inline
+/// elements, as tl::bounded keeps them, would be copied all the same, and a constant expression may not
+/// read a mutable member: those are kept as they are, spare_kept_t.)
+template <class M>
+struct spare_values {
+  mutable M values;
+};
+
+/// How a forward pass keeps values that one rule reads once.
+template <class M>
+using spare_kept_t = std::conditional_t<elements_on_heap<M>, spare_values<M>, M>;
+
+/// g times the values kept: a scaled adjoint, whose receiver may take spare values.
+template <class M, class G>
+constexpr scaled<M> scaled_by(const M& kept, const G& g) {
+  return {&kept, g};
+}
+template <class M, class G>
+constexpr scaled<M> scaled_by(const spare_values<M>& kept, const G& g) {
+  return {&kept.values, g, &kept.values};
+}
 
 template <class G>
 inline constexpr bool is_scaled = false;

@@ -64,7 +64,7 @@ auto record_root(recorder<Store>& rec, const Root& root) {
 /// The recording of f at args: f called with argument leaves, as tl::grad calls it.
 template <class F, std::size_t... P, class... Args>
 auto record(const F& f, std::index_sequence<P...>, const Args&... args) {
-  ::tapeless::detail::argument_adjoints<Args...> store;
+  ::tapeless::detail::observed_argument_adjoints<Args...> store;
   recorder<decltype(store)> rec(store);
   ((rec.g.arguments.push_back(rec.add(
        node{.kind = node_kind::argument, .name = "x" + std::to_string(P + 1), .value = show(args), .active = true}))),

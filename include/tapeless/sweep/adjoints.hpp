@@ -6,6 +6,7 @@
 // (argument_adjoints for grad, var_adjoints for backward()). Everything is resolved at compile time.
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/detail/inline.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -33,10 +34,20 @@ inline constexpr bool always_false = false;
 /// to, which would be two passes over it where one serves. Whether one
 /// has arrived is known where the sweep is inlined, so that test folds away.
 /// Held is T, or T& for a sum kept in its destination (argument_adjoints_into).
-template <class T, class Held = T>
+/// With TakesSpare, a sum of a matrix on the heap (tl::dynamic) is allocated only when it needs room
+/// of its own: a first adjoint that carries spare values (a scaled one, adjoint/structured.hpp) gives
+/// it their elements instead. Only a store whose forward pass's values are swept once and then dropped
+/// takes them: grad's.
+template <class T, class Held = T, bool TakesSpare = false>
 struct adjoint_sum {
+  static constexpr bool sized_late = TakesSpare && elements_on_heap<T> && std::is_same_v<Held, T>;
+  struct extents {
+    std::size_t rows = 0, cols = 0;
+  };
+  struct no_extents {};
   Held value;
   bool written = false;
+  [[no_unique_address]] std::conditional_t<sized_late, extents, no_extents> late;  // of a sum sized late
 
   // The matrix constructed uninitialized here, not returned by a constexpr function: g++ folds such a
   // call into a constant whose uninitialized elements are zeros, and fills the matrix with them.
@@ -45,46 +56,63 @@ struct adjoint_sum {
   /// The sum of a matrix of run-time extents, those of `like`, the argument: its total has them even
   /// where no adjoint arrives. Of any other type, `like` says nothing the type does not.
   template <class Like>
-    requires RunTimeMatrix<T> && std::is_same_v<Held, T>
-  constexpr explicit adjoint_sum(const Like& like) : value(like.rows(), like.cols()) {}
-  template <class Like>
-    requires(!RunTimeMatrix<T>)
-  &&std::is_same_v<Held, T> constexpr explicit adjoint_sum(const Like&) : adjoint_sum() {}
-  constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
+    requires RunTimeMatrix<T> && std::is_same_v<Held, T> &&
+        (!sized_late) constexpr explicit adjoint_sum(const Like& like)
+        : value(like.rows(), like.cols()) {}
+    template <class Like>
+    requires sized_late constexpr explicit adjoint_sum(const Like& like) : late{like.rows(), like.cols()} {}
+    template <class Like>
+      requires(!RunTimeMatrix<T>)
+    &&std::is_same_v<Held, T> constexpr explicit adjoint_sum(const Like&) : adjoint_sum() {}
+    constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
 
-  // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
-  // the loop that made g; clang leaves it out of line unless made to (detail/inline.hpp).
-  template <class G>
-  TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
-    if (written) {
-      add_adjoint(value, g);
-    } else {
-      assign_adjoint(value, g);
-      written = true;
-    }
-  }
-
-  /// The sum itself, for a caller to write the first adjoint into, as add() would copy it; nullptr
-  /// once one has arrived. A loop that writes its adjoints there spares the copy (a region's loop
-  /// into a let's name).
-  constexpr T* claim() {
-    if (written) return nullptr;
-    written = true;
-    return &value;
-  }
-
-  /// The sum, or `none` (every element) if no adjoint arrived.
-  constexpr const T& total(double none) {
-    if (!written) {
-      if constexpr (RunTimeMatrix<T>) {
-        for (auto& e : value) e = none;
-        written = true;
+    // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
+    // the loop that made g; clang leaves it out of line unless made to (detail/inline.hpp).
+    template <class G>
+    TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
+      if (written) {
+        add_adjoint(value, g);
       } else {
-        add(filled<T>(none));
+        if constexpr (sized_late && requires { requires std::is_same_v<decltype(*g.spare), T&>; }) {
+          if (g.spare != nullptr) {
+            value = g.taken();
+            written = true;
+            return;
+          }
+        }
+        assign_adjoint(sized(), g);
+        written = true;
       }
     }
-    return value;
-  }
+
+    /// The sum itself, for a caller to write the first adjoint into, as add() would copy it; nullptr
+    /// once one has arrived. A loop that writes its adjoints there spares the copy (a region's loop
+    /// into a let's name).
+    constexpr T* claim() {
+      if (written) return nullptr;
+      written = true;
+      return &sized();
+    }
+
+    /// The sum, or `none` (every element) if no adjoint arrived.
+    constexpr const T& total(double none) {
+      if (!written) {
+        if constexpr (RunTimeMatrix<T>) {
+          for (auto& e : sized()) e = none;
+          written = true;
+        } else {
+          add(filled<T>(none));
+        }
+      }
+      return value;
+    }
+
+   private:
+    // The sum with room for its elements, before anything is written into it.
+    constexpr Held& sized() {
+      if constexpr (sized_late) value = T(late.rows, late.cols);
+      return value;
+    }
 };
 
 /// Where the first adjoint of leaf may be written in place (adjoint_sum::claim): a pointer to its sum
@@ -122,15 +150,18 @@ struct argument_store {
   constexpr Derived& self() { return static_cast<Derived&>(*this); }
 };
 
-template <class... T>
-struct argument_adjoints : argument_store<argument_adjoints<T...>> {
-  plain_tuple<adjoint_sum<T>...> slots;
+/// TakesSpare: whether a sum takes the spare values of the forward pass (adjoint_sum), which grad's
+/// store does and an observed sweep's (inspect/record.hpp), which shows each adjoint after it is added,
+/// does not.
+template <bool TakesSpare, class... T>
+struct argument_adjoints_of : argument_store<argument_adjoints_of<TakesSpare, T...>> {
+  plain_tuple<adjoint_sum<T, T, TakesSpare>...> slots;
 
-  constexpr argument_adjoints() = default;
+  constexpr argument_adjoints_of() = default;
   /// The sums of the arguments `like...`, each of its argument's extents where they are run-time ones.
   template <class... Like>
     requires(sizeof...(Like) == sizeof...(T))
-  constexpr explicit argument_adjoints(const Like&... like) : slots{{adjoint_sum<T>(like)}...} {}
+  constexpr explicit argument_adjoints_of(const Like&... like) : slots{{adjoint_sum<T, T, TakesSpare>(like)}...} {}
 
   template <std::size_t S>
   constexpr auto& sum_of() {
@@ -159,6 +190,13 @@ struct argument_adjoints : argument_store<argument_adjoints<T...>> {
     return std::tuple<T...>(slot<S>()...);
   }
 };
+
+/// The store of tl::grad: it takes the spare values of the forward pass it sweeps once.
+template <class... T>
+using argument_adjoints = argument_adjoints_of<true, T...>;
+/// The store of a sweep that is watched (inspect/record.hpp): every adjoint stays readable.
+template <class... T>
+using observed_argument_adjoints = argument_adjoints_of<false, T...>;
 
 /// The adjoints of the arguments of a gradient, each summed in its part of grad's result itself (the
 /// matrix, or the tuple's elements): copied out of a store, the gradient would take a pass of its own

@@ -9,6 +9,7 @@
 // grad of grad run through it as through any node: the loop then runs in dual numbers.
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/data/indices.hpp>
 #include <tapeless/data/rows.hpp>
 #include <tapeless/expr/concepts.hpp>
@@ -130,15 +131,16 @@ struct sum_over_rows : sum_over_loop<View, Body, Runner> {
   constexpr auto forward(const X& x, value_unread_t) const {
     return summed<wanted::partials>(x);
   }
-  template <class G, class X, class C>
-  constexpr auto vjp(const G& g, const X&, const C&, const matrix_of_view_t<X>& partials) const {
+  template <class G, class X, class C, class Partials>
+  constexpr auto vjp(const G& g, const X&, const C&, const Partials& partials) const {
     if constexpr (Matrix<X>) {
       X gx(uninitialized);
       for (std::size_t e = 0; e < X::size(); ++e) gx[e] = g * partials[e];
       return gx;
     } else if constexpr (RunTimeMatrix<X>) {
-      // Written straight into the argument's sum (adjoint/structured.hpp), a tl::matrix also for a view.
-      return scaled<matrix_of_view_t<X>>{&partials, g};
+      // Written straight into the argument's sum (adjoint/structured.hpp), a tl::matrix also for a view;
+      // a gradient with no adjoint in it yet takes the partials themselves.
+      return scaled_by(partials, g);
     } else {
       return g * partials;
     }
@@ -153,7 +155,8 @@ struct sum_over_rows : sum_over_loop<View, Body, Runner> {
       // Read in place, its partials summed straight into one matrix of its extents
       // (sweep/run_time_rows.hpp).
       auto sum = run.template run_time<Wanted, S>(rows, body, plain_tuple<const X&>{{x}});
-      return with_cache<S, matrix_of_view_t<X>>(with_value ? sum.value : S(0), std::move(plain_get<0>(sum.partials)));
+      using Kept = spare_kept_t<matrix_of_view_t<X>>;
+      return with_cache<S, Kept>(with_value ? sum.value : S(0), Kept{std::move(plain_get<0>(sum.partials))});
     } else {
       return summed_fixed<Wanted>(x);
     }
@@ -206,7 +209,7 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
   /// The partials: in x, of its extents; in the others, laid out as y.
   template <class M, class Y>
   struct partials_of {
-    M run_time;
+    spare_kept_t<M> run_time;  // read by vjp_lhs alone
     Y others;
   };
 
@@ -220,7 +223,7 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
   }
   template <class G, class X, class Y, class Z, class C>
   constexpr auto vjp_lhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
-    return scaled<matrix_of_view_t<X>>{&partials.run_time, g};  // straight into x's sum
+    return scaled_by(partials.run_time, g);  // straight into x's sum, which may take them
   }
   template <class G, class X, class Y, class Z, class C>
   constexpr auto vjp_rhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
@@ -245,7 +248,7 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
     }
     (std::make_index_sequence<sizeof...(P) - 1>{});
     return with_cache<S, C>(wants_value(Wanted) ? sum.value : S(0),
-                            C{std::move(plain_get<R>(sum.partials)), laid_out_as<Y>(others)});
+                            C{{std::move(plain_get<R>(sum.partials))}, laid_out_as<Y>(others)});
   }
 };
 

@@ -2,12 +2,16 @@
 // Where the reverse sweep puts the adjoints of leaves (sweep/adjoints.hpp): an argument's or a let
 // name's adjoint is the IEEE sum of its contributions from -0, +0 where none arrived; a matrix adjoint
 // is summed in the gradient grad returns, the first one made there by the operation that sends it; in
-// constant expressions too.
+// constant expressions too. A gradient of tl::dynamic extents takes a sum's partials as its elements.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <allocation_counter.hpp>
+#include <run_time_twin.hpp>
+
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -103,4 +107,57 @@ TEST_CASE(
   })(a);
   const M y = a * 2.0, k = product(y, y) * 2.0;
   CHECK(gl == (product(k, transposed(y)) + product(transposed(y), k) + M{{1, 1}, {1, 1}}) * 2.0);
+}
+
+TEST_CASE("adjoints: a gradient of tl::dynamic extents takes a sum's partials, and allocates nothing else") {
+  // The sum's partials, scaled by its adjoint, are the first adjoint of the argument: grad's store takes
+  // their elements instead of copying them into a matrix of its own. One allocation per gradient, as a
+  // hand-written adjoint's; the bits of a tl::bounded vector's gradient, whose store copies them.
+  using run_time_twin::dynamic_vector;
+  const auto x = run_time_twin::seeded<dynamic_vector>(33, 7);
+  const tl::vector<double, tl::bounded<64>> xb(x);
+  const auto xf = run_time_twin::fixed_copy<33>(x);
+  const auto same_bits = [](const auto& g, const auto& expected) {
+    REQUIRE(g.size() == expected.size());
+    for (std::size_t k = 0; k < g.size(); ++k) {
+      CAPTURE(k);
+      CHECK((g[k] == expected[k] && std::signbit(g[k]) == std::signbit(expected[k])));
+    }
+  };
+  const auto check = [&](std::string name, const auto& f, long allocations) {
+    CAPTURE(name);
+    const auto g = tl::grad(f)(x);
+    same_bits(g, tl::grad(f)(xb));
+    same_bits(tl::value_and_grad(f)(x).second, g);
+    CHECK(tl::value_and_grad(f)(x).first == tl::value_and_grad(f)(xb).first);
+    run_time_twin::check_elements_against_twin(g, tl::grad(f)(xf));
+    CHECK(test_support::allocations_during([&] { (void)tl::grad(f)(x); }) == allocations);
+  };
+  const auto rosenbrock = [](const auto& v) {
+    return tl::sum_over(
+        tl::indices(v.size() - 1),
+        [](std::size_t i, const auto& w) {
+          return 100.0 * tl::square(w[i + 1] - w[i] * w[i]) + tl::square(1.0 - w[i]);
+        },
+        v);
+  };
+  check("rosenbrock", rosenbrock, 1);
+  check(
+      "a sum times 0.25", [](const auto& v) { return 0.25 * tl::sum(v * v); }, 1);
+  check(
+      "log_sum_exp", [](const auto& v) { return tl::log_sum_exp(v); }, 1);
+  // Two sums: the first adjoint to arrive is taken, the other added into it.
+  check(
+      "two sums", [](const auto& v) { return tl::sum(v) * tl::sum(v * v); }, 2);
+  // The sweep reaches the left operand first: where that is an element, the gradient takes room of its
+  // own and the partials are added; where it is the sum, they are taken and the element added.
+  check(
+      "an element, then a sum", [](const auto& v) { return v[3] * v[0] + tl::sum(tl::exp(v)); }, 2);
+  check(
+      "a sum, then an element", [](const auto& v) { return tl::sum(tl::exp(v)) + v[3] * v[0]; }, 1);
+  check(
+      "zeros of both signs", [](const auto& v) { return tl::sum(tl::slice(v, 1, 5) * -0.0); }, 1);
+  // Exactly: 0.25 * (2 v) is v / 2, and an element's partials are taken with their bits.
+  const auto half = tl::grad([](const auto& v) { return 0.25 * tl::sum(v * v); })(x);
+  for (std::size_t k = 0; k < x.size(); ++k) CHECK(half[k] == x[k] / 2);
 }
