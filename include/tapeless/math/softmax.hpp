@@ -25,7 +25,7 @@ namespace tapeless::math::detail {
 template <bool Largest, class M>
 constexpr std::size_t extreme_index(const M& x) {
   std::size_t k = 0;
-  for (std::size_t i = 1; i < M::size(); ++i) {
+  for (std::size_t i = 1; i < x.size(); ++i) {
     if (x[k] != x[k]) break;  // a NaN wins, and the first one stays
     if (x[i] != x[i] || (Largest ? x[i] > x[k] : x[i] < x[k])) k = i;
   }
@@ -39,28 +39,29 @@ constexpr T shifted(const T& x, const T& m) {
   return math::select(x == m, T(0), x - m);
 }
 
-/// The stable parts of softmax: e_i = exp(x_i - max) written into e; returns {max, sum of e}.
+/// The stable parts of softmax: e_i = exp(x_i - max) written into e, of x's extents (x may be a view,
+/// e the matrix of its extents); returns {max, sum of e}. x has at least one element.
 /// The sum is at least 1 (the largest element contributes exp(0)), unless a NaN made it NaN.
-template <class M, class T = typename M::value_type>
-constexpr std::pair<T, T> exp_shifted(const M& x, M& e) {
+template <class M, class E, class T = typename E::value_type>
+constexpr std::pair<T, T> exp_shifted(const M& x, E& e) {
 #if TAPELESS_SIMD
   if constexpr (::tapeless::detail::simd::available<T>) {
     if (!std::is_constant_evaluated()) {
       namespace simd = ::tapeless::detail::simd;
-      const T m = simd::max<M::size()>(x.data());
+      const T m = simd::max(simd::count_of(x), x.data());
       const simd::batch<T> b(m);
       if (math::isinf(m)) {  // shifted(), which only an infinite m needs: x - m is 0 where x == m otherwise
         const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(shifted(xi, b)); };
-        return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
+        return {m, simd::transform_sum(simd::count_of(x), e.data(), exp_shifted, x.data())};
       }
       const auto exp_shifted = [&b](const simd::batch<T>& xi) { return math::exp(xi - b); };
-      return {m, simd::transform_sum<M::size()>(e.data(), exp_shifted, x.data())};
+      return {m, simd::transform_sum(simd::count_of(x), e.data(), exp_shifted, x.data())};
     }
   }
 #endif
   const T m = x[extreme_index<true>(x)];
   T s(0);
-  for (std::size_t i = 0; i < M::size(); ++i) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
     e[i] = math::exp(shifted(x[i], m));
     s += e[i];
   }
@@ -86,8 +87,8 @@ struct exp_sum {
 /// scaled by a power of 2 (exact) into [1, 2). Else, and in a constant expression, exp_shifted: two
 /// passes, the largest element m and then c = exp(-m). log_softmax keeps the shift: x_i - log(s)
 /// cancels where (x_i - m) - log(s) does not.
-template <bool Log, bool AtLeastOne, class M, class T = typename M::value_type>
-constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
+template <bool Log, bool AtLeastOne, class M, class E, class T = typename E::value_type>
+constexpr exp_sum<T> exp_scaled(const M& x, E& e) {
 #if TAPELESS_SIMD
   if constexpr (::tapeless::detail::simd::available<T>) {
     if (!std::is_constant_evaluated()) {
@@ -95,15 +96,15 @@ constexpr exp_sum<T> exp_scaled(const M& x, M& e) {
       using B = simd::batch<T>;
       // The tests on the sum and the least alone: a mask of the elements accumulated across the
       // batches goes through memory, a store and a load per batch.
-      const auto [s, least] = simd::transform_sum_least<M::size()>(
-          e.data(), [](const B& xi) { return math::exp_unguarded(xi); }, x.data());
+      const auto [s, least] = simd::transform_sum_least(
+          simd::count_of(x), e.data(), [](const B& xi) { return math::exp_unguarded(xi); }, x.data());
       if (least >= std::numeric_limits<T>::min() && s <= T(0x1p64)) {  // false for NaN
         T log_sum = math::quiet_nan<T>();
         if constexpr (Log) log_sum = math::log(s);
         if (!AtLeastOne || s >= T(1)) return {s, log_sum};
         const T c = std::ldexp(T(1), -std::ilogb(s));  // s c in [1, 2); the e_i, normal, stay exact
-        simd::transform<M::size()>(
-            e.data(), [](const B& ei, const B& scale) { return ei * scale; }, e.data(), c);
+        simd::transform(
+            simd::count_of(x), e.data(), [](const B& ei, const B& scale) { return ei * scale; }, e.data(), c);
         return {s * c, log_sum};
       }
     }

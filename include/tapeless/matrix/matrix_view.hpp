@@ -38,6 +38,8 @@ class view_of_extents {
   [[nodiscard]] constexpr size_type rows() const noexcept { return rows_; }
   [[nodiscard]] constexpr size_type cols() const noexcept { return cols_; }
   [[nodiscard]] constexpr size_type size() const noexcept { return rows_ * cols_; }
+  /// The elements, where they lie as a tl::matrix's: for the loops that read them a batch at a time.
+  [[nodiscard]] constexpr const T* data() const noexcept requires Dense { return data_; }
 
   constexpr const T& operator()(size_type i, size_type j) const noexcept {
     if constexpr (Dense)

@@ -16,10 +16,10 @@
 namespace tapeless::detail::simd {
 
 #if TAPELESS_SIMD
-/// out[i] = f(in[i]...) for i < N, a batch of elements at a time.
-template <std::size_t N, class T, class F, class... In>
-void transform(T* out, const F& f, In... in) {
-  (void)sum_storing<N, T>(out, f, in...);  // the unused sum is dropped once inlined
+/// out[i] = f(in[i]...) for i < count (count_c<N> or a number), a batch of elements at a time.
+template <class T, class Count, class F, class... In>
+void transform(Count count, T* out, const F& f, In... in) {
+  (void)sum_storing<T>(count, out, f, in...);  // the unused sum is dropped once inlined
 }
 #endif
 
@@ -30,7 +30,7 @@ constexpr void map(T* out, const F& f, In... in) {
 #if TAPELESS_SIMD
   if constexpr (Batched && available<T>) {
     if (!std::is_constant_evaluated()) {
-      transform<N>(out, f, in...);
+      transform(count_c<N>, out, f, in...);
       return;
     }
   }

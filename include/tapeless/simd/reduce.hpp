@@ -17,6 +17,20 @@
 
 namespace tapeless::detail::simd {
 
+/// A number of elements, as the loops take it: N as a type, whose value they fold as they would a
+/// template argument's, or a std::size_t known at run time (an array of run-time extents).
+template <std::size_t N>
+inline constexpr std::integral_constant<std::size_t, N> count_c{};
+
+/// The number of m's elements as the loops take it: count_c where its type fixes it, else m.size().
+template <class M>
+constexpr auto count_of(const M& m) {
+  if constexpr (requires { std::integral_constant<std::size_t, M::size()>{}; })
+    return count_c<M::size()>;
+  else
+    return m.size();
+}
+
 /// Element i of a loop's operand, as a T: in[i] of a pointer, or the number itself, used for every element.
 template <class T, class In>
 constexpr decltype(auto) element(In in, std::size_t i) {
@@ -36,7 +50,7 @@ struct sum_and_least {
   T least;
 };
 
-/// The sum over i < N of f(in[i]...), a batch of elements at a time, added per lane and the lanes at
+/// The sum over i < count of f(in[i]...), a batch of elements at a time, added per lane and the lanes at
 /// the end (an order that differs from a scalar loop's by a few roundings); with an `out` pointer, each
 /// f(in[i]...) is also stored to out[i]; where Least, also the least of them (a lane-wise min, so NaN
 /// may or may not win: a caller that cares tests the sum). The one loop of transform and sum.
@@ -44,27 +58,28 @@ struct sum_and_least {
 /// passed through memory, where a hand-written loop that calls it directly inlines it. The operands are pointers and
 /// numbers, taken by value: by reference, each store to out might have changed them, and each batch loaded the pointer
 /// again.
-template <std::size_t N, class T, bool Least = false, class Out, class F, class... In>
-[[gnu::flatten]] auto sum_storing(Out out, const F& f, In... in) {
+template <class T, bool Least = false, class Count, class Out, class F, class... In>
+[[gnu::flatten]] auto sum_storing(Count count, Out out, const F& f, In... in) {
   constexpr bool stores = !std::is_null_pointer_v<Out>;
+  const std::size_t n = count;
   constexpr std::size_t w = width<T>;
   batch<T> s(T(0));
   batch<T> least(std::numeric_limits<T>::infinity());
   std::size_t i = 0;
-  for (; i + w <= N; i += w) {
+  for (; i + w <= n; i += w) {
     const batch<T> y = f(load<T>(in, i)...);
     if constexpr (stores) y.store_unaligned(out + i);
     s += y;
     if constexpr (Least) least = xsimd::min(least, y);
   }
   T total = xsimd::hadd(s);
-  if constexpr (N % w != 0) {
+  if (n % w != 0) {  // a constant where the count is
     alignas(batch<T>::arch_type::alignment()) std::array<T, w> lanes;
     // The padding lanes repeat element i (load_partial), so they leave the least as it is.
-    const batch<T> y = f(load_partial<T>(in, i, N - i)...);
+    const batch<T> y = f(load_partial<T>(in, i, n - i)...);
     y.store_aligned(lanes.data());
     if constexpr (Least) least = xsimd::min(least, y);
-    for (std::size_t k = 0; i + k < N; ++k) {
+    for (std::size_t k = 0; i + k < n; ++k) {
       if constexpr (stores) out[i + k] = lanes[k];
       total += lanes[k];
     }
@@ -75,32 +90,33 @@ template <std::size_t N, class T, bool Least = false, class Out, class F, class.
     return total;
 }
 
-/// out[i] = f(in[i]...) for i < N; returns the sum of the out[i].
-template <std::size_t N, class T, class F, class... In>
-T transform_sum(T* out, const F& f, In... in) {
-  return sum_storing<N, T>(out, f, in...);
+/// out[i] = f(in[i]...) for i < count; returns the sum of the out[i].
+template <class T, class Count, class F, class... In>
+T transform_sum(Count count, T* out, const F& f, In... in) {
+  return sum_storing<T>(count, out, f, in...);
 }
 
-/// out[i] = f(in[i]...) for i < N; returns the sum and the least of the out[i].
-template <std::size_t N, class T, class F, class... In>
-sum_and_least<T> transform_sum_least(T* out, const F& f, In... in) {
-  return sum_storing<N, T, true>(out, f, in...);
+/// out[i] = f(in[i]...) for i < count; returns the sum and the least of the out[i].
+template <class T, class Count, class F, class... In>
+sum_and_least<T> transform_sum_least(Count count, T* out, const F& f, In... in) {
+  return sum_storing<T, true>(count, out, f, in...);
 }
 
 /// The sum over i < N of f(in[i]...).
 template <std::size_t N, class T, class F, class... In>
 T sum(const F& f, In... in) {
-  return sum_storing<N, T>(nullptr, f, in...);
+  return sum_storing<T>(count_c<N>, nullptr, f, in...);
 }
 
-/// The largest of p[0], ..., p[N - 1]; NaN if one is NaN.
-template <std::size_t N, class T>
-T max(const T* p) {
+/// The largest of p[0], ..., p[count - 1], count at least 1; NaN if one is NaN.
+template <class T, class Count>
+T max(Count count, const T* p) {
   constexpr std::size_t w = width<T>;
-  batch<T> m = load_partial<T>(p, 0, N);
+  const std::size_t n = count;
+  batch<T> m = load_partial<T>(p, 0, n);
   auto nan = xsimd::isnan(m);  // not m != m: xsimd 8's != is ordered with AVX, false for NaN
-  for (std::size_t i = w; i < N; i += w) {
-    const batch<T> v = load_partial<T>(p, i, N - i);
+  for (std::size_t i = w; i < n; i += w) {
+    const batch<T> v = load_partial<T>(p, i, n - i);
     nan = nan || xsimd::isnan(v);
     m = xsimd::max(m, v);
   }
