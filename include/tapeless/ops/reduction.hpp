@@ -17,6 +17,7 @@
 //   log_sum_exp = -inf). A NaN element makes everything NaN.
 #pragma once
 
+#include <tapeless/adjoint/structured.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/math/softmax.hpp>
@@ -172,39 +173,66 @@ struct min_element : ::tapeless::detail::matrix_operation {
 
 /// y = log(sum of exp(x_i)), from exps scaled so that no exp overflows and their sum lies within
 /// [1, 2^64] (exp_scaled). The adjoint of x_i is g softmax(x)_i; the forward pass keeps softmax(x) for
-/// it, so the backward pass computes no exp.
+/// it, so the backward pass computes no exp. It takes an argument of run-time extents whose elements
+/// lie contiguous too (transforms/run_time_reduction.hpp): the same passes, of its size, and exps of
+/// tl::dynamic extents that the gradient takes as its own (adjoint/structured.hpp, spare_values).
 struct log_sum_exp : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "log_sum_exp"};
+  static constexpr operation_traits traits{.name = "log_sum_exp", .takes_run_time_extents = true};
   /// What the rule needs: the scaled exps and 1 / their sum, whose product is softmax(x). The rule
   /// scales by g / sum in one pass, where scaling into softmax first would take a pass of its own.
   template <class M>
   struct exps {
-    M e;
+    ::tapeless::detail::spare_kept_t<M> kept;
     typename M::value_type inverse_sum;
-    constexpr explicit exps(::tapeless::detail::uninitialized_t u) : e(u) {}
+    /// Room for the exps of x: uninitialized for a fixed M, of x's extents for a run-time one.
+    template <class X>
+    constexpr explicit exps(const X& x) : kept(room(x)) {}
+    /// The exps, where they are kept, for the forward pass to write.
+    constexpr M& e() {
+      if constexpr (::tapeless::detail::elements_on_heap<M>)
+        return kept.values;
+      else
+        return kept;
+    }
+
+   private:
+    template <class X>
+    static constexpr auto room(const X& x) {
+      if constexpr (Matrix<M>)
+        return ::tapeless::detail::uninitialized;
+      else
+        return ::tapeless::detail::spare_kept_t<M>{M(x.rows(), x.cols())};
+    }
   };
-  template <class M>
-  static constexpr auto forward(const M& x) {
+  template <class X>
+  static constexpr auto forward(const X& x) {
     return computed<true>(x);
   }
   /// The rule's part only, under grad: no log (the value is left NaN).
-  template <class M>
-  static constexpr auto forward(const M& x, ::tapeless::detail::value_unread_t) {
+  template <class X>
+  static constexpr auto forward(const X& x, ::tapeless::detail::value_unread_t) {
     return computed<false>(x);
   }
-  template <class M, class G, class T>
-  static constexpr auto vjp(G g, const M&, T, const exps<M>& c) {
-    return ::tapeless::detail::scaled<M>{&c.e, static_cast<typename M::value_type>(g) * c.inverse_sum};
+  template <class X, class G, class T, class C>
+  static constexpr auto vjp(G g, const X&, T, const C& c) {
+    return ::tapeless::detail::scaled_by(c.kept, static_cast<decltype(c.inverse_sum)>(g) * c.inverse_sum);
   }
 
  private:
-  template <bool Value, class M>
-  static constexpr auto computed(const M& x) {
+  // One local and one return, for any X: g++ elides the copy of the cache only so.
+  template <bool Value, class X>
+  static constexpr auto computed(const X& x) {
+    using M = ::tapeless::detail::matrix_of_view_t<X>;
     using S = typename M::value_type;
-    ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), ::tapeless::detail::uninitialized);
-    const auto [s, log_sum] = math::detail::exp_scaled<Value, true>(x, out.cache.e);
-    out.cache.inverse_sum = S(1) / s;
-    out.value = log_sum;
+    ::tapeless::detail::with_cache<S, exps<M>> out(math::quiet_nan<S>(), std::in_place, x);
+    if (x.size() == 0) {  // a run-time array of no elements: the log of an empty sum, nothing to scale
+      out.value = -std::numeric_limits<S>::infinity();
+      out.cache.inverse_sum = S(0);
+    } else {
+      const auto [s, log_sum] = math::detail::exp_scaled<Value, true>(x, out.cache.e());
+      out.cache.inverse_sum = S(1) / s;
+      out.value = log_sum;
+    }
     return out;
   }
 };

@@ -409,6 +409,15 @@ struct formula_term {
 template <class Formula>
 inline constexpr bool batches_first_block<formula_term<Formula>> = false;
 
+/// Whether X is an argument of run-time extents whose elements lie contiguous, as a tl::matrix's do: an
+/// operation that reads all of them in SIMD batches takes it as it is.
+template <class X>
+inline constexpr bool contiguous_argument = false;
+template <std::size_t S, class T>
+inline constexpr bool contiguous_argument<argument<S, T>> = RunTimeMatrix<T>&& requires(const T& t) {
+  t.data();
+};
+
 /// A whole array of run-time extents: a node, data, or a formula over them.
 template <class X>
 concept WholeRunTimeArray = RunTimeArray<X> &&(Differentiable<X> || RunTimeMatrix<X>);
@@ -686,13 +695,20 @@ constexpr auto squared_norm(X&& x) {
 /// overflows. m is a constant of the sum: the derivative of the whole in m is 0, so its gradient is
 /// softmax(x) as the fixed-shape log_sum_exp's is, in one loop over the elements after the one that
 /// finds m. Infinite and NaN elements as there (ops/reduction.hpp): +inf elements share the gradient,
-/// all -inf (or none) gives -inf, a NaN makes everything NaN.
+/// all -inf (or none) gives -inf, a NaN makes everything NaN. Of an argument whose elements lie
+/// contiguous (a tl::matrix, an Eigen vector or row-major matrix read in place), the fixed-shape
+/// operation itself, over its run-time count: its exps in SIMD batches, kept for the rule, and no
+/// second pass for m where no exp overflows.
 template <Operand X>
   requires detail::WholeRunTimeArray<X>
 constexpr auto log_sum_exp(X&& x) {
-  const auto m = detail::extreme_element<true>(x).value;
-  return m + log(detail::sum_of_elements(
-                 detail::make_unary(ops::exp{}, detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m))));
+  if constexpr (detail::contiguous_argument<std::remove_cvref_t<X>>) {
+    return detail::make_unary(ops::log_sum_exp{}, std::forward<X>(x));
+  } else {
+    const auto m = detail::extreme_element<true>(x).value;
+    return m + log(detail::sum_of_elements(
+                   detail::make_unary(ops::exp{}, detail::make_binary(ops::minus_largest{}, std::forward<X>(x), m))));
+  }
 }
 /// exp(x_i - m) / (sum of exp(x_j - m)), m the largest element: a formula of x's extents, which a
 /// reduction, tl::jacobian or f's result reads (`tl::dot(tl::cref(y), tl::softmax(z))`). The sum is a

@@ -435,6 +435,13 @@ TEST_CASE("Eigen vectors of run-time size are read in place, through their strid
     }
     for (std::size_t k = 0; k < std::min<std::size_t>(n, 3); ++k)
       CHECK(fd::rel_error(want[k], fd::partial(cyclic_sum, tx, k)) < 1e-7);
+    // log_sum_exp of the dense vector runs the fixed-shape operation's passes, as of tx (the same bits);
+    // through the strides, the sum over elements (the same to roundings).
+    const auto lse = [](const auto& v) { return tl::log_sum_exp(v); };
+    const auto lse_want = tl::grad(lse)(tx);
+    check_same_elements(tl::grad(lse)(x), lse_want);
+    const auto lse_strided = tl::grad(lse)(strided);
+    for (std::size_t k = 0; k < n; ++k) CHECK(fd::rel_error(lse_strided(Eigen::Index(k)), lse_want[k]) < 1e-13);
 
     // No copy of the argument: the allocations of a tl::dynamic argument's gradient, no more. (A copy
     // would be a tl::matrix, which operator new allocates and the counter sees; the Eigen vector the

@@ -175,6 +175,39 @@ TEST_CASE("no elements and one: the sums by hand; the mean of none is NaN") {
   CHECK(tl::grad(tail)(two) == dynamic_vector{0.0, 1.0});
 }
 
+TEST_CASE("tl::log_sum_exp of a run-time argument is the fixed-shape operation: its bits, one allocation") {
+  // An argument whose elements lie contiguous goes to the fixed-shape log_sum_exp itself, over its
+  // run-time count: the same SIMD passes, so the value and the gradient are the fixed twin's bit for
+  // bit; the exps it keeps for the rule become the gradient.
+  const auto lse = [](const auto& x) { return tl::log_sum_exp(x); };
+  const auto same_bits = [](double a, double b) { return a == b && std::signbit(a) == std::signbit(b); };
+  run_time_twin::at_sizes([&]<std::size_t N>() {
+    CAPTURE(N);
+    for (const double spread : {1.0, 40.0, 800.0}) {  // 800: exps that overflow unshifted
+      CAPTURE(spread);
+      const auto x = seeded<dynamic_vector>(N, 70 + N, -spread, spread);
+      const tl::vector<double, tl::bounded<256>> xb(x);
+      const auto [v, g] = tl::value_and_grad(lse)(x);
+      const auto [vb, gb] = tl::value_and_grad(lse)(xb);
+      const auto [vf, gf] = tl::value_and_grad(lse)(run_time_twin::fixed_copy<N>(x));
+      CHECK(same_bits(v, vf));
+      CHECK(same_bits(vb, vf));
+      for (std::size_t k = 0; k < N; ++k) {
+        CAPTURE(k);
+        CHECK(same_bits(g[k], gf[k]));
+        CHECK(same_bits(gb[k], gf[k]));
+      }
+      CHECK(same_bits(tl::grad(lse)(x)[N - 1], gf[N - 1]));
+      CHECK(test_support::allocations_during([&] { (void)tl::grad(lse)(x); }) == 1);
+      CHECK(test_support::allocations_during([&] { (void)tl::grad(lse)(xb); }) == 0);
+    }
+  });
+  // In a constant expression, shifted by the largest element as the fixed twin is there.
+  constexpr auto g = tl::grad(lse)(tl::vector<double, tl::bounded<4>>{0.5, 0.5, 0.5});
+  static_assert(g.size() == 3 && g[0] == g[2]);
+  static_assert(g[0] > 0.333333333333333 && g[0] < 0.333333333333334);
+}
+
 TEST_CASE("tl::log_sum_exp of a run-time vector: central differences, no elements and one, infinities and NaN") {
   const auto f = [](const auto& x, const auto& a) { return tl::log_sum_exp(a * x + tl::square(x)); };
   check_central_differences(f, {1, 3, 5, 33}, 20, -3.0, 3.0, 1.3);
