@@ -284,11 +284,12 @@ constexpr auto run_time_matrices = [](const choices& c) {
                                   pick(k == 3, tl::diag(tl::diag(a)) + a,
                                        pick(k == 4, tl::matmul(a, a), tl::matmul(tl::transpose(a), a) * s)))));
     const auto w = tl::matmul(m, v) + tl::matmul(tl::transpose(v), m)(0, 1);
-    const int r = c.among(4, 5);
+    const int r = c.among(4, 6);
     return pick(r == 0, tl::log_sum_exp(w),
                 pick(r == 1, tl::norm(m) + tl::dot(w, v),
                      pick(r == 2, tl::prod(w) + tl::trace(m),
-                          pick(r == 3, tl::max_element(m) * s, tl::sum(tl::if_else(w > v, w, v * s))))));
+                          pick(r == 3, tl::max_element(m) * s,
+                               pick(r == 4, tl::log_sum_exp(a) * tl::sum(w), tl::sum(tl::if_else(w > v, w, v * s)))))));
   };
 };
 

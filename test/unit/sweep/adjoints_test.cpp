@@ -116,7 +116,6 @@ TEST_CASE("adjoints: a gradient of tl::dynamic extents takes a sum's partials, a
   using run_time_twin::dynamic_vector;
   const auto x = run_time_twin::seeded<dynamic_vector>(33, 7);
   const tl::vector<double, tl::bounded<64>> xb(x);
-  const auto xf = run_time_twin::fixed_copy<33>(x);
   const auto same_bits = [](const auto& g, const auto& expected) {
     REQUIRE(g.size() == expected.size());
     for (std::size_t k = 0; k < g.size(); ++k) {
@@ -129,8 +128,6 @@ TEST_CASE("adjoints: a gradient of tl::dynamic extents takes a sum's partials, a
     const auto g = tl::grad(f)(x);
     same_bits(g, tl::grad(f)(xb));
     same_bits(tl::value_and_grad(f)(x).second, g);
-    CHECK(tl::value_and_grad(f)(x).first == tl::value_and_grad(f)(xb).first);
-    run_time_twin::check_elements_against_twin(g, tl::grad(f)(xf));
     CHECK(test_support::allocations_during([&] { (void)tl::grad(f)(x); }) == allocations);
   };
   const auto rosenbrock = [](const auto& v) {
