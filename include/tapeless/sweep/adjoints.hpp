@@ -56,63 +56,63 @@ struct adjoint_sum {
   /// The sum of a matrix of run-time extents, those of `like`, the argument: its total has them even
   /// where no adjoint arrives. Of any other type, `like` says nothing the type does not.
   template <class Like>
-    requires RunTimeMatrix<T> && std::is_same_v<Held, T> &&
-        (!sized_late) constexpr explicit adjoint_sum(const Like& like)
-        : value(like.rows(), like.cols()) {}
-    template <class Like>
-    requires sized_late constexpr explicit adjoint_sum(const Like& like) : late{like.rows(), like.cols()} {}
-    template <class Like>
-      requires(!RunTimeMatrix<T>)
-    &&std::is_same_v<Held, T> constexpr explicit adjoint_sum(const Like&) : adjoint_sum() {}
-    constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
+    requires(RunTimeMatrix<T>&& std::is_same_v<Held, T> && !sized_late)
+  constexpr explicit adjoint_sum(const Like& like) : value(like.rows(), like.cols()) {}
+  template <class Like>
+    requires(sized_late)
+  constexpr explicit adjoint_sum(const Like& like) : late{like.rows(), like.cols()} {}
+  template <class Like>
+    requires(!RunTimeMatrix<T> && std::is_same_v<Held, T>)
+  constexpr explicit adjoint_sum(const Like&) : adjoint_sum() {}
+  constexpr explicit adjoint_sum(T& destination) requires std::is_same_v<Held, T&> : value(destination) {}
 
-    // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
-    // the loop that made g; clang leaves it out of line unless made to (detail/inline.hpp).
-    template <class G>
-    TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
-      if (written) {
-        add_adjoint(value, g);
-      } else {
-        if constexpr (sized_late && requires { requires std::is_same_v<decltype(*g.spare), T&>; }) {
-          if (g.spare != nullptr) {
-            value = g.taken();
-            written = true;
-            return;
-          }
-        }
-        assign_adjoint(sized(), g);
-        written = true;
-      }
-    }
-
-    /// The sum itself, for a caller to write the first adjoint into, as add() would copy it; nullptr
-    /// once one has arrived. A loop that writes its adjoints there spares the copy (a region's loop
-    /// into a let's name).
-    constexpr T* claim() {
-      if (written) return nullptr;
-      written = true;
-      return &sized();
-    }
-
-    /// The sum, or `none` (every element) if no adjoint arrived.
-    constexpr const T& total(double none) {
-      if (!written) {
-        if constexpr (RunTimeMatrix<T>) {
-          for (auto& e : sized()) e = none;
+  // Inlined where the sweep is, the test of `written` folds away and the copy or addition fuses with
+  // the loop that made g; clang leaves it out of line unless made to (detail/inline.hpp).
+  template <class G>
+  TAPELESS_SWEEP_INLINE constexpr void add(const G& g) {
+    if (written) {
+      add_adjoint(value, g);
+    } else {
+      if constexpr (sized_late && requires { requires std::is_same_v<decltype(*g.spare), T&>; }) {
+        if (g.spare != nullptr) {
+          value = g.taken();
           written = true;
-        } else {
-          add(filled<T>(none));
+          return;
         }
       }
-      return value;
+      assign_adjoint(sized(), g);
+      written = true;
     }
+  }
 
-   private:
-    // The sum with room for its elements, before anything is written into it.
-    constexpr Held& sized() {
-      if constexpr (sized_late) value = T(late.rows, late.cols);
-      return value;
+  /// The sum itself, for a caller to write the first adjoint into, as add() would copy it; nullptr
+  /// once one has arrived. A loop that writes its adjoints there spares the copy (a region's loop
+  /// into a let's name).
+  constexpr T* claim() {
+    if (written) return nullptr;
+    written = true;
+    return &sized();
+  }
+
+  /// The sum, or `none` (every element) if no adjoint arrived.
+  constexpr const T& total(double none) {
+    if (!written) {
+      if constexpr (RunTimeMatrix<T>) {
+        for (auto& e : sized()) e = none;
+        written = true;
+      } else {
+        add(filled<T>(none));
+      }
     }
+    return value;
+  }
+
+ private:
+  // The sum with room for its elements, before anything is written into it.
+  constexpr Held& sized() {
+    if constexpr (sized_late) value = T(late.rows, late.cols);
+    return value;
+  }
 };
 
 /// Where the first adjoint of leaf may be written in place (adjoint_sum::claim): a pointer to its sum
