@@ -311,17 +311,8 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
   } else {
     run(static_cast<no_partials*>(nullptr), static_cast<no_partials*>(nullptr));
   }
-  // The run-time parameter's sums started at +0 (above): the value and the fixed ones made so here.
-  add_positive_zero(total.value);
-  [&]<std::size_t... J>(std::index_sequence<J...>) {
-    (
-        [&] {
-          if constexpr (!RunTimeMatrix<std::tuple_element_t<J, std::tuple<matrix_of_view_t<P>...>>>)
-            add_positive_zero(plain_get<J>(total.partials));
-        }(),
-        ...);
-  }
-  (std::index_sequence_for<P...>{});
+  // The run-time parameter's sums started at +0 (above), and make_zeros_positive leaves them.
+  make_zeros_positive(total);
   return total;
 }
 
