@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSL-1.0
 // grad of grad (transforms/nested_grad.hpp): the contract's example and result types, mixed partials,
 // every scalar operation's second derivative against central differences of the (separately tested)
-// gradient at seeded random points, third derivatives, bad input, constant evaluation. (The dual numbers
-// the sweeps run on: math/dual_test.cpp.)
+// gradient at seeded random points, third derivatives, bad input, constant evaluation, a gradient inside f
+// at arguments of run-time extents against the fixed twin. (The dual numbers the sweeps run on:
+// math/dual_test.cpp.)
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -10,6 +11,7 @@
 #include <higher_order_check.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -217,4 +219,73 @@ TEST_CASE("a grad inside f beside an argument of run-time extents, held still or
   const auto total = [&](const auto& w) { return tl::sum(tl::grad<0>(scaled)(d, w)); };  // 2 w (1 + 2 + 3)
   CHECK(tl::grad(total)(1.5) == doctest::Approx(12.0).epsilon(1e-15));
   CHECK(fd::rel_error(tl::grad(total)(1.5), fd::derivative([&](double w) { return total(w); }, 1.5)) < 1e-8);
+}
+
+namespace {
+
+/// f(x) = log_sum_exp(x) |x|^2 + sum sin(x), and g(x) = |d|^2 + 0.5 sum sin(d) with d = grad f(x),
+/// whose gradient is H (2 d + 0.5 cos d): a Hessian-vector product through the inner gradient.
+const auto inner = [](const auto& x) { return tl::log_sum_exp(x) * tl::sum(tl::square(x)) + tl::sum(tl::sin(x)); };
+const auto outer = [](const auto& x) {
+  const auto d = tl::grad(inner)(x);
+  return tl::sum(tl::square(d)) + 0.5 * tl::sum(tl::sin(d));
+};
+
+/// grad(outer) at a vector X of N elements (tl::dynamic or tl::bounded) against the fixed twin, and
+/// against central differences of outer.
+template <class X, std::size_t N>
+void check_nested_at_run_time_size() {
+  CAPTURE(N);
+  X x(N);
+  tl::vector<double, N> xf;
+  fd::rng u(70 + N);
+  for (std::size_t k = 0; k < N; ++k) xf[k] = x[k] = u.uniform(-1.2, 1.2);
+  const auto G = tl::grad(outer)(x);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(G)>, X>);
+  const auto Gf = tl::grad(outer)(xf);
+  REQUIRE(G.size() == N);
+  for (std::size_t k = 0; k < N; ++k) {
+    CAPTURE(k);
+    CHECK(fd::rel_error(G[k], Gf[k]) < 1e-13);
+    CHECK(fd::rel_error(G[k], fd::partial([&](const auto& v) { return outer(v); }, x, k)) < ho::second_fd_tol);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("grad of a function of grad(f) at an argument of run-time extents: the fixed twin's values") {
+  using dynamic = tl::vector<double, tl::dynamic>;
+  using bounded = tl::vector<double, tl::bounded<40>>;
+  check_nested_at_run_time_size<dynamic, 1>();
+  check_nested_at_run_time_size<dynamic, 3>();
+  check_nested_at_run_time_size<dynamic, 4>();
+  check_nested_at_run_time_size<dynamic, 5>();
+  check_nested_at_run_time_size<dynamic, 33>();
+  check_nested_at_run_time_size<bounded, 5>();
+  check_nested_at_run_time_size<bounded, 33>();
+  // No elements: an empty gradient.
+  CHECK(tl::grad([](const auto& x) { return tl::sum(tl::square(tl::grad(inner)(x))); })(dynamic(0)).size() == 0);
+  // A matrix of run-time rows and columns beside a number, both differentiated, and the number held.
+  const auto scaled = [](const auto& M, const auto& a) { return a * tl::sum(tl::exp(M)) + tl::sum(tl::square(M)); };
+  const auto through = [&](const auto& M, const auto& a) { return tl::sum(tl::square(tl::grad<0>(scaled)(M, a))); };
+  const auto held = [&](const auto& M) { return tl::sum(tl::exp(tl::grad<0>(scaled)(M, 0.5))); };
+  tl::matrix<double, tl::dynamic, tl::dynamic> M{{0.5, -1.0, 0.25}, {1.5, 0.75, -0.5}};
+  const tl::matrix<double, 2, 3> Mf{{0.5, -1.0, 0.25}, {1.5, 0.75, -0.5}};
+  const auto [GM, Ga] = tl::grad<0, 1>(through)(M, 0.5);
+  const auto [GMf, Gaf] = tl::grad<0, 1>(through)(Mf, 0.5);
+  const auto HM = tl::grad(held)(M);
+  const auto HMf = tl::grad(held)(Mf);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(GM)>, tl::matrix<double, tl::dynamic, tl::dynamic>>);
+  REQUIRE(GM.rows() == 2);
+  REQUIRE(GM.cols() == 3);
+  REQUIRE(HM.rows() == 2);
+  REQUIRE(HM.cols() == 3);
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      CHECK(fd::rel_error(GM(i, j), GMf(i, j)) < 1e-13);
+      CHECK(fd::rel_error(HM(i, j), HMf(i, j)) < 1e-13);
+    }
+  }
+  CHECK(fd::rel_error(Ga, Gaf) < 1e-13);
+  CHECK(fd::rel_error(Ga, fd::derivative([&](double a) { return through(M, a); }, 0.5)) < ho::second_fd_tol);
 }
