@@ -32,7 +32,8 @@ struct gradient_transform;
 /// ones as given, a placeholder at each node position, filled with the node's value at each use.
 template <class F, std::size_t S, class Values, std::size_t... Node>
 struct gradient_at_nodes : matrix_operation {
-  // The point, not the gradient there; of the argument's extents, fixed or run-time.
+  // The rule reads the point (the operands), not the gradient there; the value has the extents of
+  // argument S, fixed or run-time.
   static constexpr operation_traits traits{.vjp_reads = reads_operands, .takes_run_time_extents = true};
   F f;
   Values values;
