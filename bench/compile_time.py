@@ -31,7 +31,6 @@ Usage: python3 bench/compile_time.py [--tables gradients,long,users] [--cxx g++,
 bench/run.sh --compile-time runs it with these defaults after installing what it needs.
 """
 import argparse
-import datetime
 import math
 import os
 import platform
@@ -258,7 +257,7 @@ WHAT_IS_MEASURED = ("seconds are the compiler's and linker's processor time (use
 def conditions(compilers, flags, repeat):
     version = [subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
                for cxx in compilers]
-    return (f"Measured {datetime.date.today().isoformat()} on {platform.node() or 'this machine'} "
+    return (f"Measured on {platform.node() or 'this machine'} "
             f"({os.cpu_count()} cores), one compile at a time, {repeat} rounds of every compile (the "
             f"least time of the rounds, the largest memory), by `bench/run.sh --compile-time` "
             f"(`bench/compile_time.py`). Flags: `-std=c++20 {' '.join(flags)}`; compilers: "

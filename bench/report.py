@@ -9,7 +9,7 @@ run of a bench executable that times each of its benchmarks ("<case>/<library>")
 order. It writes the median over the rounds of each benchmark's time, and the median over the rounds
 of each ratio taken within a round (to `handwritten`, to `handwritten_simd`), the targets of issue 4
 and, for each case's variant as users write it ("<case>_users", bench/users.hpp), its own target and
-its ratio to the case written the project's way, the machine, compiler, flags and date, and a log-scale chart of the ratios drawn by gnuplot. A file
+its ratio to the case written the project's way, the machine, compiler and flags, and a log-scale chart of the ratios drawn by gnuplot. A file
 with median aggregates (a run with repetitions) counts as one round of those medians. Standard
 library only.
 
@@ -275,7 +275,6 @@ def main():
     libraries = [r for r in REFERENCES if r in present] + [l for l in present if l not in REFERENCES]
     os.makedirs(args.out, exist_ok=True)
 
-    date = min(c.get("date", "") for c in contexts) or "unknown"
     loads = [c["load_avg"][0] for c in contexts if c.get("load_avg")]
     load_range = f"{min(loads):.2f} to {max(loads):.2f}" if loads else "unknown"
     # The batch widths the executables were built with (harness.hpp's context): they follow the flags.
@@ -291,7 +290,7 @@ def main():
     lines = [
         "# Benchmark report",
         "",
-        f"Written by `bash bench/run.sh --report` on {date[:10]} (run started {date}).",
+        "Written by `bash bench/run.sh --report`.",
         "",
         f"- **Machine**: {machine()}.",
         f"- **Compiler**: {args.compiler}.",

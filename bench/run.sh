@@ -13,7 +13,7 @@
 #   bash bench/run.sh --callgrind             # instructions per gradient under callgrind (ICOUNT=1000 each)
 #   bash bench/run.sh --compile-time          # compile time and memory by expression size and vector length
 #
-# --report writes bench/results/: REPORT.md (medians, ratios, targets, machine, compiler, flags, date),
+# --report writes bench/results/: REPORT.md (medians, ratios, targets, machine, compiler, flags),
 # ratios.png (gnuplot), and rounds/ (Google Benchmark's JSON output of each executable in each of
 # REPETITIONS rounds, and its tables; not committed). Its ratios are taken within a round, then the
 # median over the rounds (bench/report.py says why).
