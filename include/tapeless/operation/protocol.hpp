@@ -33,6 +33,16 @@ constexpr reads vjp_reads() {
 template <class V>
 inline constexpr V not_computed{};
 
+/// A C made from args, by its constructor or as an aggregate (clang 14 has no parenthesized aggregate
+/// initialization), returned where the caller builds it.
+template <class C, class... A>
+constexpr C made_from(A&&... args) {
+  if constexpr (std::is_constructible_v<C, A...>)
+    return C(std::forward<A>(args)...);
+  else
+    return C{std::forward<A>(args)...};
+}
+
 /// The result of an operation's forward(): its value, and what its vjp needs besides.
 template <class V, class C>
 struct with_cache {
@@ -45,9 +55,11 @@ struct with_cache {
   /// The cache left for the forward pass to write. Not {0, C(uninitialized)}: g++ folds that
   /// initializer of constants into zeros and fills the cache with them first.
   constexpr with_cache(V v, uninitialized_t u) : value(std::move(v)), cache(u) {}
-  /// The cache built in place from `args`: a large one is not built and then copied.
+  /// The cache built in place from `args`: a large one is not built and then copied, nor moved, which
+  /// copies elements held inline (tl::bounded).
   template <class... A>
-  constexpr with_cache(V v, std::in_place_t, A&&... args) : value(std::move(v)), cache(std::forward<A>(args)...) {}
+  constexpr with_cache(V v, std::in_place_t, A&&... args)
+      : value(std::move(v)), cache(made_from<C>(std::forward<A>(args)...)) {}
 };
 
 template <class Out>

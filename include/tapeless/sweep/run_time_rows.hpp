@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -287,7 +288,15 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
             if constexpr (J == r) {
               // +0, not -0 then +0 at the end (as the others): every write here adds, and a sum from +0
               // is the sum from -0 plus 0, bit for bit, one pass over the elements fewer.
-              plain_get<J>(total.partials) = X(only.rows(), only.cols());
+              auto& sums = plain_get<J>(total.partials);
+              if constexpr (elements_on_heap<X>) {
+                sums = X(only.rows(), only.cols());
+              } else {
+                // Made where they lie: elements held inline would be zeroed apart and copied. Nothing
+                // throws here, as the extents are those of a matrix of the same kind.
+                std::destroy_at(&sums);
+                std::construct_at(&sums, only.rows(), only.cols());
+              }
             } else {
               plain_get<J>(total.partials) = filled<X>(-0.0);
             }

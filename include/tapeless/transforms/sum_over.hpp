@@ -156,7 +156,7 @@ struct sum_over_rows : sum_over_loop<View, Body, Runner> {
       // (sweep/run_time_rows.hpp).
       auto sum = run.template run_time<Wanted, S>(rows, body, plain_tuple<const X&>{{x}});
       using Kept = spare_kept_t<matrix_of_view_t<X>>;
-      return with_cache<S, Kept>(with_value ? sum.value : S(0), Kept{std::move(plain_get<0>(sum.partials))});
+      return with_cache<S, Kept>(with_value ? sum.value : S(0), std::in_place, std::move(plain_get<0>(sum.partials)));
     } else {
       return summed_fixed<Wanted>(x);
     }
@@ -247,8 +247,8 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
           {plain_get < J < R ? J : J + 1 > (sum.partials)}...};
     }
     (std::make_index_sequence<sizeof...(P) - 1>{});
-    return with_cache<S, C>(wants_value(Wanted) ? sum.value : S(0),
-                            C{{std::move(plain_get<R>(sum.partials))}, laid_out_as<Y>(others)});
+    return with_cache<S, C>(wants_value(Wanted) ? sum.value : S(0), std::in_place,
+                            std::move(plain_get<R>(sum.partials)), laid_out_as<Y>(others));
   }
 };
 
