@@ -211,6 +211,8 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
   struct partials_of {
     spare_kept_t<M> run_time;  // read by vjp_lhs alone
     Y others;
+    /// x's partials taken in (spare for x's sum where they are on the heap), the others' laid out.
+    constexpr partials_of(M&& sums, Y&& rest) : run_time{std::move(sums)}, others(std::move(rest)) {}
   };
 
   template <class X, class Y>
