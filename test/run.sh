@@ -80,8 +80,10 @@ for part in "${parts[@]}"; do
         -DTAPELESS_BUILD_RANDOM_TESTS=OFF -DTAPELESS_SANITIZED_TESTS=ON \
         -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON "$lld"
       timed "clang++ build" cmake --build "$dir" -j"$jobs"
+      # Without the package tests, which build a project that finds tapeless's CMake package: the g++
+      # part runs them, and the package is the same for either compiler (11 s of CPU here).
       ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        timed "clang++ tests" run_ctest "$dir"
+        timed "clang++ tests" run_ctest "$dir" -E "^package_"
       ;;
     tsan)
       dir=build/test-tsan
