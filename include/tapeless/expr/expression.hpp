@@ -59,16 +59,23 @@ struct expression : detail::expression_tag {
     requires Matrix<typename D::value_type>
   [[nodiscard]] static constexpr std::size_t size() noexcept { return D::value_type::size(); }
   /// Those of a node of run-time extents (a leaf of a tl::vector<double, tl::dynamic>), read from its
-  /// value at run time.
+  /// value at run time; of an operation that states its extents (`extents()`, {rows, cols}), from there:
+  /// the value of a loop (tl::iterate) is the whole loop's work, its extents those of its start.
   template <class D = Derived>
     requires RunTimeMatrix<typename D::value_type>
-  [[nodiscard]] constexpr std::size_t rows() const noexcept { return static_cast<const D&>(*this).value().rows(); }
+  [[nodiscard]] constexpr std::size_t rows() const noexcept { return run_time_extent<true, D>(); }
   template <class D = Derived>
     requires RunTimeMatrix<typename D::value_type>
-  [[nodiscard]] constexpr std::size_t cols() const noexcept { return static_cast<const D&>(*this).value().cols(); }
+  [[nodiscard]] constexpr std::size_t cols() const noexcept { return run_time_extent<false, D>(); }
   template <class D = Derived>
     requires RunTimeMatrix<typename D::value_type>
-  [[nodiscard]] constexpr std::size_t size() const noexcept { return static_cast<const D&>(*this).value().size(); }
+  [[nodiscard]] constexpr std::size_t size() const noexcept {
+    const D& d = static_cast<const D&>(*this);
+    if constexpr (requires { d.op.extents(); })
+      return rows() * cols();
+    else
+      return d.value().size();  // one computation of the value, not one per extent
+  }
 
   /// `s = s + term` and `s += term` in a loop: a node's type is its whole computation, so a node cannot
   /// take the value of one of another type. The copy or move assignment of s reaches another node only
@@ -101,6 +108,18 @@ struct expression : detail::expression_tag {
 
  private:
   [[nodiscard]] constexpr const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+  /// The rows (Rows) or columns of a node of run-time extents: its operation's, where it states them.
+  template <bool Rows, class D>
+  [[nodiscard]] constexpr std::size_t run_time_extent() const noexcept {
+    const D& d = static_cast<const D&>(*this);
+    if constexpr (requires { d.op.extents(); }) {
+      const auto extents = d.op.extents();
+      return Rows ? extents.rows : extents.cols;
+    } else {
+      const auto& value = d.value();
+      return Rows ? value.rows() : value.cols();
+    }
+  }
 
  protected:
   template <class Other>

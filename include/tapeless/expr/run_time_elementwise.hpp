@@ -120,7 +120,8 @@ struct element_extents {
 template <class E>
 constexpr element_extents extents_of(const E& e) {
   using V = value_type_of_t<E>;
-  if constexpr (RunTimeRecord<E>)
+  // A node's own, which it may know without computing its value (a loop's: tl::iterate).
+  if constexpr (RunTimeRecord<E> || (RunTimeMatrix<V> && Expression<E>))
     return {e.rows(), e.cols(), false};
   else if constexpr (RunTimeMatrix<V>)
     return {value_of(e).rows(), value_of(e).cols(), false};
