@@ -71,6 +71,23 @@
 
 namespace tapeless::detail {
 
+/// What a step derives from that runs its own loop over a state of run-time extents: it states the two
+/// functions of one step as members, next_state and state_adjoint, which step_value and step_adjoint
+/// call in place of their own (transforms/iterate_run_time_state.hpp).
+struct whole_array_step_tag {};
+template <class Step>
+concept steps_whole_arrays = std::is_base_of_v<whole_array_step_tag, Step>;
+
+template <class State, steps_whole_arrays Step, class Params>
+constexpr State step_value(const Step& step, const State& state, std::size_t k, const Params& params) {
+  return step.next_state(state, k, params);
+}
+template <class State, steps_whole_arrays Step, class Params, class Sums>
+constexpr State step_adjoint(const Step& step, const State& state, std::size_t k, const Params& params,
+                             const State& adjoint, Sums& sums) {
+  return step.state_adjoint(state, k, params, adjoint, sums);
+}
+
 /// The term of one step, step(s, k, params...), built on leaves: the state takes the slot of parameter
 /// 0 and parameter J that of J + 1 (parameter_leaf: constants for Wanted value, argument leaves for
 /// partials).

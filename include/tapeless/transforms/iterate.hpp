@@ -25,6 +25,7 @@
 #include <tapeless/simd/batch.hpp>
 #include <tapeless/sweep/iterate_steps.hpp>
 #include <tapeless/sweep/sum_over_rows.hpp>
+#include <tapeless/transforms/iterate_run_time_state.hpp>
 #include <tapeless/transforms/sum_over.hpp>
 
 #include <array>
@@ -266,6 +267,69 @@ concept active_expression = Expression<E> && std::remove_cvref_t<E>::is_active;
 template <class E>
 concept reaches_argument = Variable<E> || active_expression<E>;
 
+/// iterate_on_run_time_state once init and the parameters are of the kinds it takes.
+template <class Policy, class Init, class Step, class... Params>
+constexpr auto iterate_from_run_time_array(const Policy& keep, std::size_t n, Init&& init, Step step,
+                                           Params&&... params) {
+  using T = plain_value_t<scalar_type_of_t<Init>, scalar_type_of_t<Params>...>;
+  // The state is a tl::matrix of init's extents; init may be a view (tl::cref of an Eigen vector).
+  using State = matrix_of_view_t<decltype(value_of(init))>;
+  using Values = plain_tuple<in_lanes_t<T, step_value_t<T, Params>>...>;
+  using Result = decltype(std::declval<const whole_array_step<Step>&>().formula_at(
+      std::declval<const State&>(), std::size_t{}, std::declval<const Values&>()));
+  constexpr bool array_result = run_time_step_result<std::remove_cvref_t<Result>>;
+  static_assert(array_result,
+                "tl::iterate(n, init, step, params...): for a state of run-time extents, step must return an array "
+                "of the state's extents (a formula over s), not a number or a matrix of fixed shape");
+  const whole_array_step<Step> whole{{}, std::move(step)};
+  if constexpr (!array_result) {
+    return shape_error{};
+  } else if constexpr (!(reaches_argument<Init> || ... || reaches_argument<Params>)) {
+    const Values values{{static_cast<step_value_t<T, Params>>(value_of(params))}...};
+    const State s(value_of(init));
+    if (n > 0) whole.template check_extents<State, Values>(s.rows(), s.cols());
+    return advance(whole, s, 0, n, values);
+  } else {
+    if (n > 0) whole.template check_extents<State, Values>(init.rows(), init.cols());
+    using Op = iterate_run_time_steps<Step, Policy, in_lanes_t<T, step_value_t<T, Params>>...>;
+    Op op{{}, n, whole, keep, {init.rows(), init.cols(), false}};
+    // Plain data as init is copied into a constant leaf, an operand of the loop's node, as a state of
+    // fixed shape is; tl::cref(data) is read where it lies.
+    auto first = [&]() -> decltype(auto) {
+      if constexpr (Differentiable<Init>)
+        return std::forward<Init>(init);
+      else
+        return constant<State>(State(init));
+    };
+    if constexpr (sizeof...(Params) == 0)
+      return make_unary(std::move(op), first());
+    else if constexpr (sizeof...(Params) == 1)
+      return make_binary(std::move(op), first(), std::forward<Params>(params)...);
+    else
+      return make_binary(std::move(op), first(), concat(flattened(std::forward<Params>(params))...));
+  }
+}
+
+/// tl::iterate with states kept by `keep`, from init of run-time extents (an array, or a node of one):
+/// the loop of whole_array_step, whose parameters are numbers or of fixed shape.
+template <class Policy, class Init, class Step, class... Params>
+constexpr auto iterate_on_run_time_state(const Policy& keep, std::size_t n, Init&& init, Step step,
+                                         Params&&... params) {
+  constexpr bool fixed_params = !(RunTimeArray<Params> || ...);
+  static_assert(fixed_params,
+                "tl::iterate(n, init, step, params...) with a state of run-time extents: each of params must be a "
+                "number or of fixed shape; let step capture data of run-time extents instead");
+  constexpr bool array_init = !RunTimeFormula<Init>;
+  static_assert(array_init,
+                "tl::iterate(n, init, step, params...): init of run-time extents must be an array or an argument, "
+                "not a formula over them; apply that formula in step");
+  if constexpr (!fixed_params || !array_init)
+    return shape_error{};  // passed on quietly, after the sentence above
+  else
+    return iterate_from_run_time_array(keep, n, std::forward<Init>(init), std::move(step),
+                                       std::forward<Params>(params)...);
+}
+
 /// tl::iterate with states kept by `keep`, on operands of numbers (not SIMD batches).
 template <class Policy, class Init, class Step, class... Params>
 constexpr auto iterate_on_numbers(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
@@ -349,7 +413,10 @@ constexpr auto in_one_batch(const std::array<R, W>& lanes) {
 template <class Policy, class Init, class Step, class... Params>
 constexpr auto iterate_with(const Policy& keep, std::size_t n, Init&& init, Step step, Params&&... params) {
   using L = typename batch_among<scalar_type_of_t<Init>, scalar_type_of_t<Params>...>::type;
-  if constexpr (std::is_void_v<L>) {
+  if constexpr (RunTimeArray<Init>) {
+    return iterate_on_run_time_state(keep, n, std::forward<Init>(init), std::move(step),
+                                     std::forward<Params>(params)...);
+  } else if constexpr (std::is_void_v<L>) {
     return iterate_on_numbers(keep, n, std::forward<Init>(init), std::move(step), std::forward<Params>(params)...);
   } else {
     static_assert(!(reaches_argument<Init> || ... || reaches_argument<Params>),
@@ -370,8 +437,9 @@ inline constexpr bool is_workspace = std::is_same_v<std::remove_cvref_t<X>, work
 
 /// The state after n steps: s(0) = init, s(k + 1) = step(s(k), k, params...), the result s(n) (init
 /// for n = 0). n is a run-time count; step is generic in all its parameters and receives the state as
-/// an expression of init's shape (a number, or a fixed-shape matrix), k as a std::size_t, then params
-/// as they are given: expressions of f's arguments, or plain numbers and matrices. It may read plain
+/// an expression of init's shape (a number, a fixed-shape matrix, or an array of run-time extents:
+/// transforms/iterate_run_time_state.hpp), k as a std::size_t, then params as they are given:
+/// expressions of f's arguments, or plain numbers and matrices. It may read plain
 /// data it captures (an input at step k), and returns an expression of the state's shape. The result
 /// is an expression like any other (differentiable again: hessian, jvp, grad of grad); with plain init
 /// and params, a plain value.
