@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// bench/hessian_bench.cpp: Hessians, the higher-order issue's cases: Rosenbrock (S3) and log-sum-exp
+// bench/hessian_bench.cpp: Hessians, the suite's second derivatives: Rosenbrock (S3) and log-sum-exp
 // (S4) with n = 16, on the inputs of S3 and S4, hand-written and with tl::hessian side by side.
 //
 // The hand-written Hessians are the closed forms, written as dense n x n matrices as tl::hessian

@@ -7,14 +7,14 @@
 `bash bench/run.sh --report` runs it on the `--benchmark_out_format=json` output of every round: one
 run of a bench executable that times each of its benchmarks ("<case>/<library>") once, in random
 order. It writes the median over the rounds of each benchmark's time, and the median over the rounds
-of each ratio taken within a round (to `handwritten`, to `handwritten_simd`), the targets of issue 4
-and, for each case's variant as users write it ("<case>_users", bench/users.hpp), its own target and
+of each ratio taken within a round (to `handwritten`, to `handwritten_simd`), the targets (within
+1.10x of the faster hand-written gradient) and, for each case's variant as users write it ("<case>_users", bench/users.hpp), its own target and
 its ratio to the case written the project's way, the machine, compiler and flags, and a log-scale chart of the ratios drawn by gnuplot. A file
 with median aggregates (a run with repetitions) counts as one round of those medians. Standard
 library only.
 
 Why ratios within a round: this shared machine switches between two speeds. The same gradient took
-12 or 19 ns (2026-11-25: S1, both libraries, from one benchmark to the next), so the median of 20
+12 or 19 ns (S1, both libraries, from one benchmark to the next), so the median of 20
 repetitions could fall on either speed for one library and not for the one it is compared with: S1
 came out 1.16x and 1.55x at an equal instruction count. A ratio within a round is taken at one speed
 more often than not, and the median over the rounds of those ratios is then the ratio at one speed.
@@ -33,7 +33,7 @@ REFERENCES = ("handwritten", "handwritten_simd")
 TARGET_HAND = 1.10  # tapeless within 1.10x of the faster hand-written gradient
 TARGET_USERS = 1.25  # the same, for a case as users write it
 USERS_SUFFIX = "_users"  # "<case>_users": the case as users write it (bench/cases.hpp)
-# The targets of the loops of run-time length (issue 40), by case, in place of the two above: S3 as users
+# The targets of the loops of run-time length, by case, in place of the two above: S3 as users
 # write it (a sum over tl::indices) at 1.10x; tl::iterate's time steps with stored states and with 32
 # checkpoints (S12), the LSTM over its sequence (S14) and the sum over pairs (S15).
 CASE_TARGETS = {
@@ -172,7 +172,7 @@ def tapeless_reference_targets(times, cases):
 
 
 def targets(times, cases):
-    """The table of issue 4's targets and the users' rows' target, and a sentence per miss."""
+    """The table of the targets, the cases' and the users' rows', and a sentence per miss."""
     rows, misses = [], []
     for c in cases:
         hands = [(c, r) for r in REFERENCES if (c, r) in times]

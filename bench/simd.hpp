@@ -15,7 +15,7 @@
 
 namespace tapeless_bench::simd {
 
-// tapeless's batches (simd/batch.hpp): 4 doubles with AVX2 and FMA, as issue 4 states the vectorised
+// tapeless's batches (simd/batch.hpp): 4 doubles with AVX2 and FMA, as the project states the vectorised
 // adjoint, 2 with SSE2 at -march=x86-64 (the tests' builds), 8 with AVX-512 where the benchmarks are
 // built with TAPELESS_BENCH_AVX512 (AVX512=1 bash bench/run.sh). The callgrind build leaves out
 // AVX-512, which valgrind 3.19 cannot run.
