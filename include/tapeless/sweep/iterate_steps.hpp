@@ -286,9 +286,11 @@ constexpr State advance_storing(const Step& step, const State& init, std::size_t
     if constexpr (small_state<State>) {
       return store_small_steps(step, init, n, params, states);
     } else {
+      // s(k) moved into its place, and s(k + 1) computed from there: a state that owns its elements
+      // (tl::dynamic) hands them on rather than copying them.
       State s = init;
       for (std::size_t k = 0; k < n; ++k) {
-        std::construct_at(states + k, s);
+        std::construct_at(states + k, std::move(s));
         s = step_value(step, states[k], k, params);
       }
       return s;
