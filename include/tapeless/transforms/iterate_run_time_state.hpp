@@ -21,6 +21,7 @@
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/run_time_elementwise.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/matrix_view.hpp>
 #include <tapeless/matrix/run_time_matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/operation/protocol.hpp>
@@ -134,6 +135,17 @@ struct kept_with_sums {
 /// what the forward pass keeps (stores_states, keeps_checkpoints).
 template <class Step, class Policy, class... P>
 struct iterate_run_time_steps : matrix_operation {
+  /// The number type of the loop at operands x and y: a dual number where either is.
+  template <class X, class Y>
+  using number_t = std::common_type_t<scalar_of_t<X>, scalar_of_t<Y>>;
+  /// The state for a value x of init: a tl::matrix of its extents in number type S (of a view, tl::cref
+  /// of an Eigen vector, the matrix it reads as).
+  template <class S, class X>
+  using state_t = in_lanes_t<S, matrix_of_view_t<X>>;
+  /// The parameters' sums in number type S.
+  template <class S>
+  using sums_t = plain_tuple<in_lanes_t<S, P>...>;
+
   static constexpr operation_traits traits{.name = "iterate", .takes_run_time_extents = true};
   std::size_t n = 0;
   whole_array_step<Step> step;
@@ -145,13 +157,14 @@ struct iterate_run_time_steps : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
-    return keep.forward(step, x, n, plain_tuple<>{});
+    return keep.forward(step, state_of<scalar_of_t<X>>(x), n, plain_tuple<>{});
   }
   template <class G, class X, class Y, class C>
     requires(!is_structured<G>)
-  constexpr X vjp(const G& g, const X& x, const Y& /*y*/, const C& kept) const {
+  constexpr state_t<scalar_of_t<X>, X> vjp(const G& g, const X& x, const Y& /*y*/, const C& kept) const {
+    using S = scalar_of_t<X>;
     plain_tuple<> sums{};
-    return keep.reverse(step, x, kept, n, plain_tuple<>{}, X(g), sums);
+    return keep.reverse(step, state_of<S>(x), kept, n, plain_tuple<>{}, state_of<S>(g), sums);
   }
 
   // With parameters, the state and the parameters in one number type, S: a dual number where either is
@@ -163,17 +176,18 @@ struct iterate_run_time_steps : matrix_operation {
     using S = number_t<X, Y>;
     auto r = keep.forward(step, state_of<S>(x), n, params_of<S>(y));
     using Kept = kept_with_sums<decltype(r.cache), sums_t<S>>;
-    return with_cache<in_lanes_t<S, X>, Kept>(std::move(r.value), std::in_place, std::move(r.cache), zero_sums<S>());
+    return with_cache<state_t<S, X>, Kept>(std::move(r.value), std::in_place, std::move(r.cache), zero_sums<S>());
   }
   // One reverse loop gives the adjoints of init and of the parameters: init's rule, which the sweep asks
   // first, keeps the parameters' for theirs. Not in a constant expression, where a mutable member cannot
   // be read: each rule runs the loop there.
   template <class G, class X, class Y, class Z, class C>
     requires(!is_structured<G>)
-  constexpr X vjp_lhs(const G& g, const X& x, const Y& y, const Z& /*z*/, const C& kept) const {
+  constexpr state_t<number_t<X, Y>, X> vjp_lhs(const G& g, const X& x, const Y& y, const Z& /*z*/,
+                                               const C& kept) const {
     using S = number_t<X, Y>;
     sums_t<S> sums = zero_sums<S>();
-    X a = keep.reverse(step, state_of<S>(x), kept.kept, n, params_of<S>(y), state_of<S>(g), sums);
+    state_t<S, X> a = keep.reverse(step, state_of<S>(x), kept.kept, n, params_of<S>(y), state_of<S>(g), sums);
     if (!std::is_constant_evaluated()) {
       kept.sums = sums;
       kept.sums_held = true;
@@ -197,10 +211,6 @@ struct iterate_run_time_steps : matrix_operation {
   }
 
  private:
-  template <class X, class Y>
-  using number_t = std::common_type_t<scalar_of_t<X>, scalar_of_t<Y>>;
-  template <class S>
-  using sums_t = plain_tuple<in_lanes_t<S, P>...>;
   /// The parameters' sums before any step: -0, the identity of IEEE addition.
   template <class S>
   static constexpr sums_t<S> zero_sums() {
@@ -211,13 +221,13 @@ struct iterate_run_time_steps : matrix_operation {
   static constexpr auto params_of(const Y& y) {
     return parameters_from<P...>(as_number<S>(y));
   }
-  /// A state x of run-time extents in number type S: x itself where it is of that type, else a copy.
+  /// x as a state_t: x itself where it is one, else a copy.
   template <class S, class X>
   static constexpr decltype(auto) state_of(const X& x) {
-    if constexpr (std::is_same_v<scalar_of_t<X>, S>) {
+    if constexpr (std::is_same_v<X, state_t<S, X>>) {
       return (x);
     } else {
-      in_lanes_t<S, X> s(x.rows(), x.cols());
+      state_t<S, X> s(x.rows(), x.cols());
       for (std::size_t e = 0; e < x.size(); ++e) s[e] = S(x[e]);
       return s;
     }

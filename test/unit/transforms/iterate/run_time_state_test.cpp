@@ -3,10 +3,12 @@
 // state of fixed shape at the same values (values and every gradient), at sizes 0, 1, around a SIMD
 // batch, 31, 32, 33 and 256; a matrix state with a row broadcast over it and a product by a matrix of
 // fixed shape; finite differences at seeded points; stored states, a workspace and checkpoints giving
-// the same gradient; hessian, jvp and grad of grad; data as init; zero steps; constexpr for tl::bounded;
-// the allocations; and a step that changes the state's extents.
+// the same gradient; hessian and jvp; data as init; an Eigen vector as init; zero steps; constexpr for
+// tl::bounded; the allocations; and a step that changes the state's extents.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
+
+#include <Eigen/Core>
 
 #include <allocation_counter.hpp>
 #include <finite_difference.hpp>
@@ -244,6 +246,22 @@ TEST_CASE("data as init: only the parameters are differentiated, and tl::cref re
   CHECK(fd::rel_error(std::get<0>(g), std::get<0>(gf)) < 1e-13);
   CHECK(fd::rel_error(std::get<1>(g), std::get<1>(gf)) < 1e-13);
   CHECK(tl::grad(in_place)(2.0, 0.5) == g);
+}
+
+TEST_CASE("an Eigen vector as init: an argument whose gradient is its own type, and data through tl::cref") {
+  const auto x = drawn_vector<dynamic_vector>(6, 16);
+  const Eigen::VectorXd e = Eigen::Map<const Eigen::VectorXd>(x.data(), 6);
+  const auto [gx, gkk, gc] = tl::grad(cubic_loss(20))(x, 2.0, 0.5);
+  const auto [ge, gekk, gec] = tl::grad(cubic_loss(20))(e, 2.0, 0.5);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(ge)>, Eigen::VectorXd>);
+  REQUIRE(ge.size() == 6);
+  for (Eigen::Index k = 0; k < 6; ++k) CHECK(ge[k] == gx[static_cast<std::size_t>(k)]);
+  CHECK(gekk == gkk);
+  CHECK(gec == gc);
+  const auto from_data = [&e](const auto& kk, const auto& c) { return cubic_loss(20)(tl::cref(e), kk, c); };
+  const auto [dkk, dc] = tl::grad(from_data)(2.0, 0.5);
+  CHECK(dkk == gkk);
+  CHECK(dc == gc);
 }
 
 TEST_CASE("a state alone, with no parameters") {
