@@ -7,16 +7,25 @@
 //   S12_oscillator_checkpoints  tl::iterate(tl::checkpoints<32>{}, ...), which keeps at most 32 states
 //                               and recomputes the others, and ADOL-C's checkpointing of the same loop
 //                               (CP_Context, revolve) with 32 checkpoints (`adolc_checkpoints`).
+// Beside the suite, a loop over a state of run-time size (tl::iterate from a tl::vector<double,
+// tl::dynamic>), for which the suite has no case: n particles, each a cubic spring with damping and a
+// forcing that changes with the step, 100 steps, differentiated in the particles' start and the two
+// constants; n = 16 and 256 read at run time:
+//   springs_run_time_<n>        tl::dynamic, beside tl::bounded<256> (`tapeless_bounded`) and the state
+//                               of fixed size n (`tapeless_fixed_shape`), against an adjoint written by
+//                               hand that stores every state, scalar and in SIMD batches.
 // Before timing, it states the memory each gradient takes: the heap it allocates (counted,
 // allocations.hpp), the snapshots a checkpointed loop keeps, and the size of ADOL-C's tapes.
 #include "allocations.hpp"
 #include "cases.hpp"
+#include "simd.hpp"
 #include "suite.hpp"
 
 #include <adolc/checkpointing.h>  // a system header (bench/CMakeLists.txt)
 
 #include <tapeless/tapeless.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdio>
@@ -24,6 +33,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace tl = tapeless;
 
@@ -185,6 +195,117 @@ struct s12_checkpoints : tapeless_bench::kernels<s12_inputs, s12_handwritten, s1
   }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Springs of run-time count: s(k+1) = s(k) + dt (-kk s(k) - c s(k)^3 + 0.05 (k mod 7)) elementwise,
+// s(0) = x, loss sum(s(100)^2), in (x, kk, c); x[i] = 2u - 1, kk = 2, c = 0.5.
+
+inline constexpr double springs_dt = 0.02;
+inline constexpr std::size_t springs_steps = 100;
+inline constexpr std::size_t springs_bound = 256;  // of the tl::bounded kernel
+
+using springs_vector = tl::vector<double, tl::dynamic>;
+using springs_bounded_vector = tl::vector<double, tl::bounded<springs_bound>>;
+
+template <class V>
+struct springs_in {
+  V x;
+  double kk, c;
+  std::size_t steps;  // read at run time, as S12's
+};
+
+template <class V, std::size_t N>
+springs_in<V> springs_inputs() {
+  V x = [] {
+    if constexpr (tl::RunTimeMatrix<V>)
+      return V(N);
+    else
+      return V{};
+  }();
+  input_stream u;
+  for (std::size_t i = 0; i < N; ++i) x[i] = u.uniform(-1.0, 1.0);
+  return {x, 2.0, 0.5, springs_steps};
+}
+
+/// The forcing of step k.
+inline double springs_forcing(std::size_t k) { return 0.05 * static_cast<double>(k % 7); }
+
+using springs_gradient = std::tuple<springs_vector, double, double>;
+
+/// The hand-written adjoint: the states in one allocation; each step's reverse, for every particle,
+/// adds its parts of kk's and c's adjoints and carries its own adjoint back. Simd: in batches of
+/// particles, the rest one at a time.
+template <bool Simd>
+springs_gradient springs_adjoint(const springs_in<springs_vector>& in) {
+  const std::size_t n = in.x.size(), steps = in.steps, whole = Simd ? n - n % simd::width : 0;
+  const double kk = in.kk, c = in.c, dt = springs_dt;
+  const auto states = std::make_unique_for_overwrite<double[]>(n * (steps + 1));
+  std::copy(in.x.begin(), in.x.end(), states.get());
+  for (std::size_t k = 0; k < steps; ++k) {
+    const double* s = states.get() + k * n;
+    double* next = states.get() + (k + 1) * n;
+    const double forcing = springs_forcing(k);
+    for (std::size_t i = 0; i < n; ++i) next[i] = s[i] + dt * (-kk * s[i] - c * s[i] * s[i] * s[i] + forcing);
+  }
+  springs_vector a(n);
+  const double* last = states.get() + steps * n;
+  for (std::size_t i = 0; i < n; ++i) a[i] = 2.0 * last[i];
+  double kk_bar = 0.0, c_bar = 0.0;
+  simd::batch kk_bars(0.0), c_bars(0.0);
+  for (std::size_t k = steps; k-- > 0;) {
+    const double* s = states.get() + k * n;
+    for (std::size_t i = 0; i < whole; i += simd::width) {
+      const simd::batch si = simd::load(s + i), ai = simd::load(a.data() + i), s2 = si * si;
+      kk_bars -= dt * ai * si;
+      c_bars -= dt * ai * s2 * si;
+      simd::store(a.data() + i, ai * (1.0 + dt * (-kk - 3.0 * c * s2)));
+    }
+    for (std::size_t i = whole; i < n; ++i) {
+      const double si = s[i], ai = a[i];
+      kk_bar -= dt * ai * si;
+      c_bar -= dt * ai * si * si * si;
+      a[i] = ai * (1.0 + dt * (-kk - 3.0 * c * si * si));
+    }
+  }
+  if constexpr (Simd) {
+    kk_bar += xsimd::hadd(kk_bars);
+    c_bar += xsimd::hadd(c_bars);
+  }
+  return {std::move(a), kk_bar, c_bar};
+}
+
+TAPELESS_BENCH_KERNEL springs_gradient springs_handwritten(const springs_in<springs_vector>& in) {
+  return springs_adjoint<false>(in);
+}
+TAPELESS_BENCH_KERNEL springs_gradient springs_handwritten_simd(const springs_in<springs_vector>& in) {
+  return springs_adjoint<true>(in);
+}
+
+inline constexpr auto springs_step = [](const auto& s, std::size_t k, const auto& kk, const auto& c) {
+  return s + springs_dt * (-kk * s - c * s * s * s + springs_forcing(k));
+};
+
+/// The loss of the state after `steps` steps from x, as users write it whatever x's kind.
+template <class V>
+TAPELESS_BENCH_KERNEL auto springs_tapeless(const springs_in<V>& in) {
+  const std::size_t steps = in.steps;
+  return tl::grad([steps](const auto& x, const auto& kk, const auto& c) {
+    return tl::sum(tl::square(tl::iterate(steps, x, springs_step, kk, c)));
+  })(in.x, in.kk, in.c);
+}
+
+template <std::size_t N>
+struct springs_run_time : tapeless_bench::kernels<springs_inputs<springs_vector, N>, springs_handwritten,
+                                                  springs_tapeless<springs_vector>, springs_handwritten_simd> {
+  static_assert(N <= springs_bound);
+  static std::string name() { return "springs_run_time_" + std::to_string(N); }
+  static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
+    entries.push_back(entry<springs_tapeless<springs_bounded_vector>, springs_inputs<springs_bounded_vector, N>>(
+        c + "/tapeless_bounded"));
+    entries.push_back(entry<springs_tapeless<tl::vector<double, N>>, springs_inputs<tl::vector<double, N>, N>>(
+        c + "/tapeless_fixed_shape"));
+  }
+};
+
 /// The bytes of ADOL-C's tape `tag` (tapestats): one byte per operation, a locint per location, a
 /// double per value, and the doubles of its Taylor stack, which the reverse sweep reads.
 std::string adolc_tape_size(short tag) {
@@ -195,6 +316,20 @@ std::string adolc_tape_size(short tag) {
   return thousands(bytes) + " bytes of tape (" + thousands(stats[NUM_OPERATIONS]) + " operations, " +
          thousands(stats[NUM_LOCATIONS]) + " locations, " + thousands(stats[NUM_VALUES]) + " values, " +
          thousands(stats[TAY_STACK_SIZE]) + " Taylor coefficients)";
+}
+
+/// States the heap of the tapeless gradients of springs_run_time<N>.
+template <std::size_t N>
+void note_springs_memory() {
+  const std::string c = springs_run_time<N>::name() + "/";
+  note_memory(c + "tapeless",
+              describe(measure_allocations<springs_tapeless<springs_vector>, springs_inputs<springs_vector, N>>()) +
+                  ": each state's elements and each step's adjoint");
+  note_memory(
+      c + "tapeless_bounded",
+      describe(
+          measure_allocations<springs_tapeless<springs_bounded_vector>, springs_inputs<springs_bounded_vector, N>>()) +
+          ": the states, " + std::to_string(sizeof(springs_bounded_vector)) + " bytes each");
 }
 
 /// States the memory of every library's gradient (harness.hpp, note_memory). Run after the tapes are
@@ -220,9 +355,14 @@ bool note_memory_of_each() {
                                                       "; the step's " + adolc_tape_size(adolc_checkpoints::step_tag) +
                                                       "; " + std::to_string(s12_snapshots) +
                                                       " checkpoints of 4 doubles");
+  note_springs_memory<16>();
+  note_springs_memory<256>();
   return true;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return tapeless_bench::run<s12, s12_checkpoints>(argc, argv, note_memory_of_each); }
+int main(int argc, char** argv) {
+  return tapeless_bench::run<s12, s12_checkpoints, springs_run_time<16>, springs_run_time<256>>(argc, argv,
+                                                                                                note_memory_of_each);
+}
