@@ -286,9 +286,12 @@ constexpr auto iterate_from_run_time_array(const Policy& keep, std::size_t n, In
     return shape_error{};
   } else if constexpr (!(reaches_argument<Init> || ... || reaches_argument<Params>)) {
     const Values values{{static_cast<step_value_t<T, Params>>(value_of(params))}...};
-    const State s(value_of(init));
-    if (n > 0) whole.template check_extents<State, Values>(s.rows(), s.cols());
-    return advance(whole, s, 0, n, values);
+    const auto& given = value_of(init);
+    if (n > 0) whole.template check_extents<State, Values>(given.rows(), given.cols());
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(given)>, State>)
+      return advance(whole, given, 0, n, values);
+    else
+      return advance(whole, State(given), 0, n, values);  // a view's elements, as the state's matrix
   } else {
     if (n > 0) whole.template check_extents<State, Values>(init.rows(), init.cols());
     using Op = iterate_run_time_steps<Step, Policy, in_lanes_t<T, step_value_t<T, Params>>...>;
