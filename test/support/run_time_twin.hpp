@@ -21,10 +21,12 @@ namespace tl = tapeless;
 
 using dynamic_vector = tl::vector<double, tl::dynamic>;
 
-/// n values drawn from [lo, hi) with the seed given, in a vector of type V.
+/// n values drawn from [lo, hi) with the seed given, in a vector of type V (of run-time size n, or
+/// fixed of size n).
 template <class V>
 V seeded(std::size_t n, std::uint64_t seed, double lo = -1.5, double hi = 1.5) {
-  V x(n);
+  V x{};
+  if constexpr (tl::RunTimeMatrix<V>) x = V(n);
   fd::rng u(seed);
   for (std::size_t k = 0; k < n; ++k) x[k] = u.uniform(lo, hi);
   return x;

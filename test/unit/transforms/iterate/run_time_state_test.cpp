@@ -43,11 +43,8 @@ constexpr auto cubic_loss(std::size_t n) {
 /// x's values drawn with the seed given, in a vector of type V (of run-time extents, or fixed).
 template <class V>
 V drawn_vector(std::size_t n, std::uint64_t seed) {
-  V x{};
-  if constexpr (tl::RunTimeMatrix<V>) x = V(n);
+  V x = run_time_twin::seeded<V>(n, seed, -1.0, 1.0);
   CHECK(x.size() == n);
-  fd::rng u(seed);
-  for (std::size_t k = 0; k < n; ++k) x[k] = u.uniform(-1.0, 1.0);
   return x;
 }
 
