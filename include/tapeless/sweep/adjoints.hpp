@@ -185,9 +185,15 @@ struct argument_adjoints_of : argument_store<argument_adjoints_of<TakesSpare, T.
   }
 
  private:
+  /// Each slot complete, a run-time matrix's elements moved into the tuple, not copied.
   template <std::size_t... S>
   constexpr std::tuple<T...> all_slots(std::index_sequence<S...>) {
-    return std::tuple<T...>(slot<S>()...);
+    return std::tuple<T...>([&]() -> decltype(auto) {
+      if constexpr (RunTimeMatrix<T>)
+        return (slot<S>(), std::move(plain_get<S>(slots).value));
+      else
+        return slot<S>();
+    }()...);
   }
 };
 
