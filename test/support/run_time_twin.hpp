@@ -25,8 +25,13 @@ using dynamic_vector = tl::vector<double, tl::dynamic>;
 /// fixed of size n).
 template <class V>
 V seeded(std::size_t n, std::uint64_t seed, double lo = -1.5, double hi = 1.5) {
-  V x{};
-  if constexpr (tl::RunTimeMatrix<V>) x = V(n);
+  // Made at its size, not assigned one: a bounded vector's elements are set below, never copied unset.
+  V x = [n] {
+    if constexpr (tl::RunTimeMatrix<V>)
+      return V(n);
+    else
+      return V{};
+  }();
   fd::rng u(seed);
   for (std::size_t k = 0; k < n; ++k) x[k] = u.uniform(lo, hi);
   return x;
