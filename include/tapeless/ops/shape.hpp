@@ -6,7 +6,8 @@
 //   slice<Start, Length>(v) Length consecutive elements of a vector, keeping its orientation
 //   reshape<R, C>(A)       the same elements, row-major order, in an R x C matrix
 //   concat(a, b, ...)      vertical stacking: b's rows below a's (one column count; a number is 1 x 1),
-//                          so two column vectors give one longer vector and numbers give a vector
+//                          so two column vectors give one longer vector and numbers give a vector;
+//                          of column vectors of run-time size, a node holding their elements
 //   diag(v)                a vector's diagonal matrix; diag(A) of a square matrix (not a vector) is
 //                          its diagonal, as a column vector. A 1 x 1 matrix is a vector: diag gives it back.
 //   zeros_like(A), ones_like(A)  plain matrices (numbers) of A's type: constants, without adjoint
@@ -227,6 +228,93 @@ struct concat : ::tapeless::detail::matrix_operation {
       return s;
     } else {
       return static_cast<S>(g[offset]);
+    }
+  }
+};
+
+/// z = a's elements followed by b's, each row-major, where either has run-time extents: a column
+/// vector of their count (a number counts one). It holds the operands' extents, so that its own are
+/// known without its value (expr/expression.hpp); each side's adjoint is its own part of g, in that
+/// side's extents and type (of a view, the tl::matrix it reads as).
+struct run_time_concat : ::tapeless::detail::matrix_operation {
+  static constexpr operation_traits traits{
+      .name = "concat", .vjp_reads = reads{.lhs = true, .rhs = true, .value = false}, .takes_run_time_extents = true};
+  std::size_t lhs_count = 1, rhs_count = 1;
+
+  [[nodiscard]] constexpr ::tapeless::detail::element_extents extents() const noexcept {
+    return {lhs_count + rhs_count, 1, false};
+  }
+
+  /// The most elements an operand of type V holds: tl::dynamic where it has no bound.
+  template <class V>
+  static constexpr std::size_t most_elements() {
+    if constexpr (Matrix<V>) {
+      return V::size();
+    } else if constexpr (RunTimeMatrix<V>) {
+      constexpr std::size_t r = max_extent(V::rows_extent), c = max_extent(V::cols_extent);
+      return r == dynamic || c == dynamic ? dynamic : r * c;
+    } else {
+      return 1;
+    }
+  }
+  /// The value's type: tl::bounded where both operands are bounded or fixed (no heap), else tl::dynamic.
+  template <class A, class B>
+  static constexpr std::size_t extent_of() {
+    constexpr std::size_t a = most_elements<A>(), b = most_elements<B>();
+    if constexpr (a == dynamic || b == dynamic)
+      return dynamic;
+    else
+      return bounded<a + b>;
+  }
+  template <class A, class B>
+  using value_type = matrix<std::common_type_t<scalar_of_t<A>, scalar_of_t<B>>, extent_of<A, B>(), 1>;
+
+  template <class A, class B>
+  constexpr value_type<A, B> value(const A& a, const B& b) const {
+    using T = scalar_of_t<value_type<A, B>>;
+    value_type<A, B> z(lhs_count + rhs_count);
+    for (std::size_t i = 0; i < lhs_count; ++i) z[i] = static_cast<T>(element_of(a, i));
+    for (std::size_t i = 0; i < rhs_count; ++i) z[lhs_count + i] = static_cast<T>(element_of(b, i));
+    return z;
+  }
+  // A dense adjoint, or the sum's partials times its adjoint (scaled), read in place: each part is
+  // written once, with no dense copy of the whole first.
+  template <class G, class A, class B, class Z>
+    requires(!::tapeless::detail::is_structured<G> || ::tapeless::detail::is_scaled<G>)
+  constexpr auto vjp_lhs(const G& g, const A& a, const B&, const Z&) const { return part(g, a, 0); }
+  template <class G, class A, class B, class Z>
+    requires(!::tapeless::detail::is_structured<G> || ::tapeless::detail::is_scaled<G>)
+  constexpr auto vjp_rhs(const G& g, const A&, const B& b, const Z&) const { return part(g, b, lhs_count); }
+
+ private:
+  /// Element i of x, row-major; a number is its one element.
+  template <class X>
+  static constexpr auto element_of(const X& x, std::size_t i) {
+    if constexpr (Matrix<X> || RunTimeMatrix<X>)
+      return x[i];
+    else
+      return x;
+  }
+  template <class G>
+  static constexpr auto adjoint_at(const G& g, std::size_t i) {
+    if constexpr (::tapeless::detail::is_scaled<G>)
+      return (*g.of)[i] * g.factor;
+    else
+      return g[i];
+  }
+  template <class G, class X>
+  static constexpr auto part(const G& g, const X& x, std::size_t offset) {
+    using T = std::remove_cvref_t<decltype(adjoint_at(g, 0))>;
+    if constexpr (RunTimeMatrix<X>) {
+      matrix<T, X::rows_extent, X::cols_extent> s(x.rows(), x.cols());
+      for (std::size_t i = 0; i < s.size(); ++i) s[i] = adjoint_at(g, offset + i);
+      return s;
+    } else if constexpr (Matrix<X>) {
+      matrix<T, X::rows(), X::cols()> s(::tapeless::detail::uninitialized);
+      for (std::size_t i = 0; i < X::size(); ++i) s[i] = adjoint_at(g, offset + i);
+      return s;
+    } else {
+      return adjoint_at(g, offset);
     }
   }
 };
@@ -603,6 +691,34 @@ constexpr auto concat(A&& a, B&& b) {
   constexpr shape sa = shape_of<value_type_of_t<A>>, sb = shape_of<value_type_of_t<B>>;
   return detail::checked_node<shapes::concat_shapes<sa, sb>, true>(ops::concat{}, std::forward<A>(a),
                                                                    std::forward<B>(b));
+}
+/// a's elements followed by b's where either is an array of run-time extents: column vectors by their
+/// types (tl::vector, Eigen::VectorXd) or numbers, each an argument, data or a node. A node of their
+/// count of elements that holds its value (one block; none for tl::bounded and fixed operands), and
+/// whose adjoint goes back to each in its part.
+template <Operand A, Operand B>
+  requires(detail::RunTimeArray<A> || detail::RunTimeArray<B>)
+constexpr auto concat(A&& a, B&& b) {
+  constexpr bool columns = detail::fixed_one_along<A, false>() && detail::fixed_one_along<B, false>();
+  constexpr bool arrays =
+      !detail::RunTimeRecord<std::remove_cvref_t<A>> && !detail::RunTimeRecord<std::remove_cvref_t<B>>;
+  static_assert(columns || !arrays,
+                "tl::concat(a, b) of arrays of run-time extents: a and b must be column vectors by their types "
+                "(tl::vector, Eigen::VectorXd) or numbers");
+  static_assert(arrays,
+                "tl::concat(a, b) of arrays of run-time extents takes arrays (arguments, tl::cref data, Eigen "
+                "vectors) and nodes, not formulas over them, whose values would have to be stored; concatenate the "
+                "formula's operands, or reduce the formula first");
+  if constexpr (columns && arrays) {
+    const detail::element_extents ea = detail::extents_of(a), eb = detail::extents_of(b);
+    const ops::run_time_concat op{{}, ea.rows * ea.cols, eb.rows * eb.cols};
+    if constexpr (Differentiable<A> || Differentiable<B>)
+      return detail::make_binary(op, std::forward<A>(a), std::forward<B>(b));
+    else
+      return op.value(a, b);  // of plain values, the plain vector
+  } else {
+    return detail::shape_error{};  // its static_assert has spoken
+  }
 }
 template <Operand A, Operand B, Operand... Rest>
   requires(sizeof...(Rest) > 0)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/sweep/run_time_rows.hpp: the loop of a sum over rows whose parameter has run-time extents.
+// tapeless/sweep/run_time_rows.hpp: the loop of a sum over rows whose parameters have run-time extents.
 //
 // A parameter of fixed shape gets a sum of its adjoints per block of rows, added block after block
 // (sweep/sum_over_rows.hpp). For a tl::vector<double, tl::dynamic> read by tl::indices over its own
@@ -11,7 +11,7 @@
 // blocks as sum_rows sums it. The first block, which adds into the totals, runs in SIMD batches where the
 // term allows, as a fixed parameter's block does (sweep/index_batches.hpp) and with its bits; a later
 // block a row at a time.
-// Tests: test/unit/sweep/run_time_rows_test.cpp
+// Tests: test/unit/sweep/run_time_rows_test.cpp test/unit/transforms/sum_over/run_time_parameters_test.cpp
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>
@@ -109,56 +109,59 @@ class block_partials {
   std::size_t count_ = 0;
 };
 
-/// Where a later block of rows sends its parameters' adjoints: parameter R's, of run-time extents, to a
-/// block_partials; each other's to a sum of its own, -0 until written. `add_to` passes both on to the
-/// totals, in the order the blocks come, and leaves -0 again. (The first block adds into the totals
-/// themselves, which are -0 before it: -0 + s is s, bit for bit.)
-template <std::size_t R, class... P>
-class block_sums {
-  using run_time_type = std::tuple_element_t<R, std::tuple<P...>>;
+/// What a later block of rows sums a parameter P's adjoints in: for run-time extents a block_partials,
+/// for a fixed shape or a number a sum of its own.
+template <class P>
+using block_sum_t = std::conditional_t<RunTimeMatrix<P>, block_partials<P>, P>;
 
+/// Where a later block of rows sends its parameters' adjoints: each parameter of run-time extents's to a
+/// block_partials of its own; each other's to a sum of its own, -0 until written. `add_to` passes them
+/// on to the totals, in the order the blocks come, and leaves -0 again. (The first block adds into the
+/// totals themselves, which are -0 before it: -0 + s is s, bit for bit.)
+template <class... P>
+class block_sums {
  public:
-  template <class Like>
-  constexpr explicit block_sums(const Like& run_time) : run_time_(run_time) {
-    reset_others(std::index_sequence_for<P...>{});
-  }
+  /// Each block_partials of the extents of its parameter in x.
+  template <class X>
+  constexpr explicit block_sums(const X& x)
+      : sums_([&]<std::size_t... J>(std::index_sequence<J...>) {
+          return plain_tuple<block_sum_t<P>...>{{[&] {
+            if constexpr (RunTimeMatrix<P>)
+              return block_partials<P>(plain_get<J>(x));
+            else
+              return filled<P>(-0.0);
+          }()}...};
+        }(std::index_sequence_for<P...>{})) {}
 
   /// What a term's sweep sends parameter Leaf::slot - parameter_slot.
   template <class Leaf, class G>
   constexpr void accumulate(const Leaf& leaf, const G& g) {
     constexpr std::size_t j = Leaf::slot - parameter_slot;
-    if constexpr (j == R)
-      run_time_.accumulate(leaf, g);
+    if constexpr (RunTimeMatrix<std::tuple_element_t<j, std::tuple<P...>>>)
+      plain_get<j>(sums_).accumulate(leaf, g);
     else
-      add_adjoint(plain_get<j>(others_), g);
+      add_adjoint(plain_get<j>(sums_), g);
   }
 
   /// totals += these sums; then -0 again.
   constexpr void add_to(plain_tuple<P...>& totals) {
-    run_time_.add_to(plain_get<R>(totals));
     [&]<std::size_t... J>(std::index_sequence<J...>) {
       (
           [&] {
-            if constexpr (J != R) add_adjoint(plain_get<J>(totals), plain_get<J>(others_));
+            if constexpr (RunTimeMatrix<P>) {
+              plain_get<J>(sums_).add_to(plain_get<J>(totals));
+            } else {
+              add_adjoint(plain_get<J>(totals), plain_get<J>(sums_));
+              plain_get<J>(sums_) = filled<P>(-0.0);
+            }
           }(),
           ...);
     }
     (std::index_sequence_for<P...>{});
-    reset_others(std::index_sequence_for<P...>{});
   }
 
  private:
-  template <std::size_t... J>
-  constexpr void reset_others(std::index_sequence<J...>) {
-    (
-        [&] {
-          if constexpr (J != R) plain_get<J>(others_) = filled<P>(-0.0);
-        }(),
-        ...);
-  }
-
-  block_partials<run_time_type> run_time_;
-  plain_tuple<P...> others_;  // R's place unused, empty
+  plain_tuple<block_sum_t<P>...> sums_;
 };
 
 /// What a sum that computes its value alone sends its parameters' adjoints to: nothing.
@@ -173,8 +176,8 @@ inline constexpr bool batches_first_block = true;
 /// Whether a block's adjoints go to sums of their own (a later block's), not into the totals.
 template <class Partials>
 inline constexpr bool is_block_sums = false;
-template <std::size_t R, class... P>
-inline constexpr bool is_block_sums<block_sums<R, P...>> = true;
+template <class... P>
+inline constexpr bool is_block_sums<block_sums<P...>> = true;
 
 /// The value of body over one block of rows, summed from -0; where Wanted asks for partials, each
 /// term's adjoints in the parameters sent to `partials` (the totals themselves for the first block,
@@ -183,7 +186,7 @@ inline constexpr bool is_block_sums<block_sums<R, P...>> = true;
 /// a later one, whose adjoints go to a block_sums, a row at a time.
 template <wanted Wanted, class T, class View, class Body, std::size_t... J, class... P, class Partials>
 constexpr T run_time_block(const View& rows, const Body& body, const plain_tuple_of<std::index_sequence<J...>, P...>& x,
-                           Partials* partials, bool first_block) {
+                           Partials* partials, [[maybe_unused]] bool first_block) {
 #if TAPELESS_SIMD
   if constexpr (simd::available<T> && reads_indices<View> && !is_block_sums<Partials> && batches_first_block<Body>) {
     if constexpr (index_rows_batch<simd::batch<T>, Body, T, Wanted, View, std::remove_cvref_t<P>...>()) {
@@ -221,18 +224,9 @@ struct blocks_in_sequence {
   }
 };
 
-/// The index of the one parameter of P... of run-time extents.
-template <class... P>
-constexpr std::size_t run_time_parameter() {
-  constexpr bool run_time[] = {RunTimeMatrix<P>...};
-  std::size_t r = 0;
-  while (r + 1 < sizeof...(P) && !run_time[r]) ++r;
-  return r;
-}
-
 /// The sum over all rows of body(row, x...), where a parameter has run-time extents, and its partials
-/// in x where Wanted asks for them; +0 where nothing was added. One parameter has run-time extents,
-/// beside any number of fixed ones and numbers. The parameters may be held by reference (P a const
+/// in x where Wanted asks for them; +0 where nothing was added. Any number of parameters have run-time
+/// extents, beside any number of fixed ones and numbers. The parameters may be held by reference (P a const
 /// reference): a matrix of run-time extents is read where it lies. Blocks run `at_once` at a time, by
 /// run_blocks(count, f), which calls f(k) for each k < count in any order or at once
 /// (blocks_in_sequence, or threads); their sums are added in block order, so the result depends on the
@@ -276,26 +270,23 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
     }
   };
   if constexpr (wants_partials(Wanted)) {
-    constexpr std::size_t r = run_time_parameter<P...>();
-    static_assert((RunTimeMatrix<P> + ...) == 1,
-                  "the partials of a sum are taken in one parameter of run-time extents, beside fixed ones");
-    using Sums = block_sums<r, matrix_of_view_t<P>...>;
-    const auto& only = plain_get<r>(x);
+    using Sums = block_sums<matrix_of_view_t<P>...>;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
       (
           [&] {
             using X = matrix_of_view_t<decltype(plain_get<J>(x))>;
-            if constexpr (J == r) {
+            if constexpr (RunTimeMatrix<X>) {
               // +0, not -0 then +0 at the end (as the others): every write here adds, and a sum from +0
               // is the sum from -0 plus 0, bit for bit, one pass over the elements fewer.
               auto& sums = plain_get<J>(total.partials);
+              const auto& xj = plain_get<J>(x);
               if constexpr (elements_on_heap<X>) {
-                sums = X(only.rows(), only.cols());
+                sums = X(xj.rows(), xj.cols());
               } else {
                 // Made where they lie: elements held inline would be zeroed apart and copied. Nothing
                 // throws here, as the extents are those of a matrix of the same kind.
                 std::destroy_at(&sums);
-                std::construct_at(&sums, only.rows(), only.cols());
+                std::construct_at(&sums, xj.rows(), xj.cols());
               }
             } else {
               plain_get<J>(total.partials) = filled<X>(-0.0);
@@ -309,12 +300,12 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
     if (blocks <= 1) {
       run(&direct, static_cast<Sums*>(nullptr));
     } else if constexpr (in_sequence) {
-      Sums one(only);
+      Sums one(x);
       run(&direct, &one);
     } else {
       std::vector<Sums> in_flight;
       in_flight.reserve(at_once);
-      for (std::size_t k = 0; k < at_once; ++k) in_flight.emplace_back(only);
+      for (std::size_t k = 0; k < at_once; ++k) in_flight.emplace_back(x);
       run(&direct, in_flight.data());
     }
   } else {

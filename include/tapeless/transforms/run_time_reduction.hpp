@@ -422,25 +422,6 @@ inline constexpr bool contiguous_argument<argument<S, T>> = RunTimeMatrix<T>&& r
 template <class X>
 concept WholeRunTimeArray = RunTimeArray<X> &&(Differentiable<X> || RunTimeMatrix<X>);
 
-template <class E>
-constexpr auto sum_of_checked_elements(E&& e);
-
-/// The sum of the elements of e: a tl::sum_over over them.
-template <class E>
-constexpr auto sum_of_elements(E&& e) {
-  constexpr auto slots = formula_slots<std::remove_cvref_t<E>>;
-  constexpr bool one_run_time_node = slots.run_time_count <= 1;
-  static_assert(one_run_time_node,
-                "tl::sum, tl::mean, tl::squared_norm, tl::dot: the elementwise formula reads two differentiated "
-                "arrays of run-time extents, and one such sum differentiates one; pass the other as data "
-                "(tl::cref), or differentiate one of them alone (tl::grad<I>)");
-  if constexpr (!one_run_time_node) {
-    return scalar_type_of_t<E>(0);  // its static_assert has spoken
-  } else {
-    return sum_of_checked_elements(std::forward<E>(e));
-  }
-}
-
 /// f(p...), p the nodes a formula E reads (reads: node_reads of it), one for each parameter of its sum,
 /// in the order of the term's parameters.
 template <class E, class Reads, class F>
@@ -485,8 +466,9 @@ template <class A, class W, class F>
 inline constexpr bool is_product_of_arrays<run_time_matmul<A, W, false, F>> =
     run_time_matmul<A, W, false, F>::run_time_inner;
 
+/// The sum of the elements of e: a tl::sum_over over them.
 template <class E>
-constexpr auto sum_of_checked_elements(E&& e) {
+constexpr auto sum_of_elements(E&& e) {
   using D = std::remove_cvref_t<E>;
   const auto reads = node_reads(e);  // before the term's formula takes e's data
   if constexpr (is_product_of_arrays<D>) {

@@ -254,6 +254,119 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
   }
 };
 
+/// The sum over `rows` of body(row, p...) where two or more parameters have run-time extents: a binary
+/// operation of the first, R (x, read where it lies), and the others (y): the other itself where there is
+/// one (read where it lies), else all of them in one vector, each flattened (ops::run_time_concat), which
+/// body reads in place through views of their extents. Its forward pass runs the loop of
+/// sweep/run_time_rows.hpp once for the partials in all; the rule sends g times x's straight into x's
+/// sum, and g times the others', laid out as y, to y.
+template <class View, class Body, class Runner, std::size_t R, class... P>
+struct sum_over_rows_packed : sum_over_loop<View, Body, Runner> {
+  using sum_over_loop<View, Body, Runner>::rows;
+  using sum_over_loop<View, Body, Runner>::body;
+  using sum_over_loop<View, Body, Runner>::run;
+
+  static constexpr std::size_t count = sizeof...(P);
+  static constexpr bool one_other = count == 2;  // y is the other parameter itself
+  std::array<element_extents, count> extents{};  // each parameter's but R's, where y holds it
+
+  /// x's partials and the others', each kept for the one rule that reads them.
+  template <class M, class O>
+  struct partials_of {
+    spare_kept_t<M> run_time;
+    spare_kept_t<O> others;
+    constexpr partials_of(M&& a, O&& b) : run_time{std::move(a)}, others{std::move(b)} {}
+  };
+
+  template <class X, class Y>
+  constexpr auto forward(const X& x, const Y& y) const {
+    return summed<wanted::both>(x, y);
+  }
+  template <class X, class Y>
+  constexpr auto forward(const X& x, const Y& y, value_unread_t) const {
+    return summed<wanted::partials>(x, y);
+  }
+  template <class G, class X, class Y, class Z, class C>
+  constexpr auto vjp_lhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
+    return scaled_by(partials.run_time, g);  // straight into x's sum, which may take them
+  }
+  template <class G, class X, class Y, class Z, class C>
+  constexpr auto vjp_rhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
+    return scaled_by(partials.others, g);
+  }
+
+ private:
+  template <std::size_t K>
+  using param_t = std::tuple_element_t<K, std::tuple<P...>>;
+  /// Where parameter K's elements start in y (packed).
+  [[nodiscard]] constexpr std::array<std::size_t, count> offsets() const {
+    std::array<std::size_t, count> at{};
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (k == R) continue;
+      at[k] = next;
+      next += extents[k].rows * extents[k].cols;
+    }
+    return at;
+  }
+  /// Parameter K as body reads it: x; or y where it is the other; else read in y at `at`, through a view
+  /// of its extents where they are run-time, copied where it is a fixed matrix or a number.
+  template <std::size_t K, class S, class X, class Y>
+  constexpr decltype(auto) parameter(const X& x, const Y& y, std::size_t at) const {
+    using V = param_t<K>;
+    if constexpr (K == R) {
+      return (x);
+    } else if constexpr (one_other) {
+      return (y);
+    } else if constexpr (RunTimeMatrix<V>) {
+      using T = scalar_of_t<Y>;
+      return dense_view<T, V::rows_extent, V::cols_extent>(y.data() + at, extents[K].rows, extents[K].cols,
+                                                           extents[K].cols, 1);
+    } else if constexpr (Matrix<V>) {
+      in_lanes_t<S, V> v(uninitialized);
+      for (std::size_t e = 0; e < V::size(); ++e) v[e] = y[at + e];
+      return v;
+    } else {
+      return in_lanes_t<S, V>(y[at]);
+    }
+  }
+  template <wanted Wanted, class X, class Y>
+  constexpr auto summed(const X& x, const Y& y) const {
+    using S = std::common_type_t<scalar_of_t<X>, scalar_of_t<Y>>;
+    const auto at = offsets();
+    auto sum = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return run.template run_time<Wanted, S>(
+          rows, body,
+          plain_tuple<decltype(this->template parameter<K, S>(x, y, 0))...>{{parameter<K, S>(x, y, at[K])}...});
+    }
+    (std::index_sequence_for<P...>{});
+    using M = matrix_of_view_t<X>;
+    using O = matrix_of_view_t<Y>;
+    auto others = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      if constexpr (one_other) {
+        return std::move(plain_get < R == 0 ? 1 : 0 > (sum.partials));
+      } else {
+        O o(y.rows(), y.cols());
+        (
+            [&] {
+              if constexpr (K != R) {
+                const auto& p = plain_get<K>(sum.partials);
+                if constexpr (Matrix<std::remove_cvref_t<decltype(p)>> || RunTimeMatrix<decltype(p)>)
+                  for (std::size_t e = 0; e < p.size(); ++e) o[at[K] + e] = p[e];
+                else
+                  o[at[K]] = p;
+              }
+            }(),
+            ...);
+        return o;
+      }
+    }
+    (std::index_sequence_for<P...>{});
+    return with_cache<S, partials_of<M, O>>(wants_value(Wanted) ? sum.value : S(0), std::in_place,
+                                            std::move(plain_get<R>(sum.partials)), std::move(others));
+  }
+};
+
 /// The blocks of a sum run one after another.
 struct in_sequence {
   template <wanted Wanted, class T, class View, class Body, class I, class... P>
@@ -292,19 +405,45 @@ constexpr decltype(auto) flattened(X&& x) {
     return std::forward<X>(x);
 }
 
-/// Whether at most one parameter of a sum that is differentiated has run-time extents; a static_assert
-/// says so if not. The sum's node takes that one as an operand of its own, and the others stacked in one
-/// vector, which has no fixed shape where a second has run-time extents.
-template <class... Params>
-constexpr bool one_run_time_parameter() {
-  constexpr bool ok = (RunTimeMatrix<value_type_of_t<Params>> + ... + 0) <= 1;
-  static_assert(ok,
-                "tl::sum_over(rows, body, params...): at most one parameter of a sum that is differentiated may have "
-                "run-time extents; capture data of run-time extents in body by reference, or differentiate a "
-                "second array in a sum of its own");
-  return ok;
+/// Whether P is a node that takes an adjoint: not data, not tl::cref.
+template <class P>
+inline constexpr bool active_node = [] {
+  if constexpr (Differentiable<P>)
+    return std::remove_cvref_t<P>::is_active;
+  else
+    return false;
+}();
+
+/// A parameter as an operand of the sum's node: plain data of run-time extents (not differentiated,
+/// tl::grad<I>) copied into a constant, as the node outlives f's locals.
+template <class A>
+constexpr auto held_operand(const A& a) {
+  if constexpr (RunTimeMatrix<A> && !Differentiable<A>)
+    return constant<matrix_of_view_t<A>>(matrix_of_view_t<A>(a));
+  else
+    return a;
+}
+template <class A>
+constexpr auto stacked_run_time(const A& a) {
+  return held_operand(a);
+}
+template <class A, class B, class... Rest>
+constexpr auto stacked_run_time(const A& a, const B& b, const Rest&... rest) {
+  auto tail = stacked_run_time(b, rest...);
+  const element_extents ea = extents_of(a), et = extents_of(tail);
+  return make_binary(ops::run_time_concat{{}, ea.rows * ea.cols, et.rows * et.cols}, held_operand(a), std::move(tail));
 }
 
+/// The parameters Params..., in order, but the one at R: themselves where there is one, else all in one
+/// vector (ops::run_time_concat), each flattened.
+template <std::size_t R, class... Params>
+constexpr auto others_of(const Params&... params) {
+  auto all = std::forward_as_tuple(params...);
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    return stacked_run_time(std::get<(J < R ? J : J + 1)>(all)...);
+  }
+  (std::make_index_sequence<sizeof...(Params) - 1>{});
+}
 /// tl::sum_over with the runner `run` (in sequence or over threads), over a view tl::rows has read.
 template <class Runner, class View, class Body, class... Params>
 constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Params&&... params) {
@@ -339,8 +478,24 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
       const plain_tuple<in_lanes_t<U, value_type_of_t<Params>>...> values{{params}...};
       return run.template operator()<wanted::value, U>(rows, body, values).value;
     }
-  } else if constexpr (!one_run_time_parameter<Params...>()) {
-    return T(0);  // its static_assert has spoken
+  } else if constexpr ((RunTimeMatrix<value_type_of_t<Params>> + ... + 0) > 1) {
+    // Two or more of run-time extents: the first differentiated one an operand of its own, the others
+    // the second operand.
+    constexpr std::size_t r = [] {
+      constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<Params>>...};
+      constexpr bool active[] = {(RunTimeMatrix<value_type_of_t<Params>> && active_node<Params>)...};
+      for (std::size_t k = 0; k < sizeof...(Params); ++k)
+        if (active[k]) return k;
+      std::size_t k = 0;
+      while (!run_time[k]) ++k;
+      return k;
+    }();
+    using Op = sum_over_rows_packed<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
+    Op op{{{}, rows, std::move(body), run}, {extents_of(params)...}};
+    auto all = std::forward_as_tuple(std::forward<Params>(params)...);
+    auto others = [&]<std::size_t... J>(std::index_sequence<J...>) { return others_of<r>(std::get<J>(all)...); }
+    (std::index_sequence_for<Params...>{});
+    return make_binary(std::move(op), held_operand(std::get<r>(all)), std::move(others));
   } else if constexpr (sizeof...(Params) == 1 || !(RunTimeMatrix<value_type_of_t<Params>> || ...)) {
     using Op = sum_over_rows<View, Body, Runner, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{{}, rows, std::move(body), run}};
@@ -350,7 +505,12 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
       return make_unary(std::move(op), concat(flattened(std::forward<Params>(params))...));
   } else {
     // One parameter of run-time extents beside the others: an operand of its own.
-    constexpr std::size_t r = run_time_parameter<value_type_of_t<Params>...>();
+    constexpr std::size_t r = [] {
+      constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<Params>>...};
+      std::size_t k = 0;
+      while (!run_time[k]) ++k;
+      return k;
+    }();
     using Op = sum_over_rows_beside<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{{}, rows, std::move(body), run}};
     auto all = std::forward_as_tuple(std::forward<Params>(params)...);
