@@ -26,6 +26,9 @@
 //                         library's numbers, its length read at run time (S7: A's n x n elements,
 //                         row-major, n its square root). bench/peers/ takes a std::array of
 //                         compile-time size: these are its peers for a run-time n.
+// Beside them, a layer of run-time width, f(W, b) = sum((tanh(W x + b) - y)^2) with W and b both
+// differentiated (16 x 8 and 64 x 32): the hand-written adjoint, scalar and SIMD, tapeless, and tapeless of
+// fixed extents.
 // Before timing, it states the heap each gradient allocates (allocations.hpp).
 #include "adjoints.hpp"
 #include "allocations.hpp"
@@ -50,6 +53,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -313,6 +317,116 @@ inline run_time_in s7_flat_inputs() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A layer of run-time width, beside the suite (which has no case differentiating two arrays of run-time
+// extents in one formula): f(W, b) = sum((tanh(W x + b) - y)^2), W m x n and b of m elements both
+// differentiated, x and y data; W[i][j], x[j] = 2u - 1, b[i], y[i] = u - 1/2. m x n = 16 x 8 and 64 x 32.
+
+struct layer_in {
+  run_time_matrix W;
+  run_time_vector b, x, y;
+};
+
+template <std::size_t M, std::size_t N>
+inline layer_in layer_inputs() {
+  tapeless_bench::input_stream u;
+  layer_in in{run_time_matrix(M, N), run_time_vector(M), run_time_vector(N), run_time_vector(M)};
+  for (auto& v : in.W) v = u.uniform(-1.0, 1.0);
+  for (auto& v : in.x) v = u.uniform(-1.0, 1.0);
+  for (auto& v : in.b) v = u.uniform(-0.5, 0.5);
+  for (auto& v : in.y) v = u.uniform(-0.5, 0.5);
+  return in;
+}
+
+using layer_gradient = std::tuple<run_time_matrix, run_time_vector>;
+
+TAPELESS_BENCH_KERNEL layer_gradient layer_handwritten(const layer_in& in) {
+  // z_i = W_i . x + b_i, t_i = tanh(z_i): z_i_bar = 2 (t_i - y_i) (1 - t_i^2) is b_i's adjoint, and
+  // W_ij's is z_i_bar x_j.
+  const std::size_t m = in.W.rows(), n = in.W.cols();
+  layer_gradient g{run_time_matrix(m, n), run_time_vector(m)};
+  auto& [gw, gb] = g;
+  for (std::size_t i = 0; i < m; ++i) {
+    double z = in.b[i];
+    for (std::size_t j = 0; j < n; ++j) z += in.W(i, j) * in.x[j];
+    const double t = std::tanh(z), zb = 2.0 * (t - in.y[i]) * (1.0 - t * t);
+    gb[i] = zb;
+    for (std::size_t j = 0; j < n; ++j) gw(i, j) = zb * in.x[j];
+  }
+  return g;
+}
+
+TAPELESS_BENCH_KERNEL layer_gradient layer_handwritten_simd(const layer_in& in) {
+  // The same, a batch at a time: each row's dot product along x, then z's tanh and adjoints a batch of
+  // rows at a time (xsimd's tanh), and each row of W's adjoint x times z_i_bar; the elements short of a
+  // batch one at a time.
+  const std::size_t m = in.W.rows(), n = in.W.cols(), whole_n = n - n % simd::width, whole_m = m - m % simd::width;
+  const double* x = in.x.data();
+  layer_gradient g{run_time_matrix(m, n), run_time_vector(m)};
+  auto& [gw, gb] = g;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double* w = in.W.data() + i * n;
+    simd::batch sum(0.0);
+    for (std::size_t j = 0; j < whole_n; j += simd::width) sum = xsimd::fma(simd::load(w + j), simd::load(x + j), sum);
+    double z = in.b[i] + xsimd::hadd(sum);
+    for (std::size_t j = whole_n; j < n; ++j) z += w[j] * x[j];
+    gb[i] = z;  // z for now, its adjoint below
+  }
+  const auto adjoint = [](const auto& z, const auto& y) {
+    const auto t = tanh(z);
+    return 2.0 * (t - y) * (1.0 - t * t);
+  };
+  using std::tanh, xsimd::tanh;
+  std::size_t i = 0;
+  for (; i < whole_m; i += simd::width)
+    simd::store(gb.data() + i, adjoint(simd::load(gb.data() + i), simd::load(in.y.data() + i)));
+  for (; i < m; ++i) gb[i] = adjoint(gb[i], in.y[i]);
+  for (std::size_t r = 0; r < m; ++r) {
+    const simd::batch zb(gb[r]);
+    double* out = gw.data() + r * n;
+    std::size_t j = 0;
+    for (; j < whole_n; j += simd::width) simd::store(out + j, zb * simd::load(x + j));
+    for (; j < n; ++j) out[j] = gb[r] * x[j];
+  }
+  return g;
+}
+
+// The layer as users write it, for W and b of any extents, x and y data read in place.
+template <class X, class Y>
+constexpr auto layer_loss(const X& x, const Y& y) {
+  return [&x, &y](const auto& W, const auto& b) {
+    return tl::sum(tl::square(tl::tanh(tl::matmul(W, tl::cref(x)) + b) - tl::cref(y)));
+  };
+}
+
+TAPELESS_BENCH_KERNEL layer_gradient layer_tapeless(const layer_in& in) {
+  return tl::grad(layer_loss(in.x, in.y))(in.W, in.b);
+}
+
+template <std::size_t M, std::size_t N>
+struct layer_fixed_in {
+  tl::matrix<double, M, N> W;
+  tl::vector<double, M> b;
+  tl::vector<double, N> x;
+  tl::vector<double, M> y;
+};
+
+template <std::size_t M, std::size_t N>
+inline layer_fixed_in<M, N> layer_fixed_inputs() {
+  const layer_in r = layer_inputs<M, N>();
+  layer_fixed_in<M, N> in;
+  std::copy(r.W.begin(), r.W.end(), in.W.begin());
+  std::copy(r.b.begin(), r.b.end(), in.b.begin());
+  std::copy(r.x.begin(), r.x.end(), in.x.begin());
+  std::copy(r.y.begin(), r.y.end(), in.y.begin());
+  return in;
+}
+
+template <std::size_t M, std::size_t N>
+TAPELESS_BENCH_KERNEL auto layer_fixed_tapeless(const layer_fixed_in<M, N>& in) {
+  return tl::grad(layer_loss(in.x, in.y))(in.W, in.b);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The peers, on f of a std::vector of their numbers, n read from it: bench/peers/'s libraries for a
 // run-time n, each writing the gradient into a vector of x's size.
 
@@ -529,6 +643,16 @@ struct s7_run_time : tapeless_bench::kernels<s7_run_time_inputs<run_time_matrix>
   }
 };
 
+template <std::size_t M, std::size_t N>
+struct layer_run_time
+    : tapeless_bench::kernels<layer_inputs<M, N>, layer_handwritten, layer_tapeless, layer_handwritten_simd> {
+  static std::string name() { return "layer_run_time_" + std::to_string(M) + "x" + std::to_string(N); }
+
+  static void add_libraries(std::vector<entry_t>& entries, const std::string& c) {
+    entries.push_back(entry<layer_fixed_tapeless<M, N>, layer_fixed_inputs<M, N>>(c + "/tapeless_fixed_shape"));
+  }
+};
+
 /// States the heap each gradient of tapeless and the hand-written adjoints of Case allocates, its
 /// name's prefix c (harness.hpp, note_memory: Google Benchmark prints it in its context).
 template <class Case>
@@ -564,6 +688,10 @@ bool note_memory_of_each() {
   note_kernels_memory<s7_run_time<0>>(s7);
   note_memory(s7 + "tapeless_bounded",
               describe(measure_allocations<s7_bounded_tapeless, s7_run_time_inputs<s7_bounded_matrix>>()));
+  note_memory(layer_run_time<16, 8>::name() + "/handwritten",
+              describe(measure_allocations<layer_handwritten, layer_inputs<16, 8>>()) + ": the gradient returned");
+  note_memory(layer_run_time<16, 8>::name() + "/tapeless",
+              describe(measure_allocations<layer_tapeless, layer_inputs<16, 8>>()));
   return true;
 }
 
@@ -571,5 +699,6 @@ bool note_memory_of_each() {
 
 int main(int argc, char** argv) {
   return tapeless_bench::run<s3_run_time<16, 1>, s3_run_time<256, 2>, s4_run_time<16, 3>, s4_run_time<256, 4>,
-                             s7_run_time<5>>(argc, argv, note_memory_of_each);
+                             s7_run_time<5>, layer_run_time<16, 8>, layer_run_time<64, 32>>(argc, argv,
+                                                                                            note_memory_of_each);
 }
