@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// Must not compile: tl::concat of the whole of an Eigen vector of run-time size, which tl::grad takes
-// as a tl::vector<double, tl::dynamic> read by element.
+// Must not compile: tl::det of the whole of an Eigen matrix of run-time size, which tl::grad takes as a
+// tl::matrix<double, tl::dynamic, tl::dynamic> read by element.
 // expect: tl: an operation on a whole array of run-time extents
 // reject: every argument must be a floating-point number|error:.*error:|errors generated
 #include <tapeless/tapeless.hpp>
@@ -16,9 +16,9 @@ int main() {
         tl::indices(x.size()), [](std::size_t i, const auto& x) { return tl::square(x[i]); }, x);
   };
 #else
-  auto f = [](const auto& x) { return tl::sum(tl::concat(x, x)); };
+  auto f = [](const auto& x) { return tl::det(x); };
 #endif
-  const Eigen::VectorXd x = Eigen::VectorXd::Ones(3);
+  const Eigen::MatrixXd x = Eigen::MatrixXd::Identity(2, 2);
   const auto g = tl::grad(f)(x);
-  return g(0) > 0 ? 0 : 1;
+  return g(0, 0) > 0 ? 0 : 1;
 }

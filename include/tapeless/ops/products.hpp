@@ -253,21 +253,19 @@ constexpr auto matmul(A&& a, B&& b) {
   return detail::make_run_time_matmul<true>(std::forward<B>(b), std::forward<A>(a));
 }
 
-/// A B of two arrays of run-time extents, each an argument, data (tl::cref, an Eigen matrix) or the
-/// transpose of one, not a formula over them: a formula whose element (i, j), A's row i dotted with B's
-/// column j, is computed where it is read (by a reduction, an elementwise operation, element access),
-/// so that the product is never stored. A's columns must be B's rows (std::invalid_argument naming both
-/// shapes).
+/// A B of two arrays of run-time extents, each an argument, data (tl::cref, an Eigen matrix), a node or
+/// the transpose of one: a formula whose element (i, j), A's row i dotted with B's column j, is computed
+/// where it is read (by a reduction, an elementwise operation, element access), so that the product is
+/// never stored. A's columns must be B's rows (std::invalid_argument naming both shapes). Where either is
+/// a formula, transforms/run_time_reduction.hpp holds its value in a node first.
 template <Operand A, Operand B>
   requires(detail::RunTimeArray<A>&& detail::RunTimeArray<B>)
 constexpr auto matmul(A&& a, B&& b) {
   constexpr bool arrays =
       detail::read_in_place<std::remove_cvref_t<A>> && detail::read_in_place<std::remove_cvref_t<B>>;
-  static_assert(
-      arrays,
-      "tl::matmul(A, B) of two arrays of run-time extents takes arrays (arguments, tl::cref data, Eigen "
-      "matrices) and their transposes, not formulas over them, whose values would have to be stored; make one side a "
-      "matrix of fixed shape, or write the product's elements in a tl::sum_over over tl::indices");
+  static_assert(arrays,
+                "tl::matmul(A, B) of two arrays of run-time extents, one of them a formula, stores the formula's "
+                "value: include <tapeless/tapeless.hpp>, whose reductions hold it");
   if constexpr (arrays)
     return detail::make_run_time_matmul<false>(std::forward<A>(a), std::forward<B>(b));
   else

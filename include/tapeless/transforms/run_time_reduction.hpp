@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/transforms/run_time_reduction.hpp: tl::sum, tl::mean, tl::prod, tl::squared_norm, tl::norm,
 // tl::dot, tl::log_sum_exp, tl::max_element and tl::min_element of arrays of run-time extents and of formulas over them
-// (expr/run_time_elementwise.hpp), and tl::softmax and tl::log_softmax, formulas over a sum of them.
+// (expr/run_time_elementwise.hpp), and tl::softmax and tl::log_softmax, formulas over a sum of them;
+// and tl::matmul of two such arrays where one is a formula, whose value a node holds (stored_formula).
 //
 // The reduction is a tl::sum_over over tl::indices(size) whose term is the formula at element k: each
 // node the formula reads becomes a parameter of the sum, read there at k (x[k], A(k / cols, k % cols))
@@ -10,6 +11,7 @@
 // argument slot are one value (expr/leaf.hpp, names_one_value). So the loop, its adjoints and its
 // threads are those of tl::sum_over: one pass over the elements, nothing allocated per element.
 // Tests: test/unit/transforms/run_time_reduction_test.cpp
+//        test/unit/transforms/run_time_reduction/stored_formula_test.cpp
 #pragma once
 
 #include <tapeless/data/indices.hpp>
@@ -640,6 +642,133 @@ constexpr auto product_of_elements(const E& e) {
   }
 }
 
+/// A formula's term weighted by an adjoint of the formula's extents: g[k] times element k. Its sum's
+/// partials in the formula's parameters are what the formula's adjoint g sends them.
+template <class Formula, class G>
+struct weighted_formula_term {
+  const Formula* formula;
+  const G* g;
+  template <class... P>
+  constexpr auto operator()(std::size_t k, const P&... p) const {
+    return (*g)[k] * element_at(*formula, k, std::forward_as_tuple(p...));
+  }
+};
+template <class Formula, class G>
+inline constexpr bool batches_first_block<weighted_formula_term<Formula, G>> = false;  // as formula_term
+
+/// The value of a formula held by a node of f (Value: the matrix of its extents), so that an operation
+/// that reads an operand whole (a product of two arrays of run-time extents) can take it: the formula's
+/// parameters are its operands, as packed_parameters hold them (one: unary), and its forward pass
+/// computes every element once, as the formula's sum computes them. Its rule, given the adjoint g of
+/// the value, runs the sum of g[k] times element k, whose partials are each operand's adjoint: one loop
+/// per operand's rule.
+template <class Formula, class Value, std::size_t R, class... P>
+struct stored_formula : matrix_operation, packed_parameters<R, P...> {
+  static constexpr operation_traits traits{.name = "stored formula",
+                                           .vjp_reads = reads{.lhs = true, .rhs = true, .value = false},
+                                           .takes_run_time_extents = true};
+  Formula formula;
+  element_extents shape;
+
+  /// The extents of its value, the formula's (expr/expression.hpp asks them of it).
+  [[nodiscard]] constexpr element_extents extents() const noexcept { return shape; }
+
+  template <class... X>
+  constexpr auto value(const X&... x) const {
+    using S = std::common_type_t<scalar_of_t<X>...>;
+    matrix<S, Value::rows_extent, Value::cols_extent> out(shape.rows, shape.cols);
+    this->template with_parameters_of<S>(x..., [&](const auto& parameters) {
+      apply_plain(
+          [&](const auto&... p) {
+            const auto values = std::forward_as_tuple(p...);
+            for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<S>(element_at(formula, k, values));
+          },
+          parameters);
+    });
+    return out;
+  }
+  template <class G, class X, class Z>
+    requires(!is_structured<G>)
+  constexpr auto vjp(const G& g, const X& x, const Z& /*z*/) const {
+    auto partials = partials_at(g, x);
+    return std::move(plain_get<0>(partials));
+  }
+  template <class G, class X, class Y, class Z>
+    requires(!is_structured<G>)
+  constexpr auto vjp_lhs(const G& g, const X& x, const Y& y, const Z& /*z*/) const {
+    auto partials = partials_at(g, x, y);
+    return std::move(plain_get<R>(partials));
+  }
+  template <class G, class X, class Y, class Z>
+    requires(!is_structured<G>)
+  constexpr auto vjp_rhs(const G& g, const X& x, const Y& y, const Z& /*z*/) const {
+    auto partials = partials_at(g, x, y);
+    return this->others_laid_out(partials, y);
+  }
+
+ private:
+  template <class G, class... X>
+  constexpr auto partials_at(const G& g, const X&... x) const {
+    using S = std::common_type_t<scalar_of_t<G>, scalar_of_t<X>...>;
+    const weighted_formula_term<Formula, G> term{&formula, &g};
+    return this->template with_parameters_of<S>(x..., [&](const auto& parameters) {
+      return in_sequence{}
+          .template run_time<wanted::partials, S>(indices(shape.rows * shape.cols), term, parameters)
+          .partials;
+    });
+  }
+};
+
+/// The node holding the value of formula e (stored_formula), over the nodes it reads.
+template <class E>
+constexpr auto stored_formula_of(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  using T = scalar_type_of_t<D>;
+  const auto reads = node_reads(e);
+  const element_extents shape = extents_of(e);
+  using Formula = decltype(term_formula<D, 0>(std::forward<E>(e)));
+  Formula formula = term_formula<D, 0>(std::forward<E>(e));
+  return with_parameters<D>(reads, [&](const auto&... p) {
+    using Value = matrix<T, fixed_one_along<D, true>() ? 1 : dynamic, fixed_one_along<D, false>() ? 1 : dynamic>;
+    constexpr std::size_t r = [] {
+      constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<decltype(p)>>...};
+      for (std::size_t k = 0; k < sizeof...(p); ++k)
+        if (run_time[k]) return k;
+      return std::size_t{0};
+    }();
+    using Op = stored_formula<Formula, Value, r, in_lanes_t<double, value_type_of_t<decltype(p)>>...>;
+    Op op{{}, {{extents_of(p)...}}, std::move(formula), shape};
+    if constexpr (sizeof...(p) == 1) {
+      return make_unary(std::move(op), p...);
+    } else {
+      auto all = std::forward_as_tuple(p...);
+      auto others = [&]<std::size_t... J>(std::index_sequence<J...>) { return others_of<r>(std::get<J>(all)...); }
+      (std::index_sequence_for<decltype(p)...>{});
+      return make_binary(std::move(op), std::get<r>(all), std::move(others));
+    }
+  });
+}
+
+/// An operand of a product of two arrays of run-time extents: itself where it is read in place (an
+/// argument, data, a node, a transpose of one), else the node holding a formula's value, or of a formula
+/// of data alone its value as data.
+template <class E>
+constexpr decltype(auto) product_operand(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  if constexpr (read_in_place<D>) {
+    return std::forward<E>(e);
+  } else if constexpr (formula_node_count<D> == 0) {
+    using V = decltype(formula_value(e));
+    return constant<V>(formula_value(e));
+  } else {
+    return stored_formula_of(std::forward<E>(e));
+  }
+}
+
+/// Whether a product of A and B, both of run-time extents, has a formula among its operands.
+template <class A, class B>
+concept formula_in_product = !(read_in_place<std::remove_cvref_t<A>> && read_in_place<std::remove_cvref_t<B>>);
+
 /// The element of e at the place extreme_element finds, as a sum of that one element (ops::picked).
 template <bool Largest, class X>
 constexpr auto extreme_element_of(const char* name, X&& x) {
@@ -753,6 +882,15 @@ constexpr auto trace(X&& x) {
     throw std::invalid_argument("tl::trace(A): A is " + detail::shape_text(e.rows, e.cols) + ", not square");
   return detail::sum_of_elements(detail::run_time_rearranged<std::remove_cvref_t<X>, detail::diagonal_elements>{
       {}, {}, std::forward<X>(x), e.rows, 1});
+}
+/// A B of two arrays of run-time extents where either is a formula (`tl::matmul(W2, tl::tanh(tl::matmul(W1,
+/// x) + b1))`, a second layer): the formula's value is held by a node of f (one block of its extents),
+/// computed once, and the product reads it in place. That node's rule
+/// pulls the product's adjoint back through the formula in one more loop over its elements per operand.
+template <Operand A, Operand B>
+  requires(detail::RunTimeArray<A>&& detail::RunTimeArray<B>&& detail::formula_in_product<A, B>)
+constexpr auto matmul(A&& a, B&& b) {
+  return matmul(detail::product_operand(std::forward<A>(a)), detail::product_operand(std::forward<B>(b)));
 }
 /// a . b, where either has run-time extents: the sum of a * b, whose shapes must agree
 /// (std::invalid_argument naming both).

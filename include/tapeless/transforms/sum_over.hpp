@@ -24,6 +24,7 @@
 #include <tapeless/sweep/run_time_rows.hpp>
 #include <tapeless/sweep/sum_over_rows.hpp>
 
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -196,12 +197,31 @@ constexpr auto parameters_beside(const X& x, const Y& y) {
   (std::make_index_sequence<sizeof...(P) - 1>{});
 }
 
+/// The forward passes of a sum's binary node and the rule of its first operand (x, of run-time extents),
+/// for Derived, whose summed<Wanted>(x, y) runs the loop and keeps x's partials as `run_time` in its cache.
+template <class Derived>
+struct binary_sum_passes {
+  template <class X, class Y>
+  constexpr auto forward(const X& x, const Y& y) const {
+    return static_cast<const Derived&>(*this).template summed<wanted::both>(x, y);
+  }
+  template <class X, class Y>
+  constexpr auto forward(const X& x, const Y& y, value_unread_t) const {
+    return static_cast<const Derived&>(*this).template summed<wanted::partials>(x, y);
+  }
+  template <class G, class X, class Y, class Z, class C>
+  constexpr auto vjp_lhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
+    return scaled_by(partials.run_time, g);  // straight into x's sum, which may take them
+  }
+};
+
 /// The sum over `rows` of body(row, p...) where parameter R has run-time extents: a binary operation of
 /// that parameter (x, read where it lies) and the others stacked in one vector (y), as the unary sum
 /// stacks all of its parameters. Its forward pass runs the loop of sweep/run_time_rows.hpp once; the
 /// rule sends g times x's partials straight into x's sum, and g times the others' to y.
 template <class View, class Body, class Runner, std::size_t R, class... P>
-struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
+struct sum_over_rows_beside : sum_over_loop<View, Body, Runner>,
+                              binary_sum_passes<sum_over_rows_beside<View, Body, Runner, R, P...>> {
   using sum_over_loop<View, Body, Runner>::rows;
   using sum_over_loop<View, Body, Runner>::body;
   using sum_over_loop<View, Body, Runner>::run;
@@ -215,18 +235,6 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
     constexpr partials_of(M&& sums, Y&& rest) : run_time{std::move(sums)}, others(std::move(rest)) {}
   };
 
-  template <class X, class Y>
-  constexpr auto forward(const X& x, const Y& y) const {
-    return summed<wanted::both>(x, y);
-  }
-  template <class X, class Y>
-  constexpr auto forward(const X& x, const Y& y, value_unread_t) const {
-    return summed<wanted::partials>(x, y);
-  }
-  template <class G, class X, class Y, class Z, class C>
-  constexpr auto vjp_lhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
-    return scaled_by(partials.run_time, g);  // straight into x's sum, which may take them
-  }
   template <class G, class X, class Y, class Z, class C>
   constexpr auto vjp_rhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
     if constexpr (Matrix<Y>) {
@@ -239,6 +247,7 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
   }
 
  private:
+  friend binary_sum_passes<sum_over_rows_beside>;
   template <wanted Wanted, class X, class Y>
   constexpr auto summed(const X& x, const Y& y) const {
     using S = scalar_of_t<Y>;
@@ -254,45 +263,56 @@ struct sum_over_rows_beside : sum_over_loop<View, Body, Runner> {
   }
 };
 
-/// The sum over `rows` of body(row, p...) where two or more parameters have run-time extents: a binary
-/// operation of the first, R (x, read where it lies), and the others (y): the other itself where there is
-/// one (read where it lies), else all of them in one vector, each flattened (ops::run_time_concat), which
-/// body reads in place through views of their extents. Its forward pass runs the loop of
-/// sweep/run_time_rows.hpp once for the partials in all; the rule sends g times x's straight into x's
-/// sum, and g times the others', laid out as y, to y.
-template <class View, class Body, class Runner, std::size_t R, class... P>
-struct sum_over_rows_packed : sum_over_loop<View, Body, Runner> {
-  using sum_over_loop<View, Body, Runner>::rows;
-  using sum_over_loop<View, Body, Runner>::body;
-  using sum_over_loop<View, Body, Runner>::run;
-
+/// The parameters P... of a binary operation on two or more arrays of run-time extents, as its operands
+/// hold them: parameter R is the first operand (x, read where it lies), the others the second (y): the
+/// other itself where there is one (read where it lies), else all of them in one vector, each flattened
+/// (ops::run_time_concat), read in place through views of their extents. With one parameter, the
+/// operation is unary and x is it.
+template <std::size_t R, class... P>
+struct packed_parameters {
   static constexpr std::size_t count = sizeof...(P);
   static constexpr bool one_other = count == 2;  // y is the other parameter itself
-  std::array<element_extents, count> extents{};  // each parameter's but R's, where y holds it
+  std::array<element_extents, count> extents{};  // each parameter's; y holds all but R's
 
-  /// x's partials and the others', each kept for the one rule that reads them.
-  template <class M, class O>
-  struct partials_of {
-    spare_kept_t<M> run_time;
-    spare_kept_t<O> others;
-    constexpr partials_of(M&& a, O&& b) : run_time{std::move(a)}, others{std::move(b)} {}
-  };
+  /// f(p), p the parameters in order as a loop reads them, in number type S.
+  template <class S, class X, class F>
+  constexpr decltype(auto) with_parameters_of(const X& x, F&& f) const {
+    static_assert(count == 1);
+    return f(plain_tuple<const X&>{{x}});
+  }
+  template <class S, class X, class Y, class F>
+  constexpr decltype(auto) with_parameters_of(const X& x, const Y& y, F&& f) const {
+    const auto at = offsets();
+    return [&]<std::size_t... K>(std::index_sequence<K...>)->decltype(auto) {
+      return f(plain_tuple<decltype(this->template parameter<K, S>(x, y, 0))...>{{parameter<K, S>(x, y, at[K])}...});
+    }
+    (std::index_sequence_for<P...>{});
+  }
 
-  template <class X, class Y>
-  constexpr auto forward(const X& x, const Y& y) const {
-    return summed<wanted::both>(x, y);
-  }
-  template <class X, class Y>
-  constexpr auto forward(const X& x, const Y& y, value_unread_t) const {
-    return summed<wanted::partials>(x, y);
-  }
-  template <class G, class X, class Y, class Z, class C>
-  constexpr auto vjp_lhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
-    return scaled_by(partials.run_time, g);  // straight into x's sum, which may take them
-  }
-  template <class G, class X, class Y, class Z, class C>
-  constexpr auto vjp_rhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
-    return scaled_by(partials.others, g);
+  /// The partials in all but R, laid out as y: the other's own where there is one.
+  template <class Partials, class Y>
+  constexpr auto others_laid_out(Partials& partials, const Y& y) const {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      if constexpr (one_other) {
+        return std::move(plain_get < R == 0 ? 1 : 0 > (partials));
+      } else {
+        const auto at = offsets();
+        matrix_of_view_t<Y> o(y.rows(), y.cols());
+        (
+            [&] {
+              if constexpr (K != R) {
+                const auto& p = plain_get<K>(partials);
+                if constexpr (Matrix<std::remove_cvref_t<decltype(p)>> || RunTimeMatrix<decltype(p)>)
+                  for (std::size_t e = 0; e < p.size(); ++e) o[at[K] + e] = p[e];
+                else
+                  o[at[K]] = p;
+              }
+            }(),
+            ...);
+        return o;
+      }
+    }
+    (std::index_sequence_for<P...>{});
   }
 
  private:
@@ -309,8 +329,8 @@ struct sum_over_rows_packed : sum_over_loop<View, Body, Runner> {
     }
     return at;
   }
-  /// Parameter K as body reads it: x; or y where it is the other; else read in y at `at`, through a view
-  /// of its extents where they are run-time, copied where it is a fixed matrix or a number.
+  /// Parameter K: x; or y where it is the other; else read in y at `at`, through a view of its extents
+  /// where they are run-time, copied where it is a fixed matrix or a number.
   template <std::size_t K, class S, class X, class Y>
   constexpr decltype(auto) parameter(const X& x, const Y& y, std::size_t at) const {
     using V = param_t<K>;
@@ -330,40 +350,44 @@ struct sum_over_rows_packed : sum_over_loop<View, Body, Runner> {
       return in_lanes_t<S, V>(y[at]);
     }
   }
+};
+
+/// The sum over `rows` of body(row, p...) where two or more parameters have run-time extents, held as
+/// packed_parameters hold them. Its forward pass runs the loop of sweep/run_time_rows.hpp once for the
+/// partials in all; the rule sends g times x's straight into x's sum, and g times the others', laid out
+/// as y, to y.
+template <class View, class Body, class Runner, std::size_t R, class... P>
+struct sum_over_rows_packed : sum_over_loop<View, Body, Runner>,
+                              binary_sum_passes<sum_over_rows_packed<View, Body, Runner, R, P...>>,
+                              packed_parameters<R, P...> {
+  using sum_over_loop<View, Body, Runner>::rows;
+  using sum_over_loop<View, Body, Runner>::body;
+  using sum_over_loop<View, Body, Runner>::run;
+
+  /// x's partials and the others', each kept for the one rule that reads them.
+  template <class M, class O>
+  struct partials_of {
+    spare_kept_t<M> run_time;
+    spare_kept_t<O> others;
+    constexpr partials_of(M&& a, O&& b) : run_time{std::move(a)}, others{std::move(b)} {}
+  };
+
+  template <class G, class X, class Y, class Z, class C>
+  constexpr auto vjp_rhs(const G& g, const X&, const Y&, const Z&, const C& partials) const {
+    return scaled_by(partials.others, g);
+  }
+
+ private:
+  friend binary_sum_passes<sum_over_rows_packed>;
   template <wanted Wanted, class X, class Y>
   constexpr auto summed(const X& x, const Y& y) const {
     using S = std::common_type_t<scalar_of_t<X>, scalar_of_t<Y>>;
-    const auto at = offsets();
-    auto sum = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return run.template run_time<Wanted, S>(
-          rows, body,
-          plain_tuple<decltype(this->template parameter<K, S>(x, y, 0))...>{{parameter<K, S>(x, y, at[K])}...});
-    }
-    (std::index_sequence_for<P...>{});
+    auto sum = this->template with_parameters_of<S>(
+        x, y, [&](const auto& parameters) { return run.template run_time<Wanted, S>(rows, body, parameters); });
+    auto others = this->others_laid_out(sum.partials, y);
     using M = matrix_of_view_t<X>;
-    using O = matrix_of_view_t<Y>;
-    auto others = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      if constexpr (one_other) {
-        return std::move(plain_get < R == 0 ? 1 : 0 > (sum.partials));
-      } else {
-        O o(y.rows(), y.cols());
-        (
-            [&] {
-              if constexpr (K != R) {
-                const auto& p = plain_get<K>(sum.partials);
-                if constexpr (Matrix<std::remove_cvref_t<decltype(p)>> || RunTimeMatrix<decltype(p)>)
-                  for (std::size_t e = 0; e < p.size(); ++e) o[at[K] + e] = p[e];
-                else
-                  o[at[K]] = p;
-              }
-            }(),
-            ...);
-        return o;
-      }
-    }
-    (std::index_sequence_for<P...>{});
-    return with_cache<S, partials_of<M, O>>(wants_value(Wanted) ? sum.value : S(0), std::in_place,
-                                            std::move(plain_get<R>(sum.partials)), std::move(others));
+    return with_cache<S, partials_of<M, decltype(others)>>(wants_value(Wanted) ? sum.value : S(0), std::in_place,
+                                                           std::move(plain_get<R>(sum.partials)), std::move(others));
   }
 };
 
@@ -491,7 +515,7 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
       return k;
     }();
     using Op = sum_over_rows_packed<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
-    Op op{{{}, rows, std::move(body), run}, {extents_of(params)...}};
+    Op op{{{}, rows, std::move(body), run}, {}, {{extents_of(params)...}}};
     auto all = std::forward_as_tuple(std::forward<Params>(params)...);
     auto others = [&]<std::size_t... J>(std::index_sequence<J...>) { return others_of<r>(std::get<J>(all)...); }
     (std::index_sequence_for<Params...>{});
@@ -512,7 +536,7 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
       return k;
     }();
     using Op = sum_over_rows_beside<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
-    Op op{{{}, rows, std::move(body), run}};
+    Op op{{{}, rows, std::move(body), run}, {}};
     auto all = std::forward_as_tuple(std::forward<Params>(params)...);
     // Plain data there (not differentiated, tl::grad<I>) is copied into the node, which outlives f's
     // locals; body reads data it captures by reference in place.
