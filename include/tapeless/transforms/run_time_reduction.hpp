@@ -661,7 +661,7 @@ inline constexpr bool batches_first_block<weighted_formula_term<Formula, G>> = f
 /// parameters are its operands, as packed_parameters hold them (one: unary), and its forward pass
 /// computes every element once, as the formula's sum computes them. Its rule, given the adjoint g of
 /// the value, runs the sum of g[k] times element k, whose partials are each operand's adjoint: one loop
-/// per operand's rule.
+/// for both operands' rules.
 template <class Formula, class Value, std::size_t R, class... P>
 struct stored_formula : matrix_operation, packed_parameters<R, P...> {
   static constexpr operation_traits traits{.name = "stored formula",
@@ -673,10 +673,67 @@ struct stored_formula : matrix_operation, packed_parameters<R, P...> {
   /// The extents of its value, the formula's (expr/expression.hpp asks them of it).
   [[nodiscard]] constexpr element_extents extents() const noexcept { return shape; }
 
+  /// Its value in number type S.
+  template <class S>
+  using value_in = matrix<S, Value::rows_extent, Value::cols_extent>;
+
+  template <class X>
+  constexpr auto value(const X& x) const {
+    return computed(x);
+  }
+  // With two operands, the rule asked first keeps the other's partials for its rule: one loop for both
+  // (not in a constant expression, where a mutable member cannot be read: each rule runs it there).
+  template <class X, class Y>
+    requires(!std::is_same_v<Y, value_unread_t>)  // the form every value reads (operation/protocol.hpp)
+  constexpr auto forward(const X& x, const Y& y) const {
+    using S = std::common_type_t<scalar_of_t<X>, scalar_of_t<Y>>;
+    using Partials = decltype(partials_at(std::declval<const value_in<S>&>(), x, y));
+    return with_cache<value_in<S>, held_partials<Partials>>(computed(x, y), std::in_place);
+  }
+  template <class G, class X, class Z>
+    requires(!is_structured<G>)
+  constexpr auto vjp(const G& g, const X& x, const Z& /*z*/) const {
+    auto partials = partials_at(g, x);
+    return std::move(plain_get<0>(partials));
+  }
+  template <class G, class X, class Y, class Z, class C>
+    requires(!is_structured<G>)
+  constexpr auto vjp_lhs(const G& g, const X& x, const Y& y, const Z& /*z*/, const C& held) const {
+    auto partials = partials_at(g, x, y);
+    if constexpr (std::is_same_v<decltype(partials), decltype(held.partials)>) {
+      if (!std::is_constant_evaluated()) {
+        held.partials = std::move(partials);
+        held.full = true;
+        return std::move(plain_get<R>(held.partials));
+      }
+    }
+    return std::move(plain_get<R>(partials));
+  }
+  template <class G, class X, class Y, class Z, class C>
+    requires(!is_structured<G>)
+  constexpr auto vjp_rhs(const G& g, const X& x, const Y& y, const Z& /*z*/, const C& held) const {
+    if constexpr (std::is_same_v<decltype(partials_at(g, x, y)), decltype(held.partials)>) {
+      if (!std::is_constant_evaluated() && held.full) {
+        held.full = false;
+        return this->others_laid_out(held.partials, y);
+      }
+    }
+    auto partials = partials_at(g, x, y);
+    return this->others_laid_out(partials, y);
+  }
+
+ private:
+  /// The operands' partials, held by the rule that computes them for the other's.
+  template <class Partials>
+  struct held_partials {
+    mutable Partials partials{};
+    mutable bool full = false;
+  };
+
   template <class... X>
-  constexpr auto value(const X&... x) const {
+  constexpr auto computed(const X&... x) const {
     using S = std::common_type_t<scalar_of_t<X>...>;
-    matrix<S, Value::rows_extent, Value::cols_extent> out(shape.rows, shape.cols);
+    value_in<S> out(shape.rows, shape.cols);
     this->template with_parameters_of<S>(x..., [&](const auto& parameters) {
       apply_plain(
           [&](const auto&... p) {
@@ -687,26 +744,6 @@ struct stored_formula : matrix_operation, packed_parameters<R, P...> {
     });
     return out;
   }
-  template <class G, class X, class Z>
-    requires(!is_structured<G>)
-  constexpr auto vjp(const G& g, const X& x, const Z& /*z*/) const {
-    auto partials = partials_at(g, x);
-    return std::move(plain_get<0>(partials));
-  }
-  template <class G, class X, class Y, class Z>
-    requires(!is_structured<G>)
-  constexpr auto vjp_lhs(const G& g, const X& x, const Y& y, const Z& /*z*/) const {
-    auto partials = partials_at(g, x, y);
-    return std::move(plain_get<R>(partials));
-  }
-  template <class G, class X, class Y, class Z>
-    requires(!is_structured<G>)
-  constexpr auto vjp_rhs(const G& g, const X& x, const Y& y, const Z& /*z*/) const {
-    auto partials = partials_at(g, x, y);
-    return this->others_laid_out(partials, y);
-  }
-
- private:
   template <class G, class... X>
   constexpr auto partials_at(const G& g, const X&... x) const {
     using S = std::common_type_t<scalar_of_t<G>, scalar_of_t<X>...>;
@@ -730,12 +767,7 @@ constexpr auto stored_formula_of(E&& e) {
   Formula formula = term_formula<D, 0>(std::forward<E>(e));
   return with_parameters<D>(reads, [&](const auto&... p) {
     using Value = matrix<T, fixed_one_along<D, true>() ? 1 : dynamic, fixed_one_along<D, false>() ? 1 : dynamic>;
-    constexpr std::size_t r = [] {
-      constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<decltype(p)>>...};
-      for (std::size_t k = 0; k < sizeof...(p); ++k)
-        if (run_time[k]) return k;
-      return std::size_t{0};
-    }();
+    constexpr std::size_t r = first_run_time_parameter<decltype(p)...>();
     using Op = stored_formula<Formula, Value, r, in_lanes_t<double, value_type_of_t<decltype(p)>>...>;
     Op op{{}, {{extents_of(p)...}}, std::move(formula), shape};
     if constexpr (sizeof...(p) == 1) {
@@ -886,7 +918,7 @@ constexpr auto trace(X&& x) {
 /// A B of two arrays of run-time extents where either is a formula (`tl::matmul(W2, tl::tanh(tl::matmul(W1,
 /// x) + b1))`, a second layer): the formula's value is held by a node of f (one block of its extents),
 /// computed once, and the product reads it in place. That node's rule
-/// pulls the product's adjoint back through the formula in one more loop over its elements per operand.
+/// pulls the product's adjoint back through the formula in one more loop over its elements.
 template <Operand A, Operand B>
   requires(detail::RunTimeArray<A>&& detail::RunTimeArray<B>&& detail::formula_in_product<A, B>)
 constexpr auto matmul(A&& a, B&& b) {

@@ -438,6 +438,19 @@ inline constexpr bool active_node = [] {
     return false;
 }();
 
+/// The place of the first parameter of run-time extents among Params... that takes an adjoint, else of
+/// the first of run-time extents.
+template <class... Params>
+constexpr std::size_t first_run_time_parameter() {
+  constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<Params>>...};
+  constexpr bool active[] = {(RunTimeMatrix<value_type_of_t<Params>> && active_node<Params>)...};
+  for (std::size_t k = 0; k < sizeof...(Params); ++k)
+    if (active[k]) return k;
+  for (std::size_t k = 0; k < sizeof...(Params); ++k)
+    if (run_time[k]) return k;
+  return 0;
+}
+
 /// A parameter as an operand of the sum's node: plain data of run-time extents (not differentiated,
 /// tl::grad<I>) copied into a constant, as the node outlives f's locals.
 template <class A>
@@ -447,6 +460,8 @@ constexpr auto held_operand(const A& a) {
   else
     return a;
 }
+/// The operands a..., each held (held_operand), in one vector of all their elements (ops::run_time_concat);
+/// one operand alone as it is.
 template <class A>
 constexpr auto stacked_run_time(const A& a) {
   return held_operand(a);
@@ -468,6 +483,7 @@ constexpr auto others_of(const Params&... params) {
   }
   (std::make_index_sequence<sizeof...(Params) - 1>{});
 }
+
 /// tl::sum_over with the runner `run` (in sequence or over threads), over a view tl::rows has read.
 template <class Runner, class View, class Body, class... Params>
 constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Params&&... params) {
@@ -505,15 +521,7 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
   } else if constexpr ((RunTimeMatrix<value_type_of_t<Params>> + ... + 0) > 1) {
     // Two or more of run-time extents: the first differentiated one an operand of its own, the others
     // the second operand.
-    constexpr std::size_t r = [] {
-      constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<Params>>...};
-      constexpr bool active[] = {(RunTimeMatrix<value_type_of_t<Params>> && active_node<Params>)...};
-      for (std::size_t k = 0; k < sizeof...(Params); ++k)
-        if (active[k]) return k;
-      std::size_t k = 0;
-      while (!run_time[k]) ++k;
-      return k;
-    }();
+    constexpr std::size_t r = first_run_time_parameter<Params...>();
     using Op = sum_over_rows_packed<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{{}, rows, std::move(body), run}, {}, {{extents_of(params)...}}};
     auto all = std::forward_as_tuple(std::forward<Params>(params)...);
@@ -529,12 +537,7 @@ constexpr auto sum_over_read(const Runner& run, const View& rows, Body body, Par
       return make_unary(std::move(op), concat(flattened(std::forward<Params>(params))...));
   } else {
     // One parameter of run-time extents beside the others: an operand of its own.
-    constexpr std::size_t r = [] {
-      constexpr bool run_time[] = {RunTimeMatrix<value_type_of_t<Params>>...};
-      std::size_t k = 0;
-      while (!run_time[k]) ++k;
-      return k;
-    }();
+    constexpr std::size_t r = first_run_time_parameter<Params...>();
     using Op = sum_over_rows_beside<View, Body, Runner, r, in_lanes_t<double, value_type_of_t<Params>>...>;
     Op op{{{}, rows, std::move(body), run}, {}};
     auto all = std::forward_as_tuple(std::forward<Params>(params)...);
