@@ -2,7 +2,7 @@
 // tl::matmul of two arrays of run-time extents where one is a formula (transforms/run_time_reduction.hpp,
 // stored_formula): a network of two layers of run-time width against its fixed-shape twin at the same
 // values and against central differences; a formula on either side and on both; a formula of data alone;
-// Eigen matrices; tl::jvp through it; the shape error before anything is evaluated.
+// Eigen matrices; tl::jvp and tl::hessian through it; the shape error before anything is evaluated.
 #include <doctest/doctest.h>
 #include <tapeless/interop/eigen.hpp>
 #include <tapeless/tapeless.hpp>
@@ -153,6 +153,28 @@ TEST_CASE("tl::jvp through a held formula: the gradient's product") {
   for (std::size_t k = 0; k < h; ++k) expected += g[k] * v[k];
   CHECK(fd::rel_error(value, f(b1)) < 1e-13);
   CHECK(fd::rel_error(tangent, expected) < 1e-12);
+}
+
+TEST_CASE("tl::hessian through a held formula: differences of the gradient") {
+  const std::size_t h = 4, n = 3, o = 2;
+  const auto x = seeded<dynamic_vector>(n, 61), y = seeded<dynamic_vector>(o, 62), b1 = seeded<dynamic_vector>(h, 63);
+  dynamic_matrix w1(h, n), w2(o, h);
+  for (std::size_t k = 0; k < w1.size(); ++k) w1.data()[k] = 0.15 * double(k) - 0.6;
+  for (std::size_t k = 0; k < w2.size(); ++k) w2.data()[k] = 0.3 - 0.1 * double(k);
+  const auto f = [&](const auto& b) { return network(x, y)(tl::cref(w1), b, tl::cref(w2), 0.2); };
+  const auto hessian = tl::hessian(f)(b1);
+  REQUIRE(hessian.rows() == h);
+  for (std::size_t j = 0; j < h; ++j)
+    for (std::size_t i = 0; i < h; ++i) {
+      const double by_differences = fd::derivative(
+          [&](double t) {
+            auto moved = b1;
+            moved[j] = t;
+            return tl::grad(f)(moved)[i];
+          },
+          b1[j]);
+      CHECK(fd::rel_error(hessian(i, j), by_differences) < 1e-7);
+    }
 }
 
 TEST_CASE("a product whose inner extents differ, one side a formula: std::invalid_argument before evaluation") {

@@ -4,7 +4,7 @@
 // weights and bias of run-time extents, a tl::sum_over over tl::indices reading three such parameters
 // beside fixed ones and numbers, in every order; against the gradient by hand, the fixed-shape twin at
 // the same values at the sizes around a SIMD batch and 31, 32, 33, 256, central differences at seeded
-// points; Eigen arguments equal to tl::dynamic's bit for bit; tl::jvp; a gradient inside f beside its
+// points; Eigen arguments equal to tl::dynamic's bit for bit; tl::jvp; tl::hessian; a gradient inside f beside its
 // argument; bounded vectors in a constant expression and without allocation; tl::concat of arrays of
 // run-time extents.
 #include <doctest/doctest.h>
@@ -17,6 +17,7 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -270,6 +271,23 @@ TEST_CASE("tl::jvp through a sum of two parameters of run-time extents: the grad
   for (std::size_t k = 0; k < n; ++k) expected += std::get<0>(g)[k] * va[k] + std::get<1>(g)[k] * vb[k];
   CHECK(fd::rel_error(value, two_vectors(a, b, 0.7)) < 1e-13);
   CHECK(fd::rel_error(tangent, expected) < 1e-12);
+}
+
+TEST_CASE("tl::hessian in two vectors of run-time extents: the blocks by hand") {
+  const std::size_t n = 6;
+  const auto a = seeded<dynamic_vector>(n, 121), b = seeded<dynamic_vector>(n, 122);
+  const auto f = [](const auto& a, const auto& b) { return tl::dot(a, b) + tl::sum(tl::exp(a * b)); };
+  const auto h = tl::hessian(f)(a, b);
+  const auto& [haa, hab] = std::get<0>(h);
+  const auto& [hba, hbb] = std::get<1>(h);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const double e = std::exp(a[i] * b[i]), same = i == j ? 1.0 : 0.0;
+      CHECK(fd::rel_error(haa(i, j), same * b[i] * b[i] * e) < 1e-13);
+      CHECK(fd::rel_error(hbb(i, j), same * a[i] * a[i] * e) < 1e-13);
+      CHECK(fd::rel_error(hab(i, j), same * (1 + e * (1 + a[i] * b[i]))) < 1e-13);
+      CHECK(fd::rel_error(hba(i, j), hab(j, i)) < 1e-13);
+    }
 }
 
 TEST_CASE("a gradient inside f beside its argument: two nodes of run-time extents in one sum") {
