@@ -26,7 +26,7 @@ using dynamic_vector = tl::vector<double, tl::dynamic>;
 template <class V>
 V seeded(std::size_t n, std::uint64_t seed, double lo = -1.5, double hi = 1.5) {
   // Made at its size, not assigned one: a bounded vector's elements are set below, never copied unset.
-  V x = [n] {
+  V x = [&] {
     if constexpr (tl::RunTimeMatrix<V>)
       return V(n);
     else
