@@ -13,7 +13,7 @@ int main() {
 #ifdef TAPELESS_COMPILE_FAIL_OK
   auto f = [](const auto& x) {
     return tl::sum_over(
-        tl::indices(x.size()), [](std::size_t i, const auto& x) { return tl::square(x[i]); }, x);
+        tl::indices(x.rows()), [](std::size_t i, const auto& x) { return tl::square(x(i, i)); }, x);
   };
 #else
   auto f = [](const auto& x) { return tl::det(x); };

@@ -13,7 +13,7 @@ int main() {
 #ifdef TAPELESS_COMPILE_FAIL_OK
   tl::grad([](const auto& v) {
     return tl::sum_over(
-        tl::indices(v.size()), [](std::size_t i, const auto& v) { return v[i]; }, v);
+        tl::indices(v.rows()), [](std::size_t i, const auto& v) { return v(i, i); }, v);
   })(x);
 #else
   tl::grad([](const auto& v) { return tl::det(v); })(x);  // on error, returns nothing, so nothing is read

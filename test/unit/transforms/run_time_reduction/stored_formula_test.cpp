@@ -62,9 +62,7 @@ void check_network_against_twin() {
 
 TEST_CASE("two layers of run-time width: the fixed-shape twin") {
   check_network_against_twin<1, 1, 1>();
-  check_network_against_twin<4, 3, 2>();
   check_network_against_twin<8, 5, 3>();
-  check_network_against_twin<9, 4, 1>();
   check_network_against_twin<33, 8, 2>();
 }
 
