@@ -70,20 +70,16 @@ void check_elements_against_twin(const M& g, const F& fixed_g) {
   for (std::size_t k = 0; k < F::size(); ++k) CHECK(fd::rel_error(g.data()[k], fixed_g.data()[k]) < 1e-13);
 }
 
+/// check.template operator()<N>() at each N given, in order.
+template <std::size_t... N, class Check>
+void at_each(const Check& check) {
+  (check.template operator()<N>(), ...);
+}
+
 /// check.template operator()<N>() at N = 2, 3, 4, 5, 7, 8, 9, 31, 32, 33 and 256.
 template <class Check>
 void at_sizes(const Check& check) {
-  check.template operator()<2>();
-  check.template operator()<3>();
-  check.template operator()<4>();
-  check.template operator()<5>();
-  check.template operator()<7>();
-  check.template operator()<8>();
-  check.template operator()<9>();
-  check.template operator()<31>();
-  check.template operator()<32>();
-  check.template operator()<33>();
-  check.template operator()<256>();
+  at_each<2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 256>(check);
 }
 
 /// f(x, a) against fixed(xf, a), xf x's values in a fixed vector: values and both gradients to 1e-13
