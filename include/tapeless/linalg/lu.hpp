@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/linalg/lu.hpp: LU factorisation with partial pivoting, its solves and cofactors, and the
-// factors one sweep shares among the nodes that factorise one argument (det, inverse, solve).
+// factors one sweep shares among the nodes that factorise one argument (det, inverse, solve). N is an
+// extent: a fixed one (the rows of a small system in registers), or tl::dynamic or tl::bounded<Max>,
+// the same steps in loops to a run-time n.
 //
 // Degenerate inputs never crash and never divide by zero, so the factors serve constant expressions too:
 // a zero pivot column is skipped and recorded (`singular`), and the solves then return NaN.
@@ -9,12 +11,14 @@
 #include <tapeless/linalg/nan_matrix.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
+#include <tapeless/matrix/run_time_matrix.hpp>
 #include <tapeless/simd/lu_rows.hpp>
 
 #include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace tapeless::detail::linalg {
 
@@ -60,6 +64,107 @@ struct plain_row {
     for (std::size_t c = 0; c < K; ++c) e[c] = scale ? e[c] * r : e[c] / d;
   }
 };
+
+/// A vector of n numbers (Index: of positions) for a factorisation of extent N: inline for a fixed or
+/// bounded N, on the heap for tl::dynamic.
+template <class T, std::size_t N>
+using work_vector = std::conditional_t<fixed_extent(N), std::array<T, N>, matrix<T, N, 1>>;
+template <std::size_t N>
+using index_vector = std::conditional_t<N == dynamic, std::vector<std::size_t>, std::array<std::size_t, max_extent(N)>>;
+template <class V>
+constexpr V work_vector_of([[maybe_unused]] std::size_t n) {
+  if constexpr (requires { V(n); })
+    return V(n);
+  else
+    return V{};
+}
+
+/// Step k of P A = L U on the factors f (lu_factors of any extent, n rows): the pivot of column k is
+/// the largest magnitude at or below row k, its row swapped into row k (`swap_with(p)`); a zero or NaN
+/// pivot (the column below is zero too) marks f singular and eliminates nothing, else each row i below
+/// is eliminated by its multiplier m (`eliminate(i, m)`, which L keeps). `at(i)` reads row i in column k.
+template <class Factors, class At, class Swap, class Eliminate>
+constexpr void pivot_step(Factors& f, std::size_t k, std::size_t n, const At& at, const Swap& swap_with,
+                          const Eliminate& eliminate) {
+  using T = std::remove_cvref_t<decltype(at(k))>;
+  std::size_t p = k;
+  T best = math::abs(at(k));
+  for (std::size_t i = k + 1; i < n; ++i)
+    if (math::abs(at(i)) > best) {
+      best = math::abs(at(i));
+      p = i;
+    }
+  if (p != k) {
+    swap_with(p);
+    std::swap(f.perm[k], f.perm[p]);
+    f.sign = -f.sign;
+  }
+  const T pivot = at(k);
+  if (!(math::abs(pivot) > T(0))) {
+    f.singular = true;
+    return;
+  }
+  const T r = T(1) / pivot;
+  const bool scale = math::reciprocal_is_normal(r);
+  f.reciprocal[k] = scale ? r : T(0);
+  for (std::size_t i = k + 1; i < n; ++i) eliminate(i, scale ? at(i) * r : at(i) / pivot);
+}
+
+/// The cofactor matrix of A, d det(A) / dA = adj(A)^T, from its factors f (lu_factors of any extent),
+/// without a division: exact and finite at a singular A as well. adj(A) = det(P) adj(U) L^-1 P; L^-1
+/// needs no division (L is unit triangular), and adj(U)_ij = W_ij prod_{m<i} u_mm prod_{m>j} u_mm with
+/// W_jj = 1 and W_ij = -sum_{i<k<=j} u_ik W_kj prod_{i<m<k} u_mm, the back substitution of U^-1 scaled
+/// by pivots.
+template <class Factors>
+constexpr auto cofactors_of(const Factors& f) {
+  using square = std::remove_cvref_t<decltype(f.lu)>;
+  using T = typename square::value_type;
+  constexpr std::size_t extent = [] {
+    if constexpr (square::fixed_shape)
+      return square::rows();
+    else
+      return square::rows_extent;
+  }();
+  using column = work_vector<T, extent>;
+  const auto& lu = f.lu;
+  const std::size_t n = lu.rows();
+  column before = work_vector_of<column>(n), after = work_vector_of<column>(n), w = work_vector_of<column>(n);
+  for (std::size_t m = 0; m < n; ++m) before[m] = m == 0 ? T(1) : before[m - 1] * lu(m - 1, m - 1);  // prod_{k<m}
+  for (std::size_t m = n; m-- > 0;) after[m] = m + 1 == n ? T(1) : after[m + 1] * lu(m + 1, m + 1);  // prod_{k>m}
+
+  square adj_u = zero_matrix<square>(n, n);  // adj(U), upper triangular
+  for (std::size_t j = 0; j < n; ++j) {
+    w[j] = T(1);
+    for (std::size_t i = j; i-- > 0;) {
+      T s(0), p(1);
+      for (std::size_t k = i + 1; k <= j; ++k) {
+        s += lu(i, k) * w[k] * p;
+        p *= lu(k, k);
+      }
+      w[i] = -s;
+    }
+    for (std::size_t i = 0; i <= j; ++i) adj_u(i, j) = w[i] * before[i] * after[j];
+  }
+
+  square l_inv = zero_matrix<square>(n, n);  // L^-1, unit lower triangular
+  for (std::size_t j = 0; j < n; ++j) {
+    l_inv(j, j) = T(1);
+    for (std::size_t i = j + 1; i < n; ++i) {
+      T s(0);
+      for (std::size_t k = j; k < i; ++k) s += lu(i, k) * l_inv(k, j);
+      l_inv(i, j) = -s;
+    }
+  }
+
+  square cof = zero_matrix<square>(n, n);  // cof(perm[k], i) = adj(A)(i, perm[k]) = sign (adj(U) L^-1)(i, k)
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < n; ++k) {
+      T s(0);
+      for (std::size_t m = (i > k ? i : k); m < n; ++m) s += adj_u(i, m) * l_inv(m, k);
+      cof(f.perm[k], i) = f.sign * s;
+    }
+  return cof;
+}
 
 /// P A = L U with partial pivoting: L unit lower triangular (its multipliers stored below the
 /// diagonal of `lu`), U upper triangular (on and above it), row k of P A is row perm[k] of A.
@@ -150,30 +255,11 @@ struct lu_factors {
     singular = false;
     for (std::size_t k = 0; k < N; ++k) perm[k] = k;
 #pragma GCC unroll 4
-    for (std::size_t k = 0; k < N; ++k) {
-      std::size_t p = k;
-      T best = math::abs(rows[k].at(k));
-      for (std::size_t i = k + 1; i < N; ++i)
-        if (math::abs(rows[i].at(k)) > best) {
-          best = math::abs(rows[i].at(k));
-          p = i;
-        }
-      if (p != k) {
-        std::swap(rows[k], rows[p]);
-        std::swap(perm[k], perm[p]);
-        sign = -sign;
-      }
-      const T pivot = rows[k].at(k);
-      if (!(math::abs(pivot) > T(0))) {  // zero (the column below is zero too) or NaN: nothing to eliminate
-        singular = true;
-        continue;
-      }
-      const T r = T(1) / pivot;
-      const bool scale = math::reciprocal_is_normal(r);
-      reciprocal[k] = scale ? r : T(0);
-      for (std::size_t i = k + 1; i < N; ++i)
-        rows[i].eliminate(k, scale ? rows[i].at(k) * r : rows[i].at(k) / pivot, rows[k]);
-    }
+    for (std::size_t k = 0; k < N; ++k)
+      pivot_step(
+          *this, k, N, [&](std::size_t i) { return rows[i].at(k); },
+          [&](std::size_t p) { std::swap(rows[k], rows[p]); },
+          [&](std::size_t i, const T& m) { rows[i].eliminate(k, m, rows[k]); });
     Row::store_all(rows, lu.data());
   }
 
@@ -208,50 +294,111 @@ struct lu_factors {
   }
 
  public:
-  /// The cofactor matrix of A, d det(A) / dA = adj(A)^T, without a division: exact and finite at a
-  /// singular A as well. adj(A) = det(P) adj(U) L^-1 P; L^-1 needs no division (L is unit
-  /// triangular), and adj(U)_ij = W_ij prod_{m<i} u_mm prod_{m>j} u_mm with W_jj = 1 and
-  /// W_ij = -sum_{i<k<=j} u_ik W_kj prod_{i<m<k} u_mm, the back substitution of U^-1 scaled by pivots.
-  [[nodiscard]] constexpr matrix<T, N, N> cofactors() const {
-    std::array<T, N + 1> before{}, after{};  // before[i] = prod_{m<i} u_mm, after[j + 1] = prod_{m>j} u_mm
-    before[0] = T(1);
-    for (std::size_t m = 0; m < N; ++m) before[m + 1] = before[m] * lu(m, m);
-    after[N] = T(1);
-    for (std::size_t m = N; m-- > 0;) after[m] = after[m + 1] * lu(m, m);
+  /// The cofactor matrix of A (cofactors_of).
+  [[nodiscard]] constexpr matrix<T, N, N> cofactors() const { return cofactors_of(*this); }
+};
 
-    matrix<T, N, N> adj_u;  // adj(U), upper triangular
-    for (std::size_t j = 0; j < N; ++j) {
-      std::array<T, N> w{};
-      w[j] = T(1);
-      for (std::size_t i = j; i-- > 0;) {
-        T s(0), p(1);
-        for (std::size_t k = i + 1; k <= j; ++k) {
-          s += lu(i, k) * w[k] * p;
-          p *= lu(k, k);
-        }
-        w[i] = -s;
-      }
-      for (std::size_t i = 0; i <= j; ++i) adj_u(i, j) = w[i] * before[i] * after[j + 1];
+/// The same factorisation of a matrix of run-time extents (tl::dynamic, tl::bounded<Max>), its rows
+/// updated in place: det, solve, inverse, solve_transposed and cofactors as the fixed one's, of a
+/// right-hand side of any extents with n rows.
+template <class T, std::size_t N>
+  requires(!fixed_extent(N))
+struct lu_factors<T, N> {
+  using square = matrix<T, N, N>;
+  square lu;
+  index_vector<N> perm;
+  T sign = T(1);
+  bool singular = false;
+  work_vector<T, N> reciprocal;  // as the fixed one's
+
+  constexpr explicit lu_factors(const square& a)
+      : lu(a), perm(work_vector_of<index_vector<N>>(a.rows())), reciprocal(a.rows()) {
+    factorise();
+  }
+
+  constexpr void factorise() {
+    const std::size_t n = lu.rows();
+    for (std::size_t k = 0; k < n; ++k) perm[k] = k;
+    for (std::size_t k = 0; k < n; ++k)
+      pivot_step(
+          *this, k, n, [&](std::size_t i) { return lu(i, k); },
+          [&](std::size_t p) {
+            for (std::size_t c = 0; c < n; ++c) std::swap(lu(k, c), lu(p, c));
+          },
+          [&](std::size_t i, const T& m) {
+            for (std::size_t c = k + 1; c < n; ++c) lu(i, c) -= m * lu(k, c);
+            lu(i, k) = m;
+          });
+  }
+
+  [[nodiscard]] constexpr T det() const {
+    T d = sign;
+    for (std::size_t k = 0; k < lu.rows(); ++k) d *= lu(k, k);
+    return d;
+  }
+
+  /// X with A X = B (NaN if A is singular), B of n rows.
+  template <class B>
+  [[nodiscard]] constexpr B solve(const B& b) const {
+    B x = zero_matrix<B>(b.rows(), b.cols());
+    for (std::size_t i = 0; i < b.rows(); ++i)
+      for (std::size_t c = 0; c < b.cols(); ++c) x(i, c) = b(perm[i], c);
+    return solved(std::move(x));
+  }
+
+  /// A^-1 (NaN if A is singular): the solve of A X = I, whose rows P I are made in place.
+  [[nodiscard]] constexpr square inverse() const {
+    const std::size_t n = lu.rows();
+    square x = zero_matrix<square>(n, n);
+    for (std::size_t i = 0; i < n; ++i) x(i, perm[i]) = T(1);
+    return solved(std::move(x));
+  }
+
+  /// X with A^T X = B (NaN if A is singular): A^T = U^T L^T P.
+  template <class B>
+  [[nodiscard]] constexpr B solve_transposed(const B& b) const {
+    const std::size_t n = lu.rows(), cols = b.cols();
+    if (singular) return nan_matrix<B>(n, cols);
+    B w = b;
+    for (std::size_t i = 0; i < n; ++i) {  // U^T w = b
+      for (std::size_t k = 0; k < i; ++k) subtract_scaled(w, i, lu(k, i), k);
+      divide(w, i);
     }
+    for (std::size_t i = n; i-- > 0;)  // L^T v = w
+      for (std::size_t k = i + 1; k < n; ++k) subtract_scaled(w, i, lu(k, i), k);
+    B x = zero_matrix<B>(n, cols);  // x = P^T v
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < cols; ++c) x(perm[i], c) = w(i, c);
+    return x;
+  }
 
-    matrix<T, N, N> l_inv;  // L^-1, unit lower triangular
-    for (std::size_t j = 0; j < N; ++j) {
-      l_inv(j, j) = T(1);
-      for (std::size_t i = j + 1; i < N; ++i) {
-        T s(0);
-        for (std::size_t k = j; k < i; ++k) s += lu(i, k) * l_inv(k, j);
-        l_inv(i, j) = -s;
-      }
+  /// The cofactor matrix of A (cofactors_of).
+  [[nodiscard]] constexpr square cofactors() const { return cofactors_of(*this); }
+
+ private:
+  // The substitutions on the rows of P B, in x.
+  template <class B>
+  constexpr B solved(B x) const {
+    const std::size_t n = lu.rows();
+    if (singular) return nan_matrix<B>(n, x.cols());
+    for (std::size_t i = 0; i < n; ++i)  // L y = P b
+      for (std::size_t k = 0; k < i; ++k) subtract_scaled(x, i, lu(i, k), k);
+    for (std::size_t i = n; i-- > 0;) {  // U x = y
+      for (std::size_t k = i + 1; k < n; ++k) subtract_scaled(x, i, lu(i, k), k);
+      divide(x, i);
     }
-
-    matrix<T, N, N> cof;  // cof(perm[k], i) = adj(A)(i, perm[k]) = sign (adj(U) L^-1)(i, k)
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t k = 0; k < N; ++k) {
-        T s(0);
-        for (std::size_t m = (i > k ? i : k); m < N; ++m) s += adj_u(i, m) * l_inv(m, k);
-        cof(perm[k], i) = sign * s;
-      }
-    return cof;
+    return x;
+  }
+  /// Row i of x -= m times row k.
+  template <class B>
+  static constexpr void subtract_scaled(B& x, std::size_t i, const T& m, std::size_t k) {
+    for (std::size_t c = 0; c < x.cols(); ++c) x(i, c) -= m * x(k, c);
+  }
+  /// Row i of x /= u_ii, as a product by 1 / u_ii where that is kept (plain_row::divide).
+  template <class B>
+  constexpr void divide(B& x, std::size_t i) const {
+    const T r = reciprocal[i], d = lu(i, i);
+    for (std::size_t c = 0; c < x.cols(); ++c) x(i, c) = r != T(0) ? x(i, c) * r : x(i, c) / d;
   }
 };
 
@@ -287,6 +434,7 @@ struct lu_cache {
   const shared_lu<T, N>* shared = nullptr;
 
   constexpr explicit lu_cache(const lu_factors<T, N>& f) : own(f) {}
+  constexpr explicit lu_cache(lu_factors<T, N>&& f) : own(std::move(f)) {}  // a run-time one's blocks move
   // No factors of its own: left unwritten at run time (a constant expression may not copy them so).
   constexpr explicit lu_cache(const shared_lu<T, N>& s)
       : own(std::is_constant_evaluated() ? lu_factors<T, N>() : lu_factors<T, N>(uninitialized)), shared(&s) {}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/ops/factorisations.hpp: det, inverse, log_det, solve and cholesky, each a coarse node with
 // the closed-form matrix-calculus rule, written so that the backward pass reuses what the forward pass
-// computed. The factorisations themselves are linalg/'s.
+// computed. The factorisations themselves are linalg/'s. Each rule is written for a square matrix of
+// any extent N, fixed or run-time (ops/run_time_factorisations.hpp gives them arrays of run-time extents).
 //
 // What each backward pass reuses:
 //   inverse, cholesky  the node's value (A^-1, L) is all the rule needs.
@@ -56,15 +57,16 @@ struct det : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "det"};
   template <class T, std::size_t N>
   static constexpr auto forward(const matrix<T, N, N>& a) {
-    if constexpr (N <= 3) {
+    if constexpr (fixed_extent(N) && N <= 3) {
       const matrix<T, N, N> c = cofactors_from_minors(a);
       T y = a(0, 0) * c(0, 0);
       for (std::size_t j = 1; j < N; ++j) y += a(0, j) * c(0, j);
       return ::tapeless::detail::with_cache<T, matrix<T, N, N>>{y, c};
     } else {
-      const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
-      return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_cache<T, N>>{factors.det(), std::in_place,
-                                                                                           factors};
+      ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
+      const T y = factors.det();
+      return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_cache<T, N>>{y, std::in_place,
+                                                                                           std::move(factors)};
     }
   }
   /// With the LU factors the sweep shares among the nodes that factorise A (sweep/shared.hpp).
@@ -74,22 +76,24 @@ struct det : ::tapeless::detail::matrix_operation {
     return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::lu_cache<T, N>>{shared.of(a).det(),
                                                                                          std::in_place, shared};
   }
-  template <class T, std::size_t N>
-  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T, const matrix<T, N, N>& cofactors) {
+  template <class T, std::size_t N, class A>
+  static constexpr matrix<T, N, N> vjp(T g, const A& /*a*/, T, const matrix<T, N, N>& cofactors) {
     return cofactors * g;
   }
   /// Where inverse(A) is computed in the same sweep (log(det(A)) + sum(inverse(A))), cof(A) is
   /// det(A) A^-T, N^2 products in place of the cofactors' O(N^3) work; at a singular A, whose inverse is
   /// NaN, the cofactors still.
-  template <class T, std::size_t N>
-  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T y,
+  template <class T, std::size_t N, class A>
+  static constexpr matrix<T, N, N> vjp(T g, const A& /*a*/, T y,
                                        const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {
-    if (const matrix<T, N, N>* inv = cache.inverse()) {
-      const T s = g * y;
-      matrix<T, N, N> ga(::tapeless::detail::uninitialized);
-      for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = 0; j < N; ++j) ga(i, j) = s * (*inv)(j, i);
-      return ga;
+    if constexpr (fixed_extent(N)) {  // a sweep shares the factors of fixed extents only (sweep/shared.hpp)
+      if (const matrix<T, N, N>* inv = cache.inverse()) {
+        const T s = g * y;
+        matrix<T, N, N> ga(::tapeless::detail::uninitialized);
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = 0; j < N; ++j) ga(i, j) = s * (*inv)(j, i);
+        return ga;
+      }
     }
     return cache.factors().cofactors() * g;
   }
@@ -149,20 +153,22 @@ struct inverse : ::tapeless::detail::matrix_operation {
       for (std::size_t j = 0; j < N; ++j) ga(i, j) = -g.value * col[i] * row[j];
     return ga;
   }
-  template <class T, std::size_t N>
-  static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const matrix<T, N, N>&, const matrix<T, N, N>& y) {
-    matrix<T, N, N> h;  // G Y^T
-    for (std::size_t k = 0; k < N; ++k)
-      for (std::size_t j = 0; j < N; ++j) {
+  template <class T, std::size_t N, class A>
+  static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const A& /*a*/, const matrix<T, N, N>& y) {
+    using square = matrix<T, N, N>;
+    const std::size_t n = y.rows();
+    square h = ::tapeless::detail::linalg::zero_matrix<square>(n, n);  // G Y^T
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t j = 0; j < n; ++j) {
         T s(0);
-        for (std::size_t l = 0; l < N; ++l) s += g(k, l) * y(j, l);
+        for (std::size_t l = 0; l < n; ++l) s += g(k, l) * y(j, l);
         h(k, j) = s;
       }
-    matrix<T, N, N> ga;  // -Y^T (G Y^T)
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t j = 0; j < N; ++j) {
+    square ga = ::tapeless::detail::linalg::zero_matrix<square>(n, n);  // -Y^T (G Y^T)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
         T s(0);
-        for (std::size_t k = 0; k < N; ++k) s += y(k, i) * h(k, j);
+        for (std::size_t k = 0; k < n; ++k) s += y(k, i) * h(k, j);
         ga(i, j) = -s;
       }
     return ga;
@@ -181,13 +187,13 @@ struct log_det : ::tapeless::detail::matrix_operation {
     T y = std::numeric_limits<T>::quiet_NaN();
     if (factor.positive_definite) {
       T s(0);
-      for (std::size_t i = 0; i < N; ++i) s += math::log(factor.l(i, i));
+      for (std::size_t i = 0; i < a.rows(); ++i) s += math::log(factor.l(i, i));
       y = T(2) * s;
     }
     return ::tapeless::detail::with_cache<T, ::tapeless::detail::linalg::cholesky_factor<T, N>>{y, factor};
   }
-  template <class T, std::size_t N>
-  static constexpr matrix<T, N, N> vjp(T g, const matrix<T, N, N>&, T,
+  template <class T, std::size_t N, class A>
+  static constexpr matrix<T, N, N> vjp(T g, const A& /*a*/, T,
                                        const ::tapeless::detail::linalg::cholesky_factor<T, N>& factor) {
     return factor.inverse() * g;
   }
@@ -200,9 +206,10 @@ struct solve : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "solve"};
   template <class T, std::size_t N, std::size_t K>
   static constexpr auto forward(const matrix<T, N, N>& a, const matrix<T, N, K>& b) {
-    const ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
+    ::tapeless::detail::linalg::lu_factors<T, N> factors(a);
+    matrix<T, N, K> x = factors.solve(b);
     return ::tapeless::detail::with_cache<matrix<T, N, K>, ::tapeless::detail::linalg::lu_cache<T, N>>{
-        factors.solve(b), std::in_place, factors};
+        std::move(x), std::in_place, std::move(factors)};
   }
   /// With the LU factors the sweep shares among the nodes that factorise A (sweep/shared.hpp).
   template <class T, std::size_t N, std::size_t K>
@@ -211,22 +218,23 @@ struct solve : ::tapeless::detail::matrix_operation {
     return ::tapeless::detail::with_cache<matrix<T, N, K>, ::tapeless::detail::linalg::lu_cache<T, N>>{
         shared.of(a).solve(b), std::in_place, shared};
   }
-  template <class T, std::size_t N, std::size_t K>
-  static constexpr matrix<T, N, N> vjp_lhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
+  template <class T, std::size_t N, std::size_t K, class A, class B>
+  static constexpr matrix<T, N, N> vjp_lhs(const matrix<T, N, K>& g, const A& /*a*/, const B& /*b*/,
                                            const matrix<T, N, K>& x,
                                            const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {
     const matrix<T, N, K> gb = cache.factors().solve_transposed(g);
-    matrix<T, N, N> ga;
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t j = 0; j < N; ++j) {
+    const std::size_t n = x.rows();
+    auto ga = ::tapeless::detail::linalg::zero_matrix<matrix<T, N, N>>(n, n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
         T s(0);
-        for (std::size_t c = 0; c < K; ++c) s += gb(i, c) * x(j, c);
+        for (std::size_t c = 0; c < x.cols(); ++c) s += gb(i, c) * x(j, c);
         ga(i, j) = -s;
       }
     return ga;
   }
-  template <class T, std::size_t N, std::size_t K>
-  static constexpr matrix<T, N, K> vjp_rhs(const matrix<T, N, K>& g, const matrix<T, N, N>&, const matrix<T, N, K>&,
+  template <class T, std::size_t N, std::size_t K, class A, class B>
+  static constexpr matrix<T, N, K> vjp_rhs(const matrix<T, N, K>& g, const A& /*a*/, const B& /*b*/,
                                            const matrix<T, N, K>&,
                                            const ::tapeless::detail::linalg::lu_cache<T, N>& cache) {
     return cache.factors().solve_transposed(g);
@@ -252,29 +260,31 @@ struct cholesky : ::tapeless::detail::matrix_operation {
   static constexpr matrix<T, N, N> value(const matrix<T, N, N>& a) {
     return ::tapeless::detail::linalg::cholesky_factor<T, N>(a).l;
   }
-  template <class T, std::size_t N>
-  static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const matrix<T, N, N>&, const matrix<T, N, N>& l) {
-    matrix<T, N, N> p;  // Phi(L^T G)
-    for (std::size_t i = 0; i < N; ++i)
+  template <class T, std::size_t N, class A>
+  static constexpr matrix<T, N, N> vjp(const matrix<T, N, N>& g, const A& /*a*/, const matrix<T, N, N>& l) {
+    using square = matrix<T, N, N>;
+    const std::size_t n = l.rows();
+    square p = ::tapeless::detail::linalg::zero_matrix<square>(n, n);  // Phi(L^T G)
+    for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j <= i; ++j) {
         T s(0);
-        for (std::size_t k = i; k < N; ++k) s += l(k, i) * g(k, j);
+        for (std::size_t k = i; k < n; ++k) s += l(k, i) * g(k, j);
         p(i, j) = i == j ? s / T(2) : s;
       }
-    for (std::size_t c = 0; c < N; ++c)  // P <- L^-T P, column by column (back substitution)
-      for (std::size_t i = N; i-- > 0;) {
+    for (std::size_t c = 0; c < n; ++c)  // P <- L^-T P, column by column (back substitution)
+      for (std::size_t i = n; i-- > 0;) {
         T s = p(i, c);
-        for (std::size_t k = i + 1; k < N; ++k) s -= l(k, i) * p(k, c);
+        for (std::size_t k = i + 1; k < n; ++k) s -= l(k, i) * p(k, c);
         p(i, c) = s / l(i, i);
       }
-    for (std::size_t r = 0; r < N; ++r)  // S = P L^-1, row by row: L^T S(r, :)^T = P(r, :)^T
-      for (std::size_t j = N; j-- > 0;) {
+    for (std::size_t r = 0; r < n; ++r)  // S = P L^-1, row by row: L^T S(r, :)^T = P(r, :)^T
+      for (std::size_t j = n; j-- > 0;) {
         T s = p(r, j);
-        for (std::size_t k = j + 1; k < N; ++k) s -= l(k, j) * p(r, k);
+        for (std::size_t k = j + 1; k < n; ++k) s -= l(k, j) * p(r, k);
         p(r, j) = s / l(j, j);
       }
-    matrix<T, N, N> ga;
-    for (std::size_t i = 0; i < N; ++i)
+    square ga = ::tapeless::detail::linalg::zero_matrix<square>(n, n);
+    for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j <= i; ++j) ga(i, j) = i == j ? p(i, i) : p(i, j) + p(j, i);
     return ga;
   }
