@@ -74,6 +74,7 @@
 #include <tapeless/transforms/jacobian.hpp>
 #include <tapeless/transforms/jvp.hpp>
 #include <tapeless/transforms/let.hpp>
+#include <tapeless/transforms/run_time_factorisations.hpp>
 #include <tapeless/transforms/run_time_masks.hpp>
 #include <tapeless/transforms/run_time_reduction.hpp>
 #include <tapeless/transforms/sum_over.hpp>

@@ -122,18 +122,24 @@ mat<N> random_invertible(fd::rng& r) {
   }
 }
 
-/// B B^T + I / 2 of a random B: symmetric positive definite, eigenvalues at least 1/2.
-template <std::size_t N>
-mat<N> random_spd(fd::rng& r) {
-  const mat<N> b = random_matrix<N, N>(r);
-  mat<N> a;
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = 0; j < N; ++j) {
-      double s = i == j ? 0.5 : 0.0;
-      for (std::size_t k = 0; k < N; ++k) s += b(i, k) * b(j, k);
+/// B B^T + d I of a square B of fixed or run-time extents: symmetric, and positive definite for d > 0.
+template <class M>
+M gram_plus_diagonal(const M& b, double d) {
+  const std::size_t n = b.rows();
+  M a = b;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double s = i == j ? d : 0.0;
+      for (std::size_t k = 0; k < n; ++k) s += b(i, k) * b(j, k);
       a(i, j) = s;
     }
   return a;
+}
+
+/// B B^T + I / 2 of a random B: symmetric positive definite, eigenvalues at least 1/2.
+template <std::size_t N>
+mat<N> random_spd(fd::rng& r) {
+  return gram_plus_diagonal(random_matrix<N, N>(r), 0.5);
 }
 
 template <std::size_t N>

@@ -62,12 +62,13 @@ M copy_of(const F& fixed) {
   return out;
 }
 
-/// A gradient g of run-time extents against its fixed twin's: F's extents, each element to 1e-13 relative.
+/// A gradient g of run-time extents against its fixed twin's: F's extents, each element to `tolerance`
+/// relative.
 template <class M, class F>
-void check_elements_against_twin(const M& g, const F& fixed_g) {
+void check_elements_against_twin(const M& g, const F& fixed_g, double tolerance = 1e-13) {
   REQUIRE(g.rows() == F::rows());
   REQUIRE(g.cols() == F::cols());
-  for (std::size_t k = 0; k < F::size(); ++k) CHECK(fd::rel_error(g.data()[k], fixed_g.data()[k]) < 1e-13);
+  for (std::size_t k = 0; k < F::size(); ++k) CHECK(fd::rel_error(g.data()[k], fixed_g.data()[k]) < tolerance);
 }
 
 /// check.template operator()<N>() at each N given, in order.

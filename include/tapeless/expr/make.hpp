@@ -155,7 +155,8 @@ constexpr bool fixed_extents_in() {
                 "tl: an operation on a whole array of run-time extents (tl::dynamic, tl::bounded) that tapeless "
                 "does not differentiate (it does elementwise ones, comparisons, tl::if_else, tl::slice, "
                 "tl::transpose, tl::diag, tl::outer, tl::reshape of an array, tl::matmul, tl::concat of vectors, "
-                "the reductions and tl::softmax); read its elements (x[i], A(i, j), tl::row(A, i), "
+                "tl::det, tl::inverse, tl::log_det, tl::solve, tl::cholesky, the reductions and tl::softmax); read its "
+                "elements (x[i], A(i, j), tl::row(A, i), "
                 "tl::col(A, j)) in a tl::sum_over over tl::indices(x.size()) or tl::pairs(n)");
   return ok;
 }

@@ -781,13 +781,12 @@ constexpr auto stored_formula_of(E&& e) {
   });
 }
 
-/// An operand of a product of two arrays of run-time extents: itself where it is read in place (an
-/// argument, data, a node, a transpose of one), else the node holding a formula's value, or of a formula
-/// of data alone its value as data.
-template <class E>
-constexpr decltype(auto) product_operand(E&& e) {
+/// An operand of an operation that reads it whole: e itself where InPlace (the operation reads it where it
+/// lies), else the node holding a formula's value, or of a formula of data alone its value as data.
+template <bool InPlace, class E>
+constexpr decltype(auto) whole_operand(E&& e) {
   using D = std::remove_cvref_t<E>;
-  if constexpr (read_in_place<D>) {
+  if constexpr (InPlace) {
     return std::forward<E>(e);
   } else if constexpr (formula_node_count<D> == 0) {
     using V = decltype(formula_value(e));
@@ -795,6 +794,13 @@ constexpr decltype(auto) product_operand(E&& e) {
   } else {
     return stored_formula_of(std::forward<E>(e));
   }
+}
+
+/// An operand of a product of two arrays of run-time extents: read in place where it is an argument,
+/// data, a node or a transpose of one.
+template <class E>
+constexpr decltype(auto) product_operand(E&& e) {
+  return whole_operand<read_in_place<std::remove_cvref_t<E>>>(std::forward<E>(e));
 }
 
 /// Whether a product of A and B, both of run-time extents, has a formula among its operands.
