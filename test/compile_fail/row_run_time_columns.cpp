@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
-// Must not compile: tl::row of an argument whose columns are known only at run time, a row of no
-// fixed shape.
+// Must not compile: tl::row, in the term of a sum, of the sum's parameter whose columns are known only
+// at run time: a formula of the row there would keep partials of the whole parameter for each row.
 // expect: tl::row.A, i.: A has a run-time number of columns
 // reject: error:.*error:|errors generated|no match for|no viable|deleted function|no type named
 #include <tapeless/tapeless.hpp>

@@ -22,6 +22,11 @@ namespace detail {
 /// (expr/cut.hpp). The constructors taking it are templates, which {} cannot call: argument({}) is
 /// still a matrix.
 struct stand_in_t {};
+
+/// The slot of parameter J's argument leaf in a term of a sum (sweep/sum_over_rows.hpp) is
+/// parameter_slot + J: far above the slots of f's own arguments, so that a leaf of f's expression that
+/// the body captures is told from the parameters.
+inline constexpr std::size_t parameter_slot = std::size_t{1} << 20;
 }  // namespace detail
 
 /// The argument in slot `Slot` of the gradient being taken by a transform (grad, value_and_grad):

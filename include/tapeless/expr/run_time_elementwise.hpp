@@ -246,15 +246,22 @@ struct run_time_elementwise : std::conditional_t<gives_bools<Op>, run_time_mask_
   [[nodiscard]] constexpr std::size_t size() const noexcept { return rows_ * cols_; }
 };
 
-/// Elements start .. start + length - 1 of the vector operand A, a vector of that length and A's
-/// orientation: tl::slice(v, start, length).
-template <class A>
-struct run_time_slice : expression_tag, formula_elements<run_time_slice<A>> {
+/// What a slice is by its type: elements of a vector (tl::slice), or a row or a column of a matrix
+/// (tl::row, tl::col), one row or one column whatever the run-time extents.
+enum class slice_kind { elements, row, column };
+
+/// Elements start, start + stride, ... of the operand A (row-major), rows_ x cols_ of them: of a vector,
+/// elements start .. start + length - 1 in its orientation (tl::slice(v, start, length)); of a matrix of
+/// C columns, row i (start i C, stride 1) or column j (start j, stride C).
+template <class A, slice_kind Kind = slice_kind::elements>
+struct run_time_slice : expression_tag, formula_elements<run_time_slice<A, Kind>> {
   using value_type = matrix<formula_number_t<A>, dynamic, dynamic>;
+  static constexpr slice_kind kind = Kind;
   template <bool Rows>
-  static constexpr bool one_along = fixed_one_along<A, Rows>();
+  static constexpr bool one_along = Kind == slice_kind::elements ? fixed_one_along<A, Rows>()
+                                                                 : Rows == (Kind == slice_kind::row);
   A operand;
-  std::size_t start = 0, rows_ = 0, cols_ = 0;
+  std::size_t start = 0, rows_ = 0, cols_ = 0, stride = 1;
 
   [[nodiscard]] constexpr std::size_t rows() const noexcept { return rows_; }
   [[nodiscard]] constexpr std::size_t cols() const noexcept { return cols_; }

@@ -2,7 +2,8 @@
 // tapeless/ops/shape.hpp: taking matrices apart and putting them together.
 //
 //   A(i, j), v[i]          one element, a scalar node (the members of every matrix expression)
-//   row(A, i), col(A, j)   row i (1 x C) and column j (R x 1); i and j are run-time indices
+//   row(A, i), col(A, j)   row i (1 x C) and column j (R x 1); i and j are run-time indices; of a
+//                          matrix whose lines have a run-time length, a formula of the line's elements
 //   slice<Start, Length>(v) Length consecutive elements of a vector, keeping its orientation
 //   reshape<R, C>(A)       the same elements, row-major order, in an R x C matrix
 //   concat(a, b, ...)      vertical stacking: b's rows below a's (one column count; a number is 1 x 1),
@@ -542,23 +543,39 @@ constexpr auto ones_like(const X&) {
 }
 
 namespace detail {
-/// Whether a matrix of type V, of fixed or run-time extents, has a line (a row where Row, else a
-/// column) of fixed shape: its columns (rows) fixed; a static_assert says so if not.
-template <bool Row, class V>
-constexpr bool has_fixed_lines() {
-  if constexpr (!RunTimeMatrix<V>) {
-    return true;
+/// Whether E is a parameter of a sum as its term reads it: an argument in a parameter's slot.
+template <class E>
+inline constexpr bool sum_parameter = false;
+template <std::size_t Slot, class M>
+inline constexpr bool sum_parameter<argument<Slot, M>> = Slot >= parameter_slot;
+
+/// Row (Row) or column `index` of a, whose lines have a run-time length: the formula of those elements
+/// (expr/run_time_elementwise.hpp, run_time_slice), one row or one column by its type; of plain values,
+/// the plain line. Not of a sum's parameter in its term: a sum over the line there would keep partials
+/// of the whole parameter for each term, a pass over all of it per line read.
+template <bool Row, class A>
+constexpr auto run_time_line(A&& a, std::size_t index) {
+  if constexpr (Row)
+    static_assert(!sum_parameter<std::remove_cvref_t<A>>,
+                  "tl::row(A, i): A has a run-time number of columns and is a parameter of this sum, whose term "
+                  "reads it by element: read A(i, j), or fix the columns at compile time (tl::matrix<double, "
+                  "tl::dynamic, 3>)");
+  else
+    static_assert(!sum_parameter<std::remove_cvref_t<A>>,
+                  "tl::col(A, j): A has a run-time number of rows and is a parameter of this sum, whose term "
+                  "reads it by element: read A(i, j), or fix the rows at compile time (tl::matrix<double, 3, "
+                  "tl::dynamic>)");
+  const element_extents e = extents_of(a);
+  using S = run_time_slice<std::remove_cvref_t<A>, Row ? slice_kind::row : slice_kind::column>;
+  S line{
+      {}, {}, std::forward<A>(a), Row ? index * e.cols : index, Row ? 1 : e.rows, Row ? e.cols : 1, Row ? 1 : e.cols};
+  if constexpr (Differentiable<A> || RunTimeFormula<A>) {
+    return line;
   } else {
-    constexpr bool fixed = fixed_extent(Row ? V::cols_extent : V::rows_extent);
-    if constexpr (Row)
-      static_assert(fixed,
-                    "tl::row(A, i): A has a run-time number of columns, so its row has no fixed shape; fix the "
-                    "columns at compile time (tl::matrix<double, tl::dynamic, 3>) or read A(i, j)");
-    else
-      static_assert(fixed,
-                    "tl::col(A, j): A has a run-time number of rows, so its column has no fixed shape; fix the "
-                    "rows at compile time (tl::matrix<double, 3, tl::dynamic>) or read A(i, j)");
-    return fixed;
+    using T = scalar_type_of_t<std::remove_cvref_t<A>>;
+    matrix<T, Row ? 1 : dynamic, Row ? dynamic : 1> out(line.rows(), line.cols());
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = line.operand[line.start + k * line.stride];
+    return out;
   }
 }
 
@@ -570,12 +587,11 @@ TAPELESS_BUILD_INLINE constexpr auto line_of(A&& a, std::size_t index) {
   using Part = std::conditional_t<Row, ops::row, ops::col>;
   constexpr index_access access = Row ? index_access::row : index_access::column;
   if constexpr (RunTimeMatrix<V>) {
-    if constexpr (has_fixed_lines<Row, V>()) {
-      check_index(index, Row ? a.rows() : a.cols(), access);
+    check_index(index, Row ? a.rows() : a.cols(), access);
+    if constexpr (fixed_extent(Row ? V::cols_extent : V::rows_extent))
       return run_time_part(Part(index), std::forward<A>(a), [&](const auto& x) { return Part(index).value(x); });
-    } else {
-      return shape_error{};
-    }
+    else
+      return run_time_line<Row>(std::forward<A>(a), index);
   } else {
     constexpr bool kind = Matrix<V>;
     if constexpr (Row)

@@ -77,6 +77,8 @@ class block_partials {
   constexpr void accumulate(const Leaf&, const G& g) {
     if constexpr (requires { g.each_element([](std::size_t, T) {}); })
       g.each_element([this](std::size_t i, const T& v) { add(i, v); });
+    else if constexpr (is_scaled<G>)  // a nested sum's partials times its adjoint
+      for (std::size_t i = 0; i < g.of->size(); ++i) add(i, (*g.of)[i] * g.factor);
     else
       for (std::size_t i = 0; i < g.size(); ++i) add(i, g[i]);
   }

@@ -175,10 +175,6 @@ constexpr auto row_leaf(const V& v) {
     return constant<V>(v);
 }
 
-/// The slot of parameter J's argument leaf in a term is parameter_slot + J: far above the slots of f's
-/// own arguments, so that a leaf of f's expression that body captures is told from the parameters.
-inline constexpr std::size_t parameter_slot = std::size_t{1} << 20;
-
 /// The leaf of parameter J in a term: an argument where the partials are wanted, else a constant.
 template <wanted Wanted, std::size_t J, class V>
 constexpr auto parameter_leaf(const V& v) {

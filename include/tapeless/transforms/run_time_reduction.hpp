@@ -55,8 +55,8 @@ template <class Op, class... A>
 struct formula_nodes<run_time_elementwise<Op, A...>> {
   using type = join_t<type_list<>, typename formula_nodes<A>::type...>;
 };
-template <class A>
-struct formula_nodes<run_time_slice<A>> : formula_nodes<A> {};
+template <class A, slice_kind K>
+struct formula_nodes<run_time_slice<A, K>> : formula_nodes<A> {};
 template <class A, bool R, bool C>
 struct formula_nodes<run_time_broadcast<A, R, C>> : formula_nodes<A> {};
 template <class A, class K>
@@ -116,8 +116,8 @@ template <class Op, class... A>
 inline constexpr bool is_elementwise_formula<run_time_elementwise<Op, A...>> = true;
 template <class E>
 inline constexpr bool is_slice_formula = false;
-template <class A>
-inline constexpr bool is_slice_formula<run_time_slice<A>> = true;
+template <class A, slice_kind K>
+inline constexpr bool is_slice_formula<run_time_slice<A, K>> = true;
 template <class E>
 inline constexpr bool is_broadcast_formula = false;
 template <class A, bool R, bool C>
@@ -154,8 +154,8 @@ constexpr auto term_formula(E&& e) {
     }
     (std::make_index_sequence<std::tuple_size_v<decltype(D::operands)>>{});
   } else if constexpr (is_slice_formula<D>) {
-    using S = run_time_slice<decltype(term_formula<Root, First>(std::forward<E>(e).operand))>;
-    return S{{}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.start, e.rows(), e.cols()};
+    using S = run_time_slice<decltype(term_formula<Root, First>(std::forward<E>(e).operand)), D::kind>;
+    return S{{}, {}, term_formula<Root, First>(std::forward<E>(e).operand), e.start, e.rows(), e.cols(), e.stride};
   } else if constexpr (is_broadcast_formula<D>) {
     using O = decltype(term_formula<Root, First>(std::forward<E>(e).operand));
     return run_time_broadcast<O, D::repeat_rows, D::repeat_cols>{
@@ -182,8 +182,8 @@ constexpr auto term_formula(E&& e) {
 }
 template <class Op, class... A>
 constexpr auto node_reads(const run_time_elementwise<Op, A...>& e);
-template <class A>
-constexpr auto node_reads(const run_time_slice<A>& e);
+template <class A, slice_kind K>
+constexpr auto node_reads(const run_time_slice<A, K>& e);
 template <class A, bool R, bool C>
 constexpr auto node_reads(const run_time_broadcast<A, R, C>& e);
 template <class A, class K>
@@ -197,8 +197,8 @@ template <class Op, class... A>
 constexpr auto node_reads(const run_time_elementwise<Op, A...>& e) {
   return std::apply([](const auto&... a) { return std::tuple_cat(node_reads(a)...); }, e.operands);
 }
-template <class A>
-constexpr auto node_reads(const run_time_slice<A>& e) {
+template <class A, slice_kind K>
+constexpr auto node_reads(const run_time_slice<A, K>& e) {
   return node_reads(e.operand);
 }
 template <class A, bool R, bool C>
@@ -236,8 +236,8 @@ constexpr decltype(auto) element_k(const X& x, std::size_t k) {
 // Element k of a term's formula, with the sum's parameters p.
 template <class Op, class... A, class P>
 constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k, const P& p);
-template <class A, class P>
-constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p);
+template <class A, slice_kind K, class P>
+constexpr auto element_at(const run_time_slice<A, K>& e, std::size_t k, const P& p);
 template <class A, bool R, bool C, class P>
 constexpr auto element_at(const run_time_broadcast<A, R, C>& e, std::size_t k, const P& p);
 template <class A, class K, class P>
@@ -272,9 +272,9 @@ constexpr auto element_at(const run_time_elementwise<Op, A...>& e, std::size_t k
       },
       e.operands);
 }
-template <class A, class P>
-constexpr auto element_at(const run_time_slice<A>& e, std::size_t k, const P& p) {
-  return element_at(e.operand, e.start + k, p);
+template <class A, slice_kind K, class P>
+constexpr auto element_at(const run_time_slice<A, K>& e, std::size_t k, const P& p) {
+  return element_at(e.operand, e.start + k * e.stride, p);
 }
 template <class A, bool R, bool C, class P>
 constexpr auto element_at(const run_time_broadcast<A, R, C>& e, std::size_t k, const P& p) {
@@ -553,8 +553,8 @@ template <class Op, class A, class... B>
 struct first_run_time_operand<run_time_elementwise<Op, A, B...>>
     : std::conditional_t<RunTimeArray<A>, first_run_time_operand<A>,
                          first_run_time_operand<run_time_elementwise<Op, B...>>> {};
-template <class A>
-struct first_run_time_operand<run_time_slice<A>> : first_run_time_operand<A> {};
+template <class A, slice_kind K>
+struct first_run_time_operand<run_time_slice<A, K>> : first_run_time_operand<A> {};
 template <class A, bool R, bool C>
 struct first_run_time_operand<run_time_broadcast<A, R, C>> {
   using type = matrix<scalar_type_of_t<A>, dynamic, dynamic>;  // repeated: as many as the result
