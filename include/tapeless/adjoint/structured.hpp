@@ -161,21 +161,31 @@ inline constexpr bool is_placed = false;
 template <class M, std::size_t Start, class Part, bool Owned>
 inline constexpr bool is_placed<placed<M, Start, Part, Owned>> = true;
 
+/// Zeros of type M: its own shape where fixed, rows x cols where it has run-time extents.
+template <class M>
+constexpr M zeros_of([[maybe_unused]] std::size_t rows, [[maybe_unused]] std::size_t cols) {
+  if constexpr (RunTimeMatrix<M>)
+    return M(rows, cols);
+  else
+    return M{};
+}
+
 /// The adjoint of a matrix M that is zero but for one element, `value` at row-major `index`: what an
 /// element access (A(i, j), v[i]) sends back. An adjoint sum adds it in O(1), so that a sum of n
 /// element accesses costs O(n), where a dense adjoint per access would cost O(n) each.
 template <class M>
 struct one_element {
   using matrix_type = M;
-  std::size_t index;
-  typename M::value_type value;
+  std::size_t index = 0;
+  typename M::value_type value{};
+  std::size_t rows = 0, cols = 0;  // M's, where they are run-time extents
   /// f(index, value) for its element: what an adjoint sum and a cut's list take (each_element).
   template <class F>
   constexpr void each_element(const F& f) const {
     f(index, value);
   }
   [[nodiscard]] constexpr M dense() const {
-    M m{};
+    M m = zeros_of<M>(rows, cols);
     m[index] = value;
     return m;
   }
@@ -192,14 +202,15 @@ inline constexpr bool is_one_element<one_element<M>> = true;
 template <class M, class Part, bool Owned>
 struct strided_part : held_part<Part, Owned> {
   using matrix_type = M;
-  std::size_t start, stride;
+  std::size_t start = 0, stride = 1;
+  std::size_t rows = 0, cols = 0;  // M's, where they are run-time extents
   template <class F>
   constexpr void each_element(const F& f) const {
     const Part& p = this->part();
     for (std::size_t k = 0; k < Part::size(); ++k) f(start + k * stride, p[k]);
   }
   [[nodiscard]] constexpr M dense() const {
-    M m{};
+    M m = zeros_of<M>(rows, cols);
     each_element([&m](std::size_t i, const auto& v) { m[i] = v; });
     return m;
   }
@@ -270,6 +281,15 @@ constexpr void element_list<M, K>::add(const G& g) {
   g.each_element([this](std::size_t i, const T& v) { push(i, v); });
 }
 
+/// The dense matrix of a line's adjoint G (filled_line, scaled_line) of a matrix of run-time extents, for
+/// a rule that takes dense adjoints only: zeros, and the line's elements.
+template <class G>
+constexpr typename G::matrix_type dense_of_elements(const G& g) {
+  typename G::matrix_type m(g.rows, g.cols);
+  g.each_element([&m](std::size_t i, const auto& v) { m[i] += v; });
+  return m;
+}
+
 /// The adjoint of a matrix M of run-time extents that is zero but for `length` elements start, start +
 /// stride, ... (row-major), each `value`: what the sum of one of its rows or columns sends it
 /// (ops::line_sum). An adjoint sum adds it in O(length).
@@ -279,10 +299,12 @@ struct filled_line {
   using T = typename M::value_type;
   std::size_t start, stride, length;
   T value;
+  std::size_t rows, cols;  // the matrix's
   template <class F>
   constexpr void each_element(const F& f) const {
     for (std::size_t k = 0; k < length; ++k) f(start + k * stride, value);
   }
+  [[nodiscard]] constexpr M dense() const { return dense_of_elements(*this); }
 };
 
 template <class G>
@@ -302,12 +324,14 @@ struct scaled_line {
   const Other* other;
   std::size_t start, stride, length, other_line;
   T factor;
+  std::size_t rows, cols;  // the matrix's
   template <class F>
   constexpr void each_element(const F& f) const {
     const Other& o = *other;
     for (std::size_t k = 0; k < length; ++k)
       f(start + k * stride, factor * (OtherRow ? o(other_line, k) : o(k, other_line)));
   }
+  [[nodiscard]] constexpr M dense() const { return dense_of_elements(*this); }
 };
 
 template <class G>
@@ -389,8 +413,9 @@ inline constexpr bool lists_elements = is_placed<G> || is_one_element<G> || is_s
 
 /// Adjoints that stand for a matrix without being one: a rule that does not take them receives them dense.
 template <class G>
-inline constexpr bool is_structured = is_uniform<G> || is_repeated<G> || is_placed<G> || is_scaled<G> ||
-                                      is_one_element<G> || is_strided_part<G> || is_scaled_elements<G>;
+inline constexpr bool is_structured =
+    is_uniform<G> || is_repeated<G> || is_placed<G> || is_scaled<G> || is_one_element<G> || is_strided_part<G> ||
+    is_scaled_elements<G> || is_scaled_line<G> || is_filled_line<G>;
 
 /// An adjoint as a plain number, matrix or uniform matrix (for what knows uniform adjoints only).
 template <class G>

@@ -208,7 +208,7 @@ TAPELESS_BUILD_INLINE constexpr auto make_unary(Op op, X&& x) {
       return cut(make(), layer_above{});  // sweep/cut.hpp
     else
       return make();
-  } else if constexpr (Matrix<X>) {
+  } else if constexpr (Matrix<X> || RunTimeMatrix<X>) {  // an operation that takes run-time extents too
     return op_value(op, x);
   } else {
     return op_value(op, static_cast<plain_value_t<X>>(x));
@@ -259,7 +259,7 @@ TAPELESS_BUILD_INLINE constexpr auto make_binary(Op op, X&& x, Y&& y) {
       return cut(make(), layer_above{});  // sweep/cut.hpp
     else
       return make();
-  } else if constexpr (Matrix<X> || Matrix<Y>) {
+  } else if constexpr (Matrix<X> || Matrix<Y> || RunTimeMatrix<X> || RunTimeMatrix<Y>) {
     using T = std::common_type_t<scalar_type_of_t<X>, scalar_type_of_t<Y>>;
     if constexpr (lifts_to<T, scalar_type_of_t<X>> || lifts_to<T, scalar_type_of_t<Y>>)
       return op_value(op, as_number<T>(x), as_number<T>(y));  // double data beside dual values

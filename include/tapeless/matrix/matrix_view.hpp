@@ -93,6 +93,17 @@ struct matrix_of_view<dense_view<T, R, C>> {
   using type = matrix<T, R, C>;
 };
 
+/// The extent of X's rows (Rows) or columns as its type states it, X a matrix of fixed or run-time
+/// extents or a view: a fixed one's number, or tl::dynamic or tl::bounded<Max>.
+template <class X, bool Rows>
+constexpr std::size_t extent_along() {
+  using M = typename matrix_of_view<X>::type;
+  if constexpr (M::fixed_shape)
+    return Rows ? M::rows() : M::cols();
+  else
+    return Rows ? M::rows_extent : M::cols_extent;
+}
+
 }  // namespace detail
 
 /// A view reads as a matrix of run-time extents wherever the engine reads one.

@@ -149,13 +149,15 @@ struct line_dot : ::tapeless::detail::matrix_operation {
             class Y>
   constexpr auto vjp_lhs(G g, const A<T, R, C>& a, const B& b, Y) const {
     using part = ::tapeless::detail::scaled_line<matrix<G, R, C>, B, TransB>;
-    return TransA ? part{&b, row, a.cols(), a.rows(), col, g} : part{&b, row * a.cols(), 1, a.cols(), col, g};
+    return TransA ? part{&b, row, a.cols(), a.rows(), col, g, a.rows(), a.cols()}
+                  : part{&b, row * a.cols(), 1, a.cols(), col, g, a.rows(), a.cols()};
   }
   template <class G, class A, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class B,
             class Y>
   constexpr auto vjp_rhs(G g, const A& a, const B<T, R, C>& b, Y) const {
     using part = ::tapeless::detail::scaled_line<matrix<G, R, C>, A, !TransA>;
-    return TransB ? part{&a, col * b.cols(), 1, b.cols(), row, g} : part{&a, col, b.cols(), b.rows(), row, g};
+    return TransB ? part{&a, col * b.cols(), 1, b.cols(), row, g, b.rows(), b.cols()}
+                  : part{&a, col, b.cols(), b.rows(), row, g, b.rows(), b.cols()};
   }
 };
 
@@ -179,7 +181,8 @@ struct line_sum : ::tapeless::detail::matrix_operation {
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class A, class Y>
   constexpr auto vjp(G g, const A<T, R, C>& a, Y) const {
     using part = ::tapeless::detail::filled_line<matrix<G, R, C>>;
-    return Row ? part{index * a.cols(), 1, a.cols(), g} : part{index, a.cols(), a.rows(), g};
+    return Row ? part{index * a.cols(), 1, a.cols(), g, a.rows(), a.cols()}
+               : part{index, a.cols(), a.rows(), g, a.rows(), a.cols()};
   }
 };
 

@@ -30,22 +30,21 @@ namespace detail {
 template <class X>
 concept whole_matrix = Matrix<typename matrix_of_view<X>::type> || RunTimeMatrix<typename matrix_of_view<X>::type>;
 
-/// The extent of X's rows (Rows) or columns, X a matrix of fixed or run-time extents or a view.
-template <class X, bool Rows>
-constexpr std::size_t extent_along() {
-  using M = typename matrix_of_view<X>::type;
-  if constexpr (M::fixed_shape)
-    return Rows ? M::rows() : M::cols();
-  else
-    return Rows ? M::rows_extent : M::cols_extent;
-}
-
-/// The extent of the square matrix that a factorisation of X works in: X's where both of its extents
-/// are one, else tl::dynamic.
+/// The extent of the square matrix that a factorisation of X works in, always a run-time one: X's where
+/// both of its extents are one, tl::bounded<N> for a fixed N x N (beside a right-hand side of run-time
+/// extents: inline, no heap), else tl::dynamic.
 template <class X>
-inline constexpr std::size_t square_extent = extent_along<X, true>() == extent_along<X, false>()
-                                                 ? extent_along<X, true>()
-                                                 : dynamic;
+constexpr std::size_t square_extent_of() {
+  constexpr std::size_t rows = extent_along<X, true>(), cols = extent_along<X, false>();
+  if constexpr (rows != cols)
+    return dynamic;
+  else if constexpr (fixed_extent(rows))
+    return bounded<rows>;
+  else
+    return rows;
+}
+template <class X>
+inline constexpr std::size_t square_extent = square_extent_of<X>();
 
 /// A matrix of the elements of x in type M (as many rows and columns): x itself where it is one.
 template <class M, class X>
@@ -99,6 +98,8 @@ struct run_time_factorised : ::tapeless::detail::matrix_operation {
   }
 
  private:
+  /// g, the value's adjoint, as a matrix of the value's type Y where it is one of another (a view); a
+  /// number as it is.
   template <class Y, class G>
   static constexpr decltype(auto) in_value_type(const G& g) {
     if constexpr (std::is_arithmetic_v<Y> || !requires { g.rows(); })

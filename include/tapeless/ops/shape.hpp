@@ -50,19 +50,20 @@ struct element : ::tapeless::detail::matrix_operation {
   }
   /// g at its element, zero elsewhere, without writing the zeros (adjoint/structured.hpp, one_element).
   template <class M, class G, class T>
-  constexpr auto vjp(G g, const M&, T) const {
-    return ::tapeless::detail::one_element<M>{index, static_cast<typename M::value_type>(g)};
+  constexpr auto vjp(G g, const M& x, T) const {
+    return ::tapeless::detail::one_element<M>{index, static_cast<typename M::value_type>(g), x.rows(), x.cols()};
   }
 };
 
 /// g in its row or column of an R x C matrix, zero elsewhere, without writing the zeros: pointing at a
 /// dense g, holding a structured one made dense here (adjoint/structured.hpp, strided_part).
-template <class M, class G>
-constexpr auto line_adjoint(const G& g, std::size_t start, std::size_t stride) {
+template <class M, class G, class X>
+constexpr auto line_adjoint(const G& g, std::size_t start, std::size_t stride, const X& x) {
   if constexpr (::tapeless::detail::is_structured<G>)
-    return ::tapeless::detail::strided_part<M, typename G::matrix_type, true>{{g.dense()}, start, stride};
+    return ::tapeless::detail::strided_part<M, typename G::matrix_type, true>{
+        {g.dense()}, start, stride, x.rows(), x.cols()};
   else
-    return ::tapeless::detail::strided_part<M, G, false>{{&g}, start, stride};
+    return ::tapeless::detail::strided_part<M, G, false>{{&g}, start, stride, x.rows(), x.cols()};
 }
 
 /// y = row `index` of x, a 1 x C matrix.
@@ -80,8 +81,8 @@ struct row : ::tapeless::detail::matrix_operation {
     return y;
   }
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
-  constexpr auto vjp(const G& g, const X<T, R, C>&, const matrix<T, 1, C>&) const {
-    return line_adjoint<matrix<T, R, C>>(g, index * C, 1);
+  constexpr auto vjp(const G& g, const X<T, R, C>& x, const matrix<T, 1, C>&) const {
+    return line_adjoint<matrix<T, R, C>>(g, index * C, 1, x);
   }
 };
 
@@ -100,7 +101,7 @@ struct col : ::tapeless::detail::matrix_operation {
   }
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
   constexpr auto vjp(const G& g, const X<T, R, C>& x, const matrix<T, R, 1>&) const {
-    return line_adjoint<matrix<T, R, C>>(g, index, x.cols());  // C is a marker where the columns are run-time
+    return line_adjoint<matrix<T, R, C>>(g, index, x.cols(), x);  // C is a marker where the columns are run-time
   }
 };
 
@@ -123,8 +124,8 @@ struct fixed_line : ::tapeless::detail::matrix_operation {
   }
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
   constexpr auto vjp(const G& g, const X<T, R, C>& x, const matrix<T, Length, 1>&) const {
-    return Row ? line_adjoint<matrix<T, R, C>>(g, index * x.cols(), 1)
-               : line_adjoint<matrix<T, R, C>>(g, index, x.cols());
+    return Row ? line_adjoint<matrix<T, R, C>>(g, index * x.cols(), 1, x)
+               : line_adjoint<matrix<T, R, C>>(g, index, x.cols(), x);
   }
 };
 
@@ -174,8 +175,8 @@ struct slice_of_run_time : ::tapeless::detail::matrix_operation {
     return y;
   }
   template <class G, class T, std::size_t R, std::size_t C, template <class, std::size_t, std::size_t> class X>
-  static constexpr auto vjp(const G& g, const X<T, R, C>&, const result<T, C>&) {
-    return line_adjoint<matrix<T, R, C>>(g, Start, 1);
+  static constexpr auto vjp(const G& g, const X<T, R, C>& x, const result<T, C>&) {
+    return line_adjoint<matrix<T, R, C>>(g, Start, 1, x);
   }
 };
 

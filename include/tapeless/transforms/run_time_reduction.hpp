@@ -17,6 +17,7 @@
 #include <tapeless/data/indices.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/run_time_elementwise.hpp>
+#include <tapeless/matrix/matrix_view.hpp>
 #include <tapeless/meta/type_list.hpp>
 #include <tapeless/ops/arithmetic.hpp>
 #include <tapeless/ops/exponential.hpp>
@@ -572,9 +573,9 @@ constexpr std::size_t bounding_extent() {
 }
 template <class A, class W, bool L, class F>
 struct first_run_time_operand<run_time_matmul<A, W, L, F>> {
-  using V = F;
-  using type = std::conditional_t<L, matrix<scalar_type_of_t<A>, V::rows(), bounding_extent<A, false>()>,
-                                  matrix<scalar_type_of_t<A>, bounding_extent<A, true>(), V::cols()>>;
+  // W's extents as its type states them: fixed, or run-time where both operands are arrays of them.
+  using type = std::conditional_t<L, matrix<scalar_type_of_t<A>, extent_along<F, true>(), bounding_extent<A, false>()>,
+                                  matrix<scalar_type_of_t<A>, bounding_extent<A, true>(), extent_along<F, false>()>>;
 };
 template <class A>
 struct first_run_time_operand<run_time_rearranged<A, transposed_elements>> {

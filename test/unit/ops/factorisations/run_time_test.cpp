@@ -259,6 +259,33 @@ TEST_CASE("run-time factorisations: a Gaussian process's likelihood, and right-h
   check_twin(gb, fixed_gb);
 }
 
+TEST_CASE("run-time factorisations: elements and lines of their values, and a fixed A beside a run-time b") {
+  // An element or a row of a factorisation's value sends its rule an adjoint of one element or one line,
+  // made dense at the value's run-time extents.
+  constexpr std::size_t n = 5;
+  const auto af = general<n>(801), sf = positive_definite<n>(802);
+  const auto bf = drawn<tl::vector<double, n>>(803);
+  const auto parts = [](const auto& A, const auto& S, const auto& b) {
+    return tl::inverse(A)(0, 1) + tl::cholesky(S)(3, 1) + tl::solve(A, b)[2] + tl::sum(tl::row(tl::inverse(S), 4));
+  };
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(parts)(af, sf, bf);
+  const auto [value, g] =
+      tl::value_and_grad(parts)(copy_of<dynamic_matrix>(af), copy_of<dynamic_matrix>(sf), copy_of<dynamic_vector>(bf));
+  CHECK(fd::rel_error(value, fixed_value) < 1e-12);
+  check_twin(std::get<0>(g), std::get<0>(fixed_g));
+  check_twin(std::get<1>(g), std::get<1>(fixed_g));
+  check_twin(std::get<2>(g), std::get<2>(fixed_g));
+  // A of fixed shape, differentiated, with b of run-time size: factorised inline (tl::bounded), A's
+  // gradient of its fixed type.
+  const auto mixed = [](const auto& A, const auto& b) { return tl::sum(tl::solve(A, b)) + tl::det(A); };
+  const auto [mixed_value, mixed_g] = tl::value_and_grad(mixed)(af, copy_of<dynamic_vector>(bf));
+  const auto [twin_value, twin_g] = tl::value_and_grad(mixed)(af, bf);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::get<0>(mixed_g))>, tl::matrix<double, n, n>>);
+  CHECK(fd::rel_error(mixed_value, twin_value) < 1e-12);
+  check_twin(std::get<0>(mixed_g), std::get<0>(twin_g));
+  check_twin(std::get<1>(mixed_g), std::get<1>(twin_g));
+}
+
 TEST_CASE("run-time factorisations: shape errors before anything is evaluated") {
   const dynamic_matrix wide(3, 4), square(3, 3);
   const dynamic_vector b(4);

@@ -203,3 +203,25 @@ TEST_CASE("a held formula allocates its value's block, and its operands' sums on
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("a product with a held formula inside a further formula, of bounded and dynamic extents") {
+  // tl::prod of the product reads its extents from both operands' types (bounded here), and an element sends
+  // the held formula an adjoint of one line, which its rule takes dense.
+  const auto f = [](const auto& A) {
+    const auto p = tl::matmul(tl::sigmoid(A), A);
+    return tl::prod(tl::atanh(0.1 * p)) + tl::sum(p * A) + p(1, 2);
+  };
+  const auto af = run_time_twin::drawn<tl::matrix<double, 3, 3>>(91);
+  const auto [fixed_value, fixed_g] = tl::value_and_grad(f)(af);
+  const auto [value, g] = tl::value_and_grad(f)(run_time_twin::copy_of<dynamic_matrix>(af));
+  const auto [bounded_value, bounded_g] =
+      tl::value_and_grad(f)(run_time_twin::copy_of<tl::matrix<double, tl::bounded<4>, tl::bounded<4>>>(af));
+  CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+  CHECK(fd::rel_error(bounded_value, fixed_value) < 1e-13);
+  run_time_twin::check_elements_against_twin(g, fixed_g);
+  run_time_twin::check_elements_against_twin(bounded_g, fixed_g);
+}
+
+}  // namespace
