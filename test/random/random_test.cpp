@@ -2,8 +2,8 @@
 // Randomized differential testing: compositions RDT_FIRST .. RDT_LAST - 1 of composition.hpp, each at
 // seeded random points, value against the std:: reference of reference.hpp and gradient against that
 // reference's finite differences. CMake compiles this file once per part, with a different range.
-// A composition of matrices whose operations on A (or on v) all take run-time extents runs again with
-// that argument a tl::dynamic or tl::bounded copy, against the reference and the fixed-shape run.
+// A composition of matrices whose operations on A (on v, on both) all take run-time extents runs again
+// with those arguments tl::dynamic or tl::bounded copies, against the reference and the fixed-shape run.
 #include <doctest/doctest.h>
 
 #include "build.hpp"
@@ -106,69 +106,24 @@ constexpr bool depends_on(const rdt::composition& c, int k, int arg) {
   return (n.a >= 0 && depends_on(c, n.a, arg)) || (n.b >= 0 && depends_on(c, n.b, arg));
 }
 
-/// Whether node k is argument `arg` itself or its transpose: what a product of two arrays of run-time
-/// extents reads in place (ops/products.hpp).
-constexpr bool is_argument_or_transpose(const rdt::composition& c, int k, int arg) {
-  const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
-  if (n.k == rdt::kind::transpose) {
-    const rdt::node& operand = c.nodes[static_cast<std::size_t>(n.a)];
-    return operand.k == rdt::kind::argument && operand.index == arg;
-  }
-  return n.k == rdt::kind::argument && n.index == arg;
-}
-
-/// Whether the operations formulas of run-time extents take (transforms/run_time_reduction.hpp) are
-/// all that reads argument `arg`, the others reading fixed shapes beside it: then the composition runs
-/// with that argument of run-time extents too. Not a let, a product of a formula over it and anything
-/// that reads it, the factorisations or the other structural operations (refused with one sentence).
+/// Whether every operation that reads argument `arg` takes run-time extents, the others reading fixed
+/// shapes beside it: then the composition runs with that argument of run-time extents too. Not a let,
+/// nor rotate (tl::slice and tl::concat of a formula, and tl::reshape of one: refused with one sentence).
 constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
   if (!depends_on(c, c.root, arg)) return false;
   for (int k = 0; k < c.size; ++k) {
     if (!depends_on(c, k, arg)) continue;
-    switch (c.nodes[static_cast<std::size_t>(k)].k) {
-      case rdt::kind::argument:
-      case rdt::kind::constant:
-      case rdt::kind::unary:
-      case rdt::kind::binary:
-      case rdt::kind::pow_real:
-      case rdt::kind::pow_base:
-      case rdt::kind::sum:
-      case rdt::kind::mean:
-      case rdt::kind::prod:
-      case rdt::kind::norm:
-      case rdt::kind::squared_norm:
-      case rdt::kind::log_sum_exp:
-      case rdt::kind::max_element:
-      case rdt::kind::min_element:
-      case rdt::kind::dot:
-      case rdt::kind::softmax:
-      case rdt::kind::log_softmax:
-      case rdt::kind::element:
-      case rdt::kind::select:
-      case rdt::kind::transpose:
-      case rdt::kind::trace:
-      case rdt::kind::diag:
-      case rdt::kind::outer: break;
-      case rdt::kind::matmul: {  // by a matrix of fixed shape, or of the argument (or its transpose) by itself
-        const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
-        if (depends_on(c, n.a, arg) && depends_on(c, n.b, arg) &&
-            !(is_argument_or_transpose(c, n.a, arg) && is_argument_or_transpose(c, n.b, arg)))
-          return false;
-        break;
-      }
-      default: return false;
-    }
+    const rdt::kind kind = c.nodes[static_cast<std::size_t>(k)].k;
+    if (kind == rdt::kind::let || kind == rdt::kind::rotate) return false;
   }
   return true;
 }
 
-/// The argument of composition I that runs at run-time extents (runs_at_run_time), A before v; -1 if
-/// neither does.
+/// The arguments of composition I that run at run-time extents (runs_at_run_time): bit 0 A, bit 1 v.
 template <int I>
-inline constexpr int run_time_argument = !rdt::spec<I>.of_matrices           ? -1
-                                         : runs_at_run_time(rdt::spec<I>, 0) ? 0
-                                         : runs_at_run_time(rdt::spec<I>, 1) ? 1
-                                                                             : -1;
+inline constexpr int run_time_arguments = rdt::spec<I>.of_matrices ? (runs_at_run_time(rdt::spec<I>, 0) ? 1 : 0) |
+                                                                         (runs_at_run_time(rdt::spec<I>, 1) ? 2 : 0)
+                                                                   : 0;
 
 /// m with extents of M (tl::dynamic or tl::bounded), its values.
 template <class M, class F>
@@ -201,27 +156,35 @@ void check_composition() {
       const auto v = random_matrix<tl::vector<double, n>>(r);
       const double s = u();
       run(A, v, s);
-      // The same point with one argument of run-time extents, dynamic or (odd I) bounded: against the
-      // reference too, and against the fixed-shape run's value and gradient to rounding (its sums add
-      // in another order).
-      if constexpr (run_time_argument<I> >= 0) {
+      // The same point with the arguments that can be of run-time extents so, dynamic or (odd I) bounded:
+      // against the reference too, and against the fixed-shape run's value and gradient to rounding (its
+      // sums add in another order, and det of 3 x 3 or less comes from minors there, from LU here).
+      if constexpr (run_time_arguments<I> != 0) {
+        constexpr int which = run_time_arguments<I>;
         constexpr std::size_t extent = I % 2 == 0 ? tl::dynamic : tl::bounded<4>;
-        const auto with_run_time = [&](const auto&... y) {
-          const auto [value, gradient] = tl::value_and_grad(rdt::function<I>{})(y...);
-          verify(I, rdt::spec<I>, value, gradient, y...);
-          const auto [fixed_value, fixed_gradient] = tl::value_and_grad(rdt::function<I>{})(A, v, s);
-          constexpr int a = run_time_argument<I>;
-          const auto& g = std::get<a>(gradient);
-          const auto& fixed_g = std::get<a>(fixed_gradient);
+        const auto a = [&] {
+          if constexpr ((which & 1) != 0)
+            return run_time_copy<tl::matrix<double, extent, extent>>(A);
+          else
+            return A;
+        }();
+        const auto w = [&] {
+          if constexpr ((which & 2) != 0)
+            return run_time_copy<tl::vector<double, extent>>(v);
+          else
+            return v;
+        }();
+        const auto [value, gradient] = tl::value_and_grad(rdt::function<I>{})(a, w, s);
+        verify(I, rdt::spec<I>, value, gradient, a, w, s);
+        const auto [fixed_value, fixed_gradient] = tl::value_and_grad(rdt::function<I>{})(A, v, s);
+        CHECK(fd::rel_error(value, fixed_value) < 1e-13);
+        const auto same = [](const auto& g, const auto& fixed_g) {
           REQUIRE(g.size() == fixed_g.size());
-          CHECK(fd::rel_error(value, fixed_value) < 1e-13);
           for (std::size_t k = 0; k < g.size(); ++k)
             CHECK(std::abs(g[k] - fixed_g[k]) < 1e-12 * (1 + std::abs(fixed_g[k])));
         };
-        if constexpr (run_time_argument<I> == 0)
-          with_run_time(run_time_copy<tl::matrix<double, extent, extent>>(A), v, s);
-        else
-          with_run_time(A, run_time_copy<tl::vector<double, extent>>(v), s);
+        if constexpr ((which & 1) != 0) same(std::get<0>(gradient), std::get<0>(fixed_gradient));
+        if constexpr ((which & 2) != 0) same(std::get<1>(gradient), std::get<1>(fixed_gradient));
       }
     }
   } else {
