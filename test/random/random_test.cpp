@@ -106,23 +106,53 @@ constexpr bool depends_on(const rdt::composition& c, int k, int arg) {
   return (n.a >= 0 && depends_on(c, n.a, arg)) || (n.b >= 0 && depends_on(c, n.b, arg));
 }
 
-/// Whether every operation that reads argument `arg` takes run-time extents, the others reading fixed
-/// shapes beside it: then the composition runs with that argument of run-time extents too. Not a let,
-/// nor rotate (tl::slice and tl::concat of a formula, and tl::reshape of one: refused with one sentence).
-constexpr bool runs_at_run_time(const rdt::composition& c, int arg) {
+/// Whether node k is argument `arg` itself or its transpose: what a product of two arrays of run-time
+/// extents reads in place.
+constexpr bool is_argument_or_transpose(const rdt::composition& c, int k, int arg) {
+  const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
+  if (n.k == rdt::kind::transpose) {
+    const rdt::node& operand = c.nodes[static_cast<std::size_t>(n.a)];
+    return operand.k == rdt::kind::argument && operand.index == arg;
+  }
+  return n.k == rdt::kind::argument && n.index == arg;
+}
+
+/// Whether composition i runs with argument `arg` of run-time extents too: where every operation that
+/// reads it takes them, the others reading fixed shapes beside it (not a let, nor rotate: tl::slice and
+/// tl::concat of a formula, and tl::reshape of one, are refused with one sentence). Those that need a
+/// factorisation, a line or a product that holds a formula run in half the compositions (i % 4 < 2:
+/// dynamic and bounded extents both), each costing an instantiation of its gradient at those extents.
+constexpr bool runs_at_run_time(const rdt::composition& c, int i, int arg) {
   if (!depends_on(c, c.root, arg)) return false;
+  bool newer = false;  // needs an operation of run-time extents the half draw covers
   for (int k = 0; k < c.size; ++k) {
     if (!depends_on(c, k, arg)) continue;
-    const rdt::kind kind = c.nodes[static_cast<std::size_t>(k)].k;
-    if (kind == rdt::kind::let || kind == rdt::kind::rotate) return false;
+    const rdt::node& n = c.nodes[static_cast<std::size_t>(k)];
+    switch (n.k) {
+      case rdt::kind::let:
+      case rdt::kind::rotate: return false;
+      case rdt::kind::det:
+      case rdt::kind::log_det:
+      case rdt::kind::inverse:
+      case rdt::kind::cholesky:
+      case rdt::kind::solve:
+      case rdt::kind::row:
+      case rdt::kind::col: newer = true; break;
+      case rdt::kind::matmul:
+        if (depends_on(c, n.a, arg) && depends_on(c, n.b, arg) &&
+            !(is_argument_or_transpose(c, n.a, arg) && is_argument_or_transpose(c, n.b, arg)))
+          newer = true;
+        break;
+      default: break;
+    }
   }
-  return true;
+  return !newer || i % 4 < 2;
 }
 
 /// The arguments of composition I that run at run-time extents (runs_at_run_time): bit 0 A, bit 1 v.
 template <int I>
-inline constexpr int run_time_arguments = rdt::spec<I>.of_matrices ? (runs_at_run_time(rdt::spec<I>, 0) ? 1 : 0) |
-                                                                         (runs_at_run_time(rdt::spec<I>, 1) ? 2 : 0)
+inline constexpr int run_time_arguments = rdt::spec<I>.of_matrices ? (runs_at_run_time(rdt::spec<I>, I, 0) ? 1 : 0) |
+                                                                         (runs_at_run_time(rdt::spec<I>, I, 1) ? 2 : 0)
                                                                    : 0;
 
 /// m with extents of M (tl::dynamic or tl::bounded), its values.
