@@ -125,14 +125,40 @@ struct matrix_arithmetic {
     for (auto& e : a) e /= s;
     return a;
   }
-  friend constexpr M operator+(M a, const M& b) noexcept(M::fixed_shape) { return a += b; }
-  friend constexpr M operator-(M a, const M& b) noexcept(M::fixed_shape) { return a -= b; }
-  friend constexpr M operator*(M a, const M& b) noexcept(M::fixed_shape) { return a *= b; }
-  friend constexpr M operator/(M a, const M& b) noexcept(M::fixed_shape) { return a /= b; }
-  friend constexpr M operator-(M a) noexcept { return a *= T(-1); }
-  friend constexpr M operator*(M a, T s) noexcept { return a *= s; }
-  friend constexpr M operator*(T s, M a) noexcept { return a *= s; }
-  friend constexpr M operator/(M a, T s) noexcept { return a /= s; }
+  // Each returns its operand taken by value, moved out (`return a += b` would copy it): a run-time
+  // matrix's elements go with it, allocated once.
+  friend constexpr M operator+(M a, const M& b) noexcept(M::fixed_shape) {
+    a += b;
+    return a;
+  }
+  friend constexpr M operator-(M a, const M& b) noexcept(M::fixed_shape) {
+    a -= b;
+    return a;
+  }
+  friend constexpr M operator*(M a, const M& b) noexcept(M::fixed_shape) {
+    a *= b;
+    return a;
+  }
+  friend constexpr M operator/(M a, const M& b) noexcept(M::fixed_shape) {
+    a /= b;
+    return a;
+  }
+  friend constexpr M operator-(M a) noexcept {
+    a *= T(-1);
+    return a;
+  }
+  friend constexpr M operator*(M a, T s) noexcept {
+    a *= s;
+    return a;
+  }
+  friend constexpr M operator*(T s, M a) noexcept {
+    a *= s;
+    return a;
+  }
+  friend constexpr M operator/(M a, T s) noexcept {
+    a /= s;
+    return a;
+  }
   friend constexpr M operator/(T s, M a) noexcept {
     for (auto& e : a) e = s / e;
     return a;
