@@ -18,6 +18,7 @@
 
 #include <tapeless/expr/children.hpp>
 #include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/run_time_elementwise.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -134,7 +135,7 @@ constexpr std::size_t data_bytes_of() {
                          typename N::second_type;
                        }) {
     return data_bytes_of<typename N::first_type>() + data_bytes_of<typename N::second_type>();
-  } else if constexpr (Expression<N>) {
+  } else if constexpr (Expression<N> && !RunTimeRecord<N>) {
     static_assert(known_node_kind<N>,
                   "tl: node kind N is not known to the walk data_bytes_of: declare its children in "
                   "expr/children.hpp");
@@ -143,6 +144,8 @@ constexpr std::size_t data_bytes_of() {
     else
       return std::size_t{0};
   } else {
+    // Not a node; or a formula of run-time extents (f's aux output), which keeps its data where the
+    // nodes it reads keep it, as a formula summed in the loss does.
     return std::size_t{0};
   }
 }

@@ -8,6 +8,7 @@
 // a zero pivot column is skipped and recorded (`singular`), and the solves then return NaN.
 #pragma once
 
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/linalg/nan_matrix.hpp>
 #include <tapeless/math/functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -18,7 +19,6 @@
 #include <cstddef>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace tapeless::detail::linalg {
 
@@ -70,7 +70,8 @@ struct plain_row {
 template <class T, std::size_t N>
 using work_vector = std::conditional_t<fixed_extent(N), std::array<T, N>, matrix<T, N, 1>>;
 template <std::size_t N>
-using index_vector = std::conditional_t<N == dynamic, std::vector<std::size_t>, std::array<std::size_t, max_extent(N)>>;
+using index_vector =
+    std::conditional_t<N == dynamic, detail::arena_elements<std::size_t>, std::array<std::size_t, max_extent(N)>>;
 template <class V>
 constexpr V work_vector_of([[maybe_unused]] std::size_t n) {
   if constexpr (requires { V(n); })

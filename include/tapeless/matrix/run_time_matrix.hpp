@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/matrix/run_time_matrix.hpp: matrix<T, R, C> where an extent is known only at run time
-// (tl::dynamic: elements on the heap; tl::bounded<Max>: elements inline, constexpr).
+// (tl::dynamic: elements on the heap, or inside a gradient in its arena, detail/arena.hpp;
+// tl::bounded<Max>: elements inline, constexpr).
 //
 // The same value type as a fixed matrix, with run-time rows() and cols(): row-major, zero when made,
 // regular, and the same arithmetic on plain values (matrix/matrix.hpp's matrix_arithmetic). What a fixed
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/matrix/extent.hpp>
 #include <tapeless/matrix/matrix.hpp>
 
@@ -22,7 +24,6 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace tapeless {
 
@@ -88,7 +89,7 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
                 "tl::matrix<T, R, C>: a fixed extent is at least 1");
   static constexpr bool on_heap = R == dynamic || C == dynamic;
   static constexpr bool is_vector = C == 1 || R == 1;
-  using elements = std::conditional_t<on_heap, std::vector<T>, std::array<T, max_extent(R) * max_extent(C)>>;
+  using elements = std::conditional_t<on_heap, detail::arena_elements<T>, std::array<T, max_extent(R) * max_extent(C)>>;
 
  public:
   using value_type = T;

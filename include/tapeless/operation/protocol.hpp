@@ -10,6 +10,7 @@
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/math/batch_functions.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/operation/traits.hpp>
@@ -67,9 +68,20 @@ inline constexpr bool has_cache = false;
 template <class V, class C>
 inline constexpr bool has_cache<with_cache<V, C>> = true;
 
+/// While it lives, what an operation that keeps intermediates (operation_traits::keeps_intermediates)
+/// makes takes its room from the gradient's arena; for any other operation, nothing.
+template <class Op>
+struct intermediates_scope {
+  constexpr intermediates_scope() noexcept = default;
+};
+template <class Op>
+  requires(Op::traits.keeps_intermediates)
+struct intermediates_scope<Op> : kept_scope {};
+
 /// What a forward pass keeps of op at its operands: with_cache for an op that states forward(), else the value.
 template <class Op, class... X>
 constexpr auto op_forward(const Op& op, const X&... x) {
+  [[maybe_unused]] const intermediates_scope<Op> keep;
   if constexpr (requires { op.forward(x...); })
     return op.forward(x...);
   else
@@ -81,6 +93,7 @@ constexpr auto op_forward(const Op& op, const X&... x) {
 /// type std::nullptr_t) shares nothing. Both forms keep the same type, which the evaluation is.
 template <class Op, class Work, class... X>
 constexpr auto forward_sharing(const Op& op, Work work, const X&... x) {
+  [[maybe_unused]] const intermediates_scope<Op> keep;
   if constexpr (requires { op.forward(x..., *work); }) {
     static_assert(std::is_same_v<decltype(op.forward(x..., *work)), decltype(op_forward(op, x...))>,
                   "an operation's forward with shared work must return what its forward without it does");
@@ -103,6 +116,7 @@ inline constexpr value_unread_t value_unread{};
 /// offers it. Both forms keep the same type.
 template <bool Need, class Op, class Work, class... X>
 constexpr auto forward_as_needed(const Op& op, Work work, const X&... x) {
+  [[maybe_unused]] const intermediates_scope<Op> keep;
   if constexpr (!Need && requires { op.forward(x..., value_unread); }) {
     static_assert(std::is_same_v<decltype(op.forward(x..., value_unread)), decltype(op_forward(op, x...))>,
                   "an operation's forward with its value unread must return what its forward does");
@@ -124,6 +138,7 @@ constexpr const auto& value_part(const Out& out) noexcept {
 /// op's value at its operands.
 template <class Op, class... X>
 constexpr auto op_value(const Op& op, const X&... x) {
+  [[maybe_unused]] const intermediates_scope<Op> keep;
   if constexpr (requires { op.forward(x...); })
     return op.forward(x...).value;
   else
@@ -132,6 +147,7 @@ constexpr auto op_value(const Op& op, const X&... x) {
 
 template <class Op, class G, class X, class Y>
 constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
+  [[maybe_unused]] const intermediates_scope<Op> keep;
   if constexpr (is_structured<G> && !requires { op.vjp(g, x, value_part(y)); }) {
     return unary_vjp(op, g.dense(), x, y);  // the rule takes dense adjoints only
   } else if constexpr (has_cache<Y>) {
@@ -146,6 +162,7 @@ constexpr auto unary_vjp(const Op& op, const G& g, const X& x, const Y& y) {
 /// g * dz/dx (Side 0) or g * dz/dy (Side 1) of a matrix operation, from its forward result z.
 template <int Side, class Op, class G, class X, class Y, class Z>
 constexpr auto matrix_binary_vjp(const Op& op, const G& g, const X& x, const Y& y, const Z& z) {
+  [[maybe_unused]] const intermediates_scope<Op> keep;
   if constexpr (is_structured<G> && !(Side == 0 ? requires { op.vjp_lhs(g, x, y, value_part(z)); }
                                                 : requires { op.vjp_rhs(g, x, y, value_part(z)); })) {
     return matrix_binary_vjp<Side>(op, g.dense(), x, y, z);  // the rule takes dense adjoints only

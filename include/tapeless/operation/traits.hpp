@@ -71,6 +71,10 @@ struct operation_traits {
   /// For an operation whose value is its operand's elements in order from this one on (a slice): a
   /// loop over its value may read them in place, from its operand's value.
   std::optional<std::size_t> elements_from{};
+  /// Whether it keeps intermediates of run-time size for its rule (factors, a value held for a product
+  /// or a factorisation): its passes, and the dense adjoints its rule takes, then take their room from
+  /// the gradient's arena (detail/arena.hpp) rather than one allocation each.
+  bool keeps_intermediates = false;
   /// Whether it takes an operand of run-time extents (a tl::vector<double, tl::dynamic> argument): an
   /// element, a row or a column, which read a part of fixed shape, and tl::sum_over, whose loop takes
   /// its parameter's extents at run time (sweep/run_time_rows.hpp). No other rule is written for them.

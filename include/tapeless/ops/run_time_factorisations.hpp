@@ -71,6 +71,7 @@ struct run_time_factorised : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits = [] {
     operation_traits t = Op::traits;
     t.takes_run_time_extents = true;
+    t.keeps_intermediates = true;  // factors and dense adjoints of n x n
     return t;
   }();
   ::tapeless::detail::element_extents shape;

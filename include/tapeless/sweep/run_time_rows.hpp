@@ -15,6 +15,7 @@
 #pragma once
 
 #include <tapeless/adjoint/structured.hpp>
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/evaluated.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -254,7 +255,9 @@ constexpr auto sum_rows_run_time(const View& rows, const Body& body, const plain
   }();
   // Block 0 sends its adjoints straight into the totals (parameter_sums); each later block in flight
   // sums its own apart (block_sums, one per slot k), added to the totals in order.
+  // The sums above lie in a gradient's arena, the blocks' temporaries on the heap (detail/arena.hpp).
   const auto run = [&](auto* direct, auto* partials) {
+    const heap_scope blocks_on_heap;
     for (std::size_t first = 0; first < blocks; first += at_once) {
       const std::size_t count = std::min(at_once, blocks - first);
       run_blocks(count, [&](std::size_t k) {

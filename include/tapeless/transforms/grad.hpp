@@ -2,6 +2,7 @@
 // tapeless/transforms/grad.hpp: grad and value_and_grad, the functional transforms of reverse mode.
 #pragma once
 
+#include <tapeless/expr/children.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/interop/eigen.hpp>
 #include <tapeless/matrix/shape.hpp>
@@ -11,7 +12,10 @@
 #include <tapeless/sweep/backward.hpp>
 #include <tapeless/sweep/cut.hpp>
 #include <tapeless/sweep/shared.hpp>
+#include <tapeless/sweep/sweep_memory.hpp>
 #include <tapeless/transforms/nested_grad.hpp>
+#include <tapeless/transforms/run_time_reduction.hpp>
+#include <tapeless/transforms/workspace.hpp>
 
 #include <boost/hana/equal.hpp>
 #include <boost/hana/find_if.hpp>
@@ -72,11 +76,13 @@ constexpr auto gradient_as_caller(std::index_sequence<S...>, G&& g) {
 /// The adjoint a sweep starts from: 1 for the gradient of a scalar f (vjp passes its own).
 struct unit_seed {};
 
-/// The auxiliary output of a has_aux function as plain values: nodes and vars by their values, pairs
-/// and tuples element by element, anything else as it is.
+/// The auxiliary output of a has_aux function as plain values: nodes, vars and formulas of run-time
+/// extents by their values, pairs and tuples element by element, anything else as it is.
 template <class A>
 constexpr auto aux_value(const A& a) {
-  if constexpr (Differentiable<A>) {
+  if constexpr (RunTimeFormula<A>) {
+    return formula_value(a);
+  } else if constexpr (Differentiable<A>) {
     return value_of(a);
   } else if constexpr (requires {
                          typename A::first_type;
@@ -118,6 +124,76 @@ inline constexpr auto unwritten = [] {
   else
     return T(0);
 }();
+
+/// The workspace offered to the next sweep on this thread that takes room for its intermediates
+/// (tl::grad(f, ws)): offered once f has built its expression, taken by that sweep.
+inline thread_local workspace* offered_workspace = nullptr;
+
+/// f, whose gradients take the room of their intermediates from a workspace: tl::grad(f, ws).
+template <class F>
+struct with_workspace {
+  F f;
+  workspace* ws;
+  template <class... A>
+  constexpr auto operator()(A&&... a) const -> decltype(std::invoke(f, std::forward<A>(a)...)) {
+    return std::invoke(f, std::forward<A>(a)...);
+  }
+};
+template <class F>
+inline constexpr bool is_with_workspace = false;
+template <class F>
+inline constexpr bool is_with_workspace<with_workspace<F>> = true;
+
+/// Whether an operation of the tree N keeps intermediates of run-time size for its rule
+/// (operation_traits::keeps_intermediates): its sweep then takes their room from an arena.
+template <class N>
+constexpr bool keeps_intermediates_in() {
+  if constexpr (!known_node_kind<N>) {
+    return false;
+  } else {
+    using Op = operation_of_t<N>;
+    constexpr bool own = [] {
+      if constexpr (requires { Op::traits.keeps_intermediates; })
+        return Op::traits.keeps_intermediates;
+      else
+        return false;
+    }();
+    return own || []<class... C>(type_list<C...>) { return (keeps_intermediates_in<C>() || ...); }(children_t<N>{});
+  }
+}
+
+/// The function the user wrote: f of with_workspace<F>.
+template <class F>
+struct written_function {
+  using type = F;
+};
+template <class F>
+struct written_function<with_workspace<F>> {
+  using type = F;
+};
+
+/// Offers f's workspace to the sweep while it lives; nothing for an f without one.
+template <class F>
+struct workspace_offer {
+  constexpr explicit workspace_offer(const F& /*f*/) noexcept {}
+};
+template <class F>
+class workspace_offer<with_workspace<F>> {
+ public:
+  constexpr explicit workspace_offer(const with_workspace<F>& f) noexcept {
+    if (std::is_constant_evaluated()) return;
+    previous_ = offered_workspace;
+    offered_workspace = f.ws;
+  }
+  workspace_offer(const workspace_offer&) = delete;
+  workspace_offer& operator=(const workspace_offer&) = delete;
+  constexpr ~workspace_offer() {
+    if (!std::is_constant_evaluated()) offered_workspace = previous_;
+  }
+
+ private:
+  workspace* previous_ = nullptr;
+};
 
 /// The callable grad(f) and value_and_grad(f) return. With HasAux, f returns a pair (loss, aux) and
 /// the gradient is of the loss, with aux passed through.
@@ -213,9 +289,10 @@ struct gradient_transform {
     // Asked only of an f that is not a template (a function, a lambda taking double): asking a generic
     // lambda instantiates its body, and clang then takes an error inside it (a shape check's) to mean
     // that f cannot be called, and would add this message, wrong there, to the one that matters.
-    constexpr bool is_template = std::is_class_v<F> && !requires { &F::operator(); };
+    using written = typename written_function<F>::type;
+    constexpr bool is_template = std::is_class_v<written> && !requires { &written::operator(); };
     constexpr bool invocable =
-        is_template || std::is_invocable_v<const F&, decltype(argument_for<P>(positions, args))...>;
+        is_template || std::is_invocable_v<const written&, decltype(argument_for<P>(positions, args))...>;
     static_assert(invocable,
                   "tl::grad(f)(args...): f cannot be called with differentiable numbers for these arguments; "
                   "write f as a generic lambda taking auto (or const auto&) parameters");
@@ -223,6 +300,8 @@ struct gradient_transform {
       // Until the sweep is done: the data f uses is read in place or copied once (expr/in_place.hpp).
       [[maybe_unused]] const data_scope_for<F, decltype(argument_for<P>(positions, args))...> data(f);
       const auto out = std::invoke(f, argument_for<P>(positions, args)...);
+      // The caller's workspace, for this sweep (after f, in which other gradients may run).
+      [[maybe_unused]] const workspace_offer<F> offer(f);
       constexpr bool pair = !HasAux || requires { std::tuple_size<std::remove_cvref_t<decltype(out)>>::value == 2; };
       static_assert(pair, "tl::grad(f, tl::has_aux): f must return a pair (loss, aux), e.g. std::pair{loss, aux}");
       if constexpr (pair) {
@@ -317,9 +396,42 @@ struct gradient_transform {
   }
 
   // The forward pass and the reverse one into store; then then(value of the root), while it lives.
+  // Where an operation of the tree keeps intermediates of run-time size (a factorisation), or the caller
+  // gave a workspace, the sweep runs with an arena (sweep/sweep_memory.hpp); what then() makes is the
+  // caller's, on the heap. The store was made before, and stays on the heap. The tree is walked for
+  // such operations only where what the sweep keeps needs a destructor: never at fixed shapes.
   template <class Root, class Shared, class Seed, class Store, class Then>
   static constexpr auto evaluate_and_sweep(const Root& root, Shared& shared, const Seed& seed, Store& store,
                                            const Then& then) {
+    if constexpr (!std::is_trivially_destructible_v<evaluated<Root, WithValue>> ||
+                  !std::is_trivially_destructible_v<Shared>) {
+      if constexpr (is_with_workspace<F> || keeps_intermediates_in<Root>()) {
+        if (!std::is_constant_evaluated()) return sweep_in_arena(root, shared, seed, store, then);
+      }
+    }
+    return sweep_then(root, shared, seed, store, then);
+  }
+  // Not constexpr: a constexpr function may not hold the arena, which is not a literal type. In the
+  // workspace offered to this sweep (tl::grad(f, ws)), else in a buffer of the sweep's own.
+  template <class Root, class Shared, class Seed, class Store, class Then>
+  static auto sweep_in_arena(const Root& root, Shared& shared, const Seed& seed, Store& store, const Then& then) {
+    const auto sweep = [&] {
+      return sweep_then(root, shared, seed, store, [&](const auto& value) {
+        const heap_scope result_on_heap;
+        return then(value);
+      });
+    };
+    if constexpr (is_with_workspace<F>) {
+      if (workspace* ws = std::exchange(offered_workspace, nullptr)) {
+        const sweep_in_workspace memory(*ws);
+        return sweep();
+      }
+    }
+    const sweep_memory memory;
+    return sweep();
+  }
+  template <class Root, class Shared, class Seed, class Store, class Then>
+  static constexpr auto sweep_then(const Root& root, Shared& shared, const Seed& seed, Store& store, const Then& then) {
     const evaluated<Root, WithValue> values(root, shared);  // grad computes only what the sweep reads
     if constexpr (Root::is_active) {
       if constexpr (std::is_same_v<Seed, unit_seed>)
@@ -404,6 +516,29 @@ constexpr auto grad(F f, has_aux_t) {
 template <std::size_t... I, class F>
 constexpr auto value_and_grad(F f, has_aux_t) {
   return detail::gradient_transform<F, true, true, I...>{std::move(f)};
+}
+
+/// grad(f, ws), value_and_grad(f, ws) and the same with has_aux: the intermediates of a sweep over
+/// arrays of run-time extents (a product's value, an LU factorisation, a dense adjoint) take their room
+/// from the workspace ws, which grows to hold them, rather than from one allocation per call:
+///
+///   tl::workspace ws;
+///   for (...) g = tl::grad(f, ws)(A);  // from the second call on, nothing but the result allocates
+template <std::size_t... I, class F>
+constexpr auto grad(F f, workspace& ws) {
+  return detail::gradient_transform<detail::with_workspace<F>, false, false, I...>{{std::move(f), &ws}};
+}
+template <std::size_t... I, class F>
+constexpr auto value_and_grad(F f, workspace& ws) {
+  return detail::gradient_transform<detail::with_workspace<F>, true, false, I...>{{std::move(f), &ws}};
+}
+template <std::size_t... I, class F>
+constexpr auto grad(F f, has_aux_t, workspace& ws) {
+  return detail::gradient_transform<detail::with_workspace<F>, false, true, I...>{{std::move(f), &ws}};
+}
+template <std::size_t... I, class F>
+constexpr auto value_and_grad(F f, has_aux_t, workspace& ws) {
+  return detail::gradient_transform<detail::with_workspace<F>, true, true, I...>{{std::move(f), &ws}};
 }
 
 }  // namespace tapeless

@@ -230,4 +230,17 @@ constexpr auto value_and_grad(F f, into_t<T...> targets) {
   return detail::into_transform<F, true, std::tuple<T...>, I...>{{std::move(f)}, std::move(targets.targets)};
 }
 
+/// grad(f, into(g...), ws) and value_and_grad(f, into(g...), ws): the same, the sweep's intermediates
+/// in the workspace ws (tl::grad(f, ws)).
+template <std::size_t... I, class F, class... T>
+constexpr auto grad(F f, into_t<T...> targets, workspace& ws) {
+  return detail::into_transform<detail::with_workspace<F>, false, std::tuple<T...>, I...>{{{std::move(f), &ws}},
+                                                                                          std::move(targets.targets)};
+}
+template <std::size_t... I, class F, class... T>
+constexpr auto value_and_grad(F f, into_t<T...> targets, workspace& ws) {
+  return detail::into_transform<detail::with_workspace<F>, true, std::tuple<T...>, I...>{{{std::move(f), &ws}},
+                                                                                         std::move(targets.targets)};
+}
+
 }  // namespace tapeless

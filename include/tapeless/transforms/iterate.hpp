@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSL-1.0
-// tapeless/transforms/iterate.hpp: tl::iterate, a state carried through a run-time number of steps, and
-// tl::workspace, the caller's memory for its stored states.
+// tapeless/transforms/iterate.hpp: tl::iterate, a state carried through a run-time number of steps.
 //
 // The loop is one node of the expression, as a sum over rows is (transforms/sum_over.hpp): a unary
 // operation whose operand is init, or init and the parameters stacked in one vector (tl::concat of each
@@ -13,6 +12,7 @@
 // Tests: test/unit/transforms/iterate/
 #pragma once
 
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/make.hpp>
@@ -27,85 +27,15 @@
 #include <tapeless/sweep/sum_over_rows.hpp>
 #include <tapeless/transforms/iterate_run_time_state.hpp>
 #include <tapeless/transforms/sum_over.hpp>
+#include <tapeless/transforms/workspace.hpp>
 
 #include <array>
 #include <cstddef>
 #include <memory>
-#include <new>
 #include <type_traits>
 #include <utility>
 
 namespace tapeless {
-
-namespace detail {
-struct workspace_access;
-}
-
-/// Memory for the states tl::iterate stores, owned by the caller and reused from one call to the next:
-///
-///   tl::workspace ws;                          // empty: the first gradient allocates
-///   auto f = [&](const auto& k) { return loss(tl::iterate(ws, n, init, step, k)); };
-///   for (...) g = tl::grad(f)(k);              // from the second call on, nothing is allocated
-///
-/// It grows to hold the states of every iterate that runs on it at once (those of one expression), and
-/// never shrinks; `reserve(bytes)` makes it large enough beforehand. It is not copyable, and serves one
-/// thread at a time: each thread that takes gradients keeps its own. Without a workspace, tl::iterate
-/// makes one allocation per call for its states.
-class workspace {
- public:
-  workspace() = default;
-  /// A workspace of `bytes` bytes at least.
-  explicit workspace(std::size_t bytes) { reserve(bytes); }
-  workspace(const workspace&) = delete;
-  workspace& operator=(const workspace&) = delete;
-  ~workspace() { release_buffer(); }
-
-  /// Grows to `bytes` at least, unless states are kept in it at the moment (then at the next use).
-  void reserve(std::size_t bytes) {
-    if (bytes > wanted_) wanted_ = bytes;
-    if (in_use_ == 0) grow();
-  }
-  /// Its size in bytes.
-  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
-
- private:
-  friend struct detail::workspace_access;
-  /// The buffer's alignment: that of any state of a SIMD-aligned matrix.
-  static constexpr std::size_t alignment = 64;
-
-  void grow() {
-    if (wanted_ <= capacity_) return;
-    release_buffer();
-    buffer_ = static_cast<std::byte*>(::operator new (wanted_, std::align_val_t{alignment}));
-    capacity_ = wanted_;
-  }
-  void release_buffer() noexcept {
-    if (buffer_ != nullptr) ::operator delete (buffer_, std::align_val_t{alignment});
-    buffer_ = nullptr;
-    capacity_ = 0;
-  }
-  /// Room for `bytes` aligned to `align`, after what is in use; nullptr where it does not fit while
-  /// other states are kept (the caller then allocates, and the next use grows to hold both).
-  std::byte* claim(std::size_t bytes, std::size_t align) {
-    if (align > alignment) return nullptr;
-    const std::size_t at = (used_ + align - 1) / align * align;
-    if (at + bytes > wanted_) wanted_ = at + bytes;
-    if (in_use_ == 0) grow();
-    if (at + bytes > capacity_) return nullptr;
-    used_ = at + bytes;
-    ++in_use_;
-    return buffer_ + at;
-  }
-  void release() noexcept {
-    if (--in_use_ == 0) used_ = 0;
-  }
-
-  std::byte* buffer_ = nullptr;
-  std::size_t capacity_ = 0;
-  std::size_t wanted_ = 0;  // the bytes the uses so far needed at once
-  std::size_t used_ = 0;
-  std::size_t in_use_ = 0;  // the stores in it at the moment
-};
 
 namespace shapes {
 /// The state step returns must have the shape of init: a number for a number, an R x C matrix for one.
@@ -119,11 +49,6 @@ struct iterate_shapes {
 }  // namespace shapes
 
 namespace detail {
-
-struct workspace_access {
-  static std::byte* claim(workspace& ws, std::size_t bytes, std::size_t align) { return ws.claim(bytes, align); }
-  static void release(workspace& ws) noexcept { ws.release(); }
-};
 
 /// Room for the n states State that the reverse loop reads: in one allocation of its own, or in a
 /// workspace. A copy (a let's evaluation copied) holds its own.
@@ -222,6 +147,7 @@ struct iterate_steps : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
+    const heap_scope steps_on_heap;  // detail/arena.hpp
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);
@@ -231,6 +157,7 @@ struct iterate_steps : matrix_operation {
 
   template <class G, class X, class Y, class C>
   constexpr X vjp(const G& g, const X& x, const Y&, const C& kept) const {
+    const heap_scope steps_on_heap;
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);

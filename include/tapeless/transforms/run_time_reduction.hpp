@@ -573,9 +573,17 @@ constexpr std::size_t bounding_extent() {
 }
 template <class A, class W, bool L, class F>
 struct first_run_time_operand<run_time_matmul<A, W, L, F>> {
-  // W's extents as its type states them: fixed, or run-time where both operands are arrays of them.
-  using type = std::conditional_t<L, matrix<scalar_type_of_t<A>, extent_along<F, true>(), bounding_extent<A, false>()>,
-                                  matrix<scalar_type_of_t<A>, bounding_extent<A, true>(), extent_along<F, false>()>>;
+  // W's extents as its type states them: fixed, or run-time where both operands are arrays of them;
+  // those of the array it reads where W is read transposed.
+  template <bool Rows>
+  static constexpr std::size_t w_extent() {
+    if constexpr (RunTimeRecord<W>)
+      return bounding_extent<W, Rows>();
+    else
+      return extent_along<F, Rows>();
+  }
+  using type = std::conditional_t<L, matrix<scalar_type_of_t<A>, w_extent<true>(), bounding_extent<A, false>()>,
+                                  matrix<scalar_type_of_t<A>, bounding_extent<A, true>(), w_extent<false>()>>;
 };
 template <class A>
 struct first_run_time_operand<run_time_rearranged<A, transposed_elements>> {
@@ -667,6 +675,7 @@ template <class Formula, class Value, std::size_t R, class... P>
 struct stored_formula : matrix_operation, packed_parameters<R, P...> {
   static constexpr operation_traits traits{.name = "stored formula",
                                            .vjp_reads = reads{.lhs = true, .rhs = true, .value = false},
+                                           .keeps_intermediates = true,
                                            .takes_run_time_extents = true};
   Formula formula;
   element_extents shape;
@@ -767,7 +776,7 @@ constexpr auto stored_formula_of(E&& e) {
   using Formula = decltype(term_formula<D, 0>(std::forward<E>(e)));
   Formula formula = term_formula<D, 0>(std::forward<E>(e));
   return with_parameters<D>(reads, [&](const auto&... p) {
-    using Value = matrix<T, fixed_one_along<D, true>() ? 1 : dynamic, fixed_one_along<D, false>() ? 1 : dynamic>;
+    using Value = element_matrix<T, D>;  // bounded where its operands are: no heap
     constexpr std::size_t r = first_run_time_parameter<decltype(p)...>();
     using Op = stored_formula<Formula, Value, r, in_lanes_t<double, value_type_of_t<decltype(p)>>...>;
     Op op{{}, {{extents_of(p)...}}, std::move(formula), shape};

@@ -12,6 +12,7 @@
 #include <tapeless/adjoint/structured.hpp>
 #include <tapeless/data/indices.hpp>
 #include <tapeless/data/rows.hpp>
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/make.hpp>
 #include <tapeless/matrix/matrix.hpp>
@@ -395,6 +396,8 @@ struct sum_over_rows_packed : sum_over_loop<View, Body, Runner>,
 struct in_sequence {
   template <wanted Wanted, class T, class View, class Body, class I, class... P>
   constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
+    // The rows' temporaries on the heap, not kept in a gradient's arena to its end (detail/arena.hpp).
+    const heap_scope loop_on_heap;
     return sum_rows<Wanted, T>(rows, body, params);
   }
   /// The sum where a parameter has run-time extents (sweep/run_time_rows.hpp).

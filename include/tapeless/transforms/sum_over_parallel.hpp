@@ -10,6 +10,7 @@
 // (the runtime may allocate for its tasks).
 #pragma once
 
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/transforms/sum_over.hpp>
 
 #include <algorithm>
@@ -31,6 +32,7 @@ struct over_threads {
   template <wanted Wanted, class T, class View, class Body, class I, class... P>
   constexpr auto operator()(const View& rows, const Body& body, const plain_tuple_of<I, P...>& params) const {
     using Sum = rows_sum<T, P...>;
+    const heap_scope loop_on_heap;  // as in_sequence (transforms/sum_over.hpp)
     if (std::is_constant_evaluated() || blocks_of(rows.size()) <= 1) return sum_rows<Wanted, T>(rows, body, params);
     // Blocks in flight at once: enough to keep the threads busy, their sums at most 64 KiB of stack.
     constexpr std::size_t at_once = std::clamp<std::size_t>(65536 / sizeof(Sum), 1, 64);
