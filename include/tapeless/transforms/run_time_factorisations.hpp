@@ -10,6 +10,7 @@
 
 #include <tapeless/expr/make.hpp>
 #include <tapeless/expr/run_time_elementwise.hpp>
+#include <tapeless/operation/protocol.hpp>
 #include <tapeless/ops/run_time_factorisations.hpp>
 #include <tapeless/transforms/run_time_reduction.hpp>
 
@@ -44,14 +45,13 @@ constexpr auto factorised(const Op& op, X&&... x) {
       return make_unary(op, std::forward<X>(x)...);
     else
       return make_binary(op, std::forward<X>(x)...);
-  } else if constexpr (requires { op.forward(x...).value; }) {
-    return op.forward(x...).value;
   } else {
-    return op.value(x...);
+    return op_value(op, x...);
   }
 }
 
-/// Op of the square matrix a of run-time extents, whose value has the extents `shape` at a's n.
+/// Op of the square matrix a of run-time extents, whose value is an n x n matrix where `matrix_valued`
+/// (the inverse, the Cholesky factor), else a number.
 template <class Op, class A>
 constexpr auto run_time_factorisation(const char* name, A&& a, bool matrix_valued) {
   const element_extents e = extents_of(a);

@@ -121,7 +121,10 @@ class sweep_in_workspace {
       const std::size_t wanted = workspace_access::sweep_bytes(ws);  // the sweep's memory has set it
       if (room != nullptr) workspace_access::release(ws);
       const std::size_t more = room != nullptr ? wanted - bytes : wanted;
-      if (more > 0) ws.reserve(workspace_access::wanted(ws) + more);
+      try {
+        if (more > 0) ws.reserve(workspace_access::wanted(ws) + more);
+      } catch (const std::bad_alloc&) {  // NOLINT(bugprone-empty-catch): the next call grows it, or allocates
+      }
     }
   };
 
