@@ -47,6 +47,14 @@ inline constexpr bool formula_data = !Differentiable<E> || requires {
   requires !std::remove_cvref_t<E>::is_active;
 };
 
+/// Whether E is data that a formula reads through a node computing its value (a factorisation of
+/// tl::cref data, say): the term holds that value, computed once, since each element read would compute
+/// it again and point into a value gone by the next read.
+template <class E>
+inline constexpr bool computed_data = Differentiable<E>&& formula_data<E>&& requires(const E& e) {
+  requires !std::is_reference_v<decltype(e.value())>;
+};
+
 /// The nodes a formula reads, in order, a node once for each place it appears.
 template <class E>
 struct formula_nodes {
@@ -175,6 +183,8 @@ constexpr auto term_formula(E&& e) {
                                                                     term_formula<Root, after_a>(std::forward<E>(e).w),
                                                                     e.rows(),
                                                                     e.cols()};
+  } else if constexpr (computed_data<D>) {
+    return constant<std::remove_cvref_t<decltype(e.value())>>(e.value());
   } else if constexpr (formula_data<D>) {
     return D(std::forward<E>(e));
   } else {

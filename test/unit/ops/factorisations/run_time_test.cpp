@@ -257,6 +257,17 @@ TEST_CASE("run-time factorisations: a Gaussian process's likelihood, and right-h
   const auto fixed_gb = tl::grad([&](const auto& B) { return tl::sum(tl::solve(tl::cref(kf), B)); })(bf);
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(gb)>, tl::matrix<double, n, 3>>);
   check_twin(gb, fixed_gb);
+  // A scale of K differentiated, K a formula over data: at a plain number every factorisation reads data,
+  // and a sum reading it, or a product with an inverse of data, takes its value once.
+  const auto scaled = [](const auto& kd, const auto& y, const auto& B) {
+    return [&kd, &y, &B](const auto& a) {
+      const auto K = tl::exp(a) * tl::cref(kd);
+      return 0.5 * tl::dot(tl::cref(y), tl::solve(K, tl::cref(y))) + 0.5 * tl::log_det(K) +
+             tl::sum(tl::solve(K, tl::cref(B))) + tl::sum(K * tl::inverse(tl::cref(kd)));
+    };
+  };
+  CHECK(fd::rel_error(scaled(k, y, b)(0.3).value(), scaled(kf, yf, bf)(0.3).value()) < 1e-12);
+  CHECK(fd::rel_error(tl::grad(scaled(k, y, b))(0.3), tl::grad(scaled(kf, yf, bf))(0.3)) < 1e-12);
 }
 
 TEST_CASE("run-time factorisations: elements and lines of their values, and a fixed A beside a run-time b") {
