@@ -16,7 +16,9 @@
 // Where a buffer lives is fixed when it is made (its home: the arena current then, or the heap):
 // assigning to a matrix never moves it from the heap into an arena, it copies. So a gradient made before
 // the sweep and summed into inside it stays on the heap. A move takes over a buffer of an arena only
-// where that arena is current, and copies elsewhere: a result made under heap_scope owns its elements.
+// where that arena is current, or is the result's (result_arena: a tl::workspace's room that tl::into
+// copies the result out of, which outlives the sweeps inside it), and copies elsewhere: a result made
+// under result_scope owns its elements.
 // A buffer of an arena that has ended gives nothing back, since its memory went with the arena: arenas
 // are told apart by a number that no other arena on the thread has had.
 //
@@ -190,6 +192,16 @@ class heap_scope : arena_scope {
   constexpr heap_scope() noexcept : arena_scope(nullptr, false, true) {}
 };
 
+/// The arena that a gradient's result takes its room from: none, the heap, unless the caller copies
+/// the result into storage of its own before the arena ends (tl::into with a tl::workspace).
+inline thread_local arena* result_arena = nullptr;
+
+/// The buffers made while it lives are the gradient's result: in result_arena, mostly the heap.
+class result_scope : arena_scope {
+ public:
+  result_scope() noexcept : arena_scope(result_arena, false, result_arena == nullptr) {}
+};
+
 /// The buffers an operation keeps for its rule (factors, a held value, dense adjoints) take their room
 /// from the sweep's arena until it ends: tapeless's operations of run-time extents that keep
 /// intermediates open one around their passes.
@@ -277,10 +289,13 @@ class arena_elements {
     const arena* a = current_arena;
     return a == nullptr ? 0 : a->serial();
   }
-  // The arena of that serial where it is the current one, else nullptr.
+  // The arena of that serial where it is the current one, or the result's (which outlives every arena
+  // made while it is set), else nullptr.
   static constexpr arena* current_arena_of(std::uint64_t serial) noexcept {
     if (serial == 0 || std::is_constant_evaluated()) return nullptr;
     arena* a = current_arena;
+    if (a != nullptr && a->serial() == serial) return a;
+    a = result_arena;
     return a != nullptr && a->serial() == serial ? a : nullptr;
   }
   // Tells the arena of that serial, where current, that a buffer it counted is no longer its; false.

@@ -417,7 +417,7 @@ struct gradient_transform {
   static auto sweep_in_arena(const Root& root, Shared& shared, const Seed& seed, Store& store, const Then& then) {
     const auto sweep = [&] {
       return sweep_then(root, shared, seed, store, [&](const auto& value) {
-        const heap_scope result_on_heap;
+        const result_scope result_outside_the_sweep;
         return then(value);
       });
     };

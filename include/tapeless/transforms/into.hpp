@@ -128,6 +128,16 @@ constexpr void write_gradient(T& t, const G& g) {
   }
 }
 
+/// The room of the result that into_transform copies into its targets: the heap, or f's workspace.
+template <class F>
+struct result_room {
+  constexpr explicit result_room(const F& /*f*/) noexcept {}
+};
+template <class F>
+struct result_room<with_workspace<F>> : result_in_workspace {
+  explicit result_room(const with_workspace<F>& f) : result_in_workspace(*f.ws) {}
+};
+
 /// The callable grad(f, into(g...)) and value_and_grad(f, into(g...)) return.
 template <class F, bool WithValue, class Targets, std::size_t... I>
 struct into_transform {
@@ -154,6 +164,7 @@ struct into_transform {
         (check_target<K, S>(std::get<K>(targets), std::get<S>(std::tie(args...))), ...);
       }
       (std::make_index_sequence<count>{});
+      [[maybe_unused]] const result_room<F> room(gradient.f);  // outlives the result
       auto result = gradient(as_engine(args)...);
       auto& g = [&]() -> auto& {
         if constexpr (WithValue)

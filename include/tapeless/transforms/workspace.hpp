@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <new>
+#include <utility>
 
 namespace tapeless {
 
@@ -85,8 +86,9 @@ class workspace {
   std::size_t capacity_ = 0;
   std::size_t wanted_ = 0;  // the bytes the uses so far needed at once
   std::size_t used_ = 0;
-  std::size_t in_use_ = 0;       // the claims in it at the moment
-  std::size_t sweep_bytes_ = 0;  // the most a gradient's intermediates wanted
+  std::size_t in_use_ = 0;        // the claims in it at the moment
+  std::size_t sweep_bytes_ = 0;   // the most a gradient's intermediates wanted
+  std::size_t result_bytes_ = 0;  // the most a gradient's result wanted (tl::into)
 };
 
 namespace detail {
@@ -95,30 +97,34 @@ struct workspace_access {
   static std::byte* claim(workspace& ws, std::size_t bytes, std::size_t align) { return ws.claim(bytes, align); }
   static void release(workspace& ws) noexcept { ws.release(); }
   static std::size_t& sweep_bytes(workspace& ws) noexcept { return ws.sweep_bytes_; }
+  static std::size_t& result_bytes(workspace& ws) noexcept { return ws.result_bytes_; }
   static std::size_t wanted(const workspace& ws) noexcept { return ws.wanted_; }
 };
 
 /// The room of a gradient's intermediates in a workspace while the sweep runs: as much as its sweeps
-/// have wanted, or, where that does not fit beside what the workspace holds, a buffer of that size of
-/// the sweep's own. Afterwards the workspace grows to hold what the sweep wanted beside the rest, so
-/// that the next call allocates nothing.
+/// have wanted (`wanted`: the workspace's count of it), or, where that does not fit beside what the
+/// workspace holds, a buffer of that size of the sweep's own. Afterwards the workspace grows to hold
+/// what the sweep wanted beside the rest, so that the next call allocates nothing.
 class sweep_in_workspace {
  public:
-  explicit sweep_in_workspace(workspace& ws)
-      : claim_(ws, workspace_access::sweep_bytes(ws)),
-        memory_(claim_.room, claim_.bytes, workspace_access::sweep_bytes(ws), true) {}
+  explicit sweep_in_workspace(workspace& ws) : sweep_in_workspace(ws, workspace_access::sweep_bytes(ws)) {}
+  sweep_in_workspace(workspace& ws, std::size_t& wanted)
+      : claim_(ws, wanted), memory_(claim_.room, claim_.bytes, wanted, true) {}
 
  private:
   struct claim {
     workspace& ws;
+    std::size_t& wanted;
     std::size_t bytes;
     std::byte* room;
-    claim(workspace& w, std::size_t b)
-        : ws(w), bytes(b), room(b > 0 ? workspace_access::claim(w, b, arena::alignment) : nullptr) {}
+    claim(workspace& w, std::size_t& counted)
+        : ws(w),
+          wanted(counted),
+          bytes(counted),
+          room(bytes > 0 ? workspace_access::claim(w, bytes, arena::alignment) : nullptr) {}
     claim(const claim&) = delete;
     claim& operator=(const claim&) = delete;
-    ~claim() {
-      const std::size_t wanted = workspace_access::sweep_bytes(ws);  // the sweep's memory has set it
+    ~claim() {  // `wanted` is now what the sweep wanted: its memory, ended, has set it
       if (room != nullptr) workspace_access::release(ws);
       const std::size_t more = room != nullptr ? wanted - bytes : wanted;
       try {
@@ -130,6 +136,23 @@ class sweep_in_workspace {
 
   claim claim_;  // first: given back after the sweep's memory ends
   sweep_memory memory_;
+};
+
+/// While it lives, a gradient's result, and the store its adjoints are summed in, take their room
+/// from the workspace (result_arena): for tl::into, which copies the result into the caller's storage
+/// before this ends, so that with a workspace large enough nothing is allocated. The room is current
+/// for the whole call, f's evaluation too; a sweep's own room takes over inside it.
+class result_in_workspace {
+ public:
+  explicit result_in_workspace(workspace& ws)
+      : memory_(ws, workspace_access::result_bytes(ws)), previous_(std::exchange(result_arena, current_arena)) {}
+  result_in_workspace(const result_in_workspace&) = delete;
+  result_in_workspace& operator=(const result_in_workspace&) = delete;
+  ~result_in_workspace() { result_arena = previous_; }
+
+ private:
+  sweep_in_workspace memory_;
+  arena* previous_;
 };
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tl::workspace passed to a gradient (tl::grad(f, ws), value_and_grad, has_aux, tl::into): from the
-// second call on, a sweep over arrays of run-time extents allocates nothing but its result, whatever
+// second call on, a sweep over arrays of run-time extents allocates nothing but its result (with
+// tl::into, nothing at all), whatever
 // its intermediates (factorisations, held products, the partials of sums), also beside tl::iterate's
 // states in the same workspace and for two functions taking turns; bounded arrays nothing at all; the
 // gradients are those taken without it, bit for bit.
@@ -11,10 +12,13 @@
 #include <kept_intermediates.hpp>
 #include <run_time_twin.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace tl = tapeless;
 
@@ -74,11 +78,13 @@ TEST_CASE("value_and_grad, has_aux and tl::into take a workspace") {
   dynamic_matrix into(5, 5);
   tl::grad(factorisations, tl::into(into), ws)(A);
   CHECK(into == g_without);
-  // tl::into writes the gradient made in the sweep's store: that one allocation remains.
-  CHECK(test_support::allocations_during([&] { tl::grad(factorisations, tl::into(into), ws)(A); }) == 1);
+  // tl::into copies the gradient into the caller's storage: made in the workspace, it allocates nothing.
+  CHECK(test_support::allocations_during([&] { tl::grad(factorisations, tl::into(into), ws)(A); }) == 0);
   dynamic_matrix into_again(5, 5);
   CHECK(tl::value_and_grad(factorisations, tl::into(into_again), ws)(A) == value_without);
   CHECK(into_again == g_without);
+  CHECK(test_support::allocations_during([&] { tl::value_and_grad(factorisations, tl::into(into_again), ws)(A); }) ==
+        0);
 }
 
 TEST_CASE("bounded arrays in a workspace allocate nothing") {
@@ -115,4 +121,12 @@ TEST_CASE("a gradient and tl::iterate share one workspace, and two functions tak
   dynamic_matrix h;
   CHECK(test_support::allocations_during([&] { h = tl::grad(other, ws)(A); }) == 1);
   CHECK(h == other_expected);
+  // Into a span and a vector of the caller's: once the workspace has grown to hold the result too,
+  // nothing is allocated.
+  std::vector<double> ga(16);
+  tl::vector<double, 4> gx;
+  tl::grad(steps_and_det, tl::into(std::span(ga), gx), ws)(A, x);
+  CHECK(test_support::allocations_during([&] { tl::grad(steps_and_det, tl::into(std::span(ga), gx), ws)(A, x); }) == 0);
+  CHECK(std::equal(ga.begin(), ga.end(), std::get<0>(expected).begin()));
+  CHECK(gx == std::get<1>(expected));
 }
