@@ -225,17 +225,17 @@ class kept_scope : arena_scope {
 template <class T>
 class arena_elements {
  public:
-  constexpr arena_elements() noexcept : place_(current_home()) {}
-  constexpr explicit arena_elements(std::size_t n) : place_(current_home()) { make(n, true); }
-  constexpr arena_elements(const arena_elements& other) : place_(current_home()) { copy_from(other); }
+  constexpr arena_elements() noexcept : home_(current_home()) {}
+  constexpr explicit arena_elements(std::size_t n) : home_(current_home()) { make(n, true); }
+  constexpr arena_elements(const arena_elements& other) : home_(current_home()) { copy_from(other); }
   // A move that must copy (a buffer of an arena moved where that arena is not current) and finds no
   // memory ends the program, as a matrix's move is noexcept. A moved buffer keeps its home.
   constexpr arena_elements(arena_elements&& other) noexcept
-      : data_(other.data_), size_(other.size_), place_(other.place_) {
-    if ((place_ & in_arena_bit) != 0 && !std::is_constant_evaluated() && current_arena_of(home()) == nullptr)
-        [[unlikely]] {
+      : data_(other.data_), size_(other.size_), home_(other.home_), on_heap_(other.on_heap_), counted_(other.counted_) {
+    if (!on_heap_ && !std::is_constant_evaluated() && current_arena_of(home_) == nullptr) [[unlikely]] {
       data_ = nullptr;  // in an arena not current here: copied
-      place_ = current_home();
+      home_ = current_home();
+      on_heap_ = true;
       copy_from(other);
       return;
     }
@@ -253,13 +253,14 @@ class arena_elements {
   }
   constexpr arena_elements& operator=(arena_elements&& other) noexcept {
     if (this == &other) return *this;
-    if ((other.place_ & in_arena_bit) == 0 || (home() == other.home() && current_arena_of(home()) != nullptr)) {
+    if (other.on_heap_ || (home_ == other.home_ && current_arena_of(home_) != nullptr)) {
       release();
       data_ = other.data_;
       size_ = other.size_;
-      place_ |= other.place_ & flag_bits;  // this home, the flags of the buffer taken over
-      if ((place_ & counted_bit) != 0 && home() != other.home()) [[unlikely]]
-        place_ = uncount(other.home(), place_);
+      on_heap_ = other.on_heap_;
+      counted_ = other.counted_;
+      if (counted_ && home_ != other.home_) [[unlikely]]
+        counted_ = uncount(other.home_);
       other.forget();
     } else {
       *this = std::as_const(other);  // NOLINT(misc-unconventional-assign-operator): a copy keeps each home
@@ -276,26 +277,18 @@ class arena_elements {
   constexpr T& operator[](std::size_t i) noexcept { return data_[i]; }
   constexpr const T& operator[](std::size_t i) const noexcept { return data_[i]; }
   /// Whether the elements lie in an arena (else on the heap, or there are none).
-  [[nodiscard]] constexpr bool in_arena() const noexcept { return (place_ & in_arena_bit) != 0; }
+  [[nodiscard]] constexpr bool in_arena() const noexcept { return !on_heap_; }
 
  private:
   static_assert(alignof(T) <= arena::alignment, "arena_elements: T is aligned beyond what an arena hands out");
   // Only elements that need no destructor lie in an arena, which runs none.
   static constexpr bool may_use_arena = std::is_trivially_destructible_v<T>;
-  // place_: the home's serial above two flags, so that a buffer is three words, as a std::vector.
-  static constexpr std::uint64_t in_arena_bit = 1;  // the elements lie in the home arena, not the heap
-  static constexpr std::uint64_t counted_bit = 2;   // the home arena refused them, and counts them
-  static constexpr std::uint64_t flag_bits = in_arena_bit | counted_bit;
-  static constexpr int flag_count = 2;
 
-  // The place of a new buffer: the current arena's serial, no flags.
   static constexpr std::uint64_t current_home() noexcept {
     if (std::is_constant_evaluated() || !may_use_arena) return 0;
     const arena* a = current_arena;
-    return a == nullptr ? 0 : a->serial() << flag_count;
+    return a == nullptr ? 0 : a->serial();
   }
-  // The serial of the arena this buffer belongs to, or 0: the heap.
-  [[nodiscard]] constexpr std::uint64_t home() const noexcept { return place_ >> flag_count; }
   // The arena of that serial where it is the current one, or the result's (which outlives every arena
   // made while it is set), else nullptr.
   static constexpr arena* current_arena_of(std::uint64_t serial) noexcept {
@@ -305,16 +298,16 @@ class arena_elements {
     a = result_arena;
     return a != nullptr && a->serial() == serial ? a : nullptr;
   }
-  // Tells the arena of that serial, where current, that a buffer it counted is no longer its; the place
-  // without the count.
-  [[gnu::cold]] [[gnu::noinline]] static std::uint64_t uncount(std::uint64_t serial, std::uint64_t place) noexcept {
+  // Tells the arena of that serial, where current, that a buffer it counted is no longer its; false.
+  [[gnu::cold]] [[gnu::noinline]] static bool uncount(std::uint64_t serial) noexcept {
     if (arena* a = current_arena_of(serial)) a->heap_returned();
-    return place & ~counted_bit;
+    return false;
   }
   constexpr void forget() noexcept {
     data_ = nullptr;
     size_ = 0;
-    place_ &= ~flag_bits;
+    on_heap_ = true;
+    counted_ = false;
   }
   constexpr void copy_from(const arena_elements& other) {
     make(other.size_, false);
@@ -323,9 +316,9 @@ class arena_elements {
   // Room for n elements in this home, zeros where `zero`.
   constexpr void make(std::size_t n, bool zero) {
     size_ = n;
-    place_ &= ~flag_bits;
+    on_heap_ = true;
     if (n == 0) return;
-    if (place_ != 0 && !std::is_constant_evaluated() && make_in_arena(n, zero)) return;
+    if (home_ != 0 && !std::is_constant_evaluated() && make_in_arena(n, zero)) return;
     data_ = std::allocator<T>().allocate(n);
     if (std::is_constant_evaluated() || !std::is_trivially_default_constructible_v<T>) {
       for (std::size_t i = 0; i < n; ++i) std::construct_at(data_ + i);  // zeros
@@ -336,15 +329,15 @@ class arena_elements {
   // The room of n elements in the home arena where it is current and keeps them; false where it is
   // not, or they do not fit (then counted by it, and made on the heap).
   [[gnu::noinline]] bool make_in_arena(std::size_t n, bool zero) {
-    arena* a = current_arena_of(home());
+    arena* a = current_arena_of(home_);
     if (a == nullptr || !(keeping_intermediates || a->lasting())) return false;
     void* room = a->allocate(n * sizeof(T));
     if (room == nullptr) {
-      place_ |= counted_bit;
+      counted_ = true;
       return false;
     }
     data_ = static_cast<T*>(room);
-    place_ |= in_arena_bit;
+    on_heap_ = false;
     if (zero) std::fill_n(data_, n, T());
     return true;
   }
@@ -353,22 +346,24 @@ class arena_elements {
     forget();
   }
   constexpr void free_elements() noexcept {
-    if ((place_ & in_arena_bit) == 0) [[likely]] {
+    if (on_heap_) [[likely]] {
       std::allocator<T>().deallocate(data_, size_);
-      if ((place_ & counted_bit) != 0) [[unlikely]]
-        uncount(home(), place_);
+      if (counted_) [[unlikely]]
+        uncount(home_);
     } else if (!std::is_constant_evaluated()) {
       give_back();
     }
   }
   // Gives the room of elements in an arena back to it, where it is current.
   [[gnu::noinline]] void give_back() noexcept {
-    if (arena* a = current_arena_of(home())) a->deallocate(data_, size_ * sizeof(T));
+    if (arena* a = current_arena_of(home_)) a->deallocate(data_, size_ * sizeof(T));
   }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
-  std::uint64_t place_ = 0;  // home() << flag_count | in_arena_bit | counted_bit
+  std::uint64_t home_ = 0;  // the serial of the arena this buffer belongs to, or 0: the heap
+  bool on_heap_ = true;     // whether data_ came from the heap (always where home_ is 0)
+  bool counted_ = false;    // whether its home arena refused these elements, and counts them
 };
 
 }  // namespace tapeless::detail
