@@ -67,6 +67,7 @@
 
 #include <tapeless/transforms/formula_elements.hpp>
 #include <tapeless/transforms/grad.hpp>
+#include <tapeless/transforms/held_formulas.hpp>
 #include <tapeless/transforms/hessian.hpp>
 #include <tapeless/transforms/into.hpp>
 #include <tapeless/transforms/iterate.hpp>

@@ -90,7 +90,10 @@ struct evaluated<unary_node<Op, A>, Need> {
   static constexpr bool computes = Need || (A::is_active && rule.value);
   using out_type = decltype(op_forward(std::declval<const Op&>(), std::declval<const typename A::value_type&>()));
 
-  [[no_unique_address]] evaluated<A, computes || (A::is_active && rule.lhs)> arg;
+  // An operand of run-time extents is computed for a rule that reads nothing too: the rule's adjoint
+  // (of a row, a slice, an element) has the operand's extents, which only its value knows.
+  [[no_unique_address]] evaluated<A, computes || (A::is_active && (rule.lhs || RunTimeMatrix<typename A::value_type>))>
+      arg;
   [[no_unique_address]] kept<computes, out_type> kept_;
   using children = detail::children<&evaluated::arg>;  // the evaluations of the node's children, in order
 

@@ -70,7 +70,7 @@ constexpr auto as_number(const X& x) {
 }
 
 /// An operand as a node: nodes pass through, a var becomes a var_ref, a number a constant of type T,
-/// a plain matrix a constant matrix of T.
+/// a plain matrix (of fixed or run-time extents) a constant matrix of T.
 template <class T, class E>
 TAPELESS_BUILD_INLINE constexpr auto as_node(E&& e) {
   using D = std::remove_cvref_t<E>;
@@ -89,8 +89,13 @@ TAPELESS_BUILD_INLINE constexpr auto as_node(E&& e) {
     static_assert(std::is_same_v<typename D::value_type, T>,
                   "a tl::matrix constant in an expression must hold the number type of the expression");
     return constant<D>(std::forward<E>(e));
-  } else
+  } else if constexpr (RunTimeMatrix<D>) {  // a plain array of run-time extents beside a node: a copy
+    static_assert(std::is_same_v<typename D::value_type, T>,
+                  "an array of run-time extents in an expression must hold the number type of the expression");
+    return constant<D>(std::forward<E>(e));
+  } else {
     return constant<T>(static_cast<T>(e));
+  }
 }
 
 /// The number type of a binary operation: that of its differentiable operands. Data beside a node

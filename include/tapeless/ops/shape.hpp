@@ -712,21 +712,16 @@ constexpr auto concat(A&& a, B&& b) {
 /// a's elements followed by b's where either is an array of run-time extents: column vectors by their
 /// types (tl::vector, Eigen::VectorXd) or numbers, each an argument, data or a node. A node of their
 /// count of elements that holds its value (one block; none for tl::bounded and fixed operands), and
-/// whose adjoint goes back to each in its part.
+/// whose adjoint goes back to each in its part. (Of a formula over such arrays, its value held by a
+/// node first: transforms/held_formulas.hpp.)
 template <Operand A, Operand B>
   requires(detail::RunTimeArray<A> || detail::RunTimeArray<B>)
 constexpr auto concat(A&& a, B&& b) {
   constexpr bool columns = detail::fixed_one_along<A, false>() && detail::fixed_one_along<B, false>();
-  constexpr bool arrays =
-      !detail::RunTimeRecord<std::remove_cvref_t<A>> && !detail::RunTimeRecord<std::remove_cvref_t<B>>;
-  static_assert(columns || !arrays,
+  static_assert(columns,
                 "tl::concat(a, b) of arrays of run-time extents: a and b must be column vectors by their types "
                 "(tl::vector, Eigen::VectorXd) or numbers");
-  static_assert(arrays,
-                "tl::concat(a, b) of arrays of run-time extents takes arrays (arguments, tl::cref data, Eigen "
-                "vectors) and nodes, not formulas over them, whose values would have to be stored; concatenate the "
-                "formula's operands, or reduce the formula first");
-  if constexpr (columns && arrays) {
+  if constexpr (columns) {
     const detail::element_extents ea = detail::extents_of(a), eb = detail::extents_of(b);
     const ops::run_time_concat op{{}, ea.rows * ea.cols, eb.rows * eb.cols};
     if constexpr (Differentiable<A> || Differentiable<B>)

@@ -24,13 +24,6 @@ namespace tapeless {
 
 namespace detail {
 
-/// An operand of a factorisation: read in place where it is an array (an argument, data, a node), else
-/// held first (whole_operand).
-template <class E>
-constexpr decltype(auto) factorised_operand(E&& e) {
-  return whole_operand<!RunTimeRecord<std::remove_cvref_t<E>>>(std::forward<E>(e));
-}
-
 /// Throws std::invalid_argument where a, the operand of `name`, is not square.
 constexpr void check_square(const char* name, element_extents a) {
   if (a.rows != a.cols)
@@ -57,7 +50,7 @@ constexpr auto run_time_factorisation(const char* name, A&& a, bool matrix_value
   const element_extents e = extents_of(a);
   check_square(name, e);
   const ops::run_time_factorised<Op> op{{}, matrix_valued ? element_extents{e.rows, e.rows, false} : element_extents{}};
-  return factorised(op, factorised_operand(std::forward<A>(a)));
+  return factorised(op, held_operand(std::forward<A>(a)));
 }
 
 }  // namespace detail
@@ -102,8 +95,7 @@ constexpr auto solve(A&& a, B&& b) {
     throw std::invalid_argument("tl::solve(A, b): A is " + detail::shape_text(ea.rows, ea.cols) + " and b " +
                                 detail::shape_text(eb.rows, eb.cols) + "; b must have A's rows");
   const ops::run_time_factorised<ops::solve> op{{}, {ea.rows, eb.cols, false}};
-  return detail::factorised(op, detail::factorised_operand(std::forward<A>(a)),
-                            detail::factorised_operand(std::forward<B>(b)));
+  return detail::factorised(op, detail::held_operand(std::forward<A>(a)), detail::held_operand(std::forward<B>(b)));
 }
 
 }  // namespace tapeless

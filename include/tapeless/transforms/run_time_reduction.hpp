@@ -513,6 +513,14 @@ constexpr void each_element_value(const E& e, F&& f) {
   });
 }
 
+/// The elements of formula e in a matrix of type Out, of e's extents.
+template <class Out, class E>
+constexpr Out formula_value_in(const E& e) {
+  Out out(e.rows(), e.cols());
+  each_element_value(e, [&](std::size_t k, const auto& v) { return (out(k / e.cols(), k % e.cols()) = v, true); });
+  return out;
+}
+
 /// The value of a formula over arrays of run-time extents: its elements, as the sums' terms compute
 /// them, in a matrix of its extents (a vector where its type makes it one).
 template <class E>
@@ -520,9 +528,7 @@ constexpr auto formula_value(const E& e) {
   using T = scalar_type_of_t<E>;
   constexpr std::size_t rows = fixed_one_along<E, true>() ? 1 : dynamic;
   constexpr std::size_t cols = fixed_one_along<E, false>() ? 1 : dynamic;
-  matrix<T, rows, cols> out(e.rows(), e.cols());
-  each_element_value(e, [&](std::size_t k, const T& v) { return (out(k / e.cols(), k % e.cols()) = v, true); });
-  return out;
+  return formula_value_in<matrix<T, rows, cols>>(e);
 }
 
 /// The value of what f returns: a formula's elements (formula_value), else the value of the node,
@@ -809,11 +815,18 @@ constexpr decltype(auto) whole_operand(E&& e) {
   if constexpr (InPlace) {
     return std::forward<E>(e);
   } else if constexpr (formula_node_count<D> == 0) {
-    using V = decltype(formula_value(e));
-    return constant<V>(formula_value(e));
+    using V = element_matrix<scalar_type_of_t<D>, D>;  // bounded where the data is: no heap
+    return constant<V>(formula_value_in<V>(e));
   } else {
     return stored_formula_of(std::forward<E>(e));
   }
+}
+
+/// An operand of an operation that reads an array whole (a factorisation, tl::concat, tl::reshape): read
+/// in place where it is an array (an argument, data, a node), else a formula, held first (whole_operand).
+template <class E>
+constexpr decltype(auto) held_operand(E&& e) {
+  return whole_operand<!RunTimeRecord<std::remove_cvref_t<E>>>(std::forward<E>(e));
 }
 
 /// An operand of a product of two arrays of run-time extents: read in place where it is an argument,
