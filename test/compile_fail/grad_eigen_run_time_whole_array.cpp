@@ -1,22 +1,38 @@
 // SPDX-License-Identifier: BSL-1.0
-// Must not compile: tl::reshape of a formula over an Eigen matrix of run-time size, which tl::grad takes
-// as a tl::matrix<double, tl::dynamic, tl::dynamic>: the formula's elements are not stored, and reshape
-// reads a whole array; reshaping the matrix itself compiles.
+// Must not compile: an operation of one's own over whole matrices (tl::make_unary) of an Eigen matrix of
+// run-time size, which tl::grad takes as a tl::matrix<double, tl::dynamic, tl::dynamic>, where the
+// operation does not say it takes run-time extents; of a fixed-size Eigen matrix it compiles.
 // expect: tl: an operation on a whole array of run-time extents
 // reject: every argument must be a floating-point number|error:.*error:|errors generated
 #include <tapeless/tapeless.hpp>
 
 #include <Eigen/Core>
 
+#include <cstddef>
+
 namespace tl = tapeless;
 
+/// 2 x, an operation over whole fixed-shape matrices.
+struct doubled : tl::detail::matrix_operation {
+  static constexpr tl::operation_traits traits{.name = "doubled"};
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr tl::matrix<T, R, C> value(const tl::matrix<T, R, C>& x) {
+    return x * T(2);
+  }
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr tl::matrix<T, R, C> vjp(const tl::matrix<T, R, C>& g, const tl::matrix<T, R, C>& /*x*/,
+                                           const tl::matrix<T, R, C>& /*y*/) {
+    return g * T(2);
+  }
+};
+
 int main() {
+  auto f = [](const auto& x) { return tl::sum(tl::square(tl::make_unary(doubled{}, x))); };
 #ifdef TAPELESS_COMPILE_FAIL_OK
-  auto f = [](const auto& x) { return tl::sum(tl::square(tl::reshape<4, 1>(x))); };
+  const Eigen::Matrix2d x = Eigen::Matrix2d::Identity();
 #else
-  auto f = [](const auto& x) { return tl::sum(tl::reshape<4, 1>(tl::square(x))); };
-#endif
   const Eigen::MatrixXd x = Eigen::MatrixXd::Identity(2, 2);
+#endif
   const auto g = tl::grad(f)(x);
   return g(0, 0) > 0 ? 0 : 1;
 }

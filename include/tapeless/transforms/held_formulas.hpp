@@ -27,13 +27,13 @@ template <Operand A, Operand B>
   requires((detail::RunTimeArray<A> || detail::RunTimeArray<B>)&&(detail::RunTimeRecord<std::remove_cvref_t<A>> ||
                                                                   detail::RunTimeRecord<std::remove_cvref_t<B>>))
 constexpr auto concat(A&& a, B&& b) {
-  return concat(detail::held_operand(std::forward<A>(a)), detail::held_operand(std::forward<B>(b)));
+  return concat(detail::whole_array_operand(std::forward<A>(a)), detail::whole_array_operand(std::forward<B>(b)));
 }
 
 /// A formula's elements in row-major order as an R x C matrix, R x C its size (else
 /// std::invalid_argument): its value held first, then reshaped as an array is.
 template <std::size_t R, std::size_t C, Operand A>
   requires detail::RunTimeRecord<std::remove_cvref_t<A>>
-constexpr auto reshape(A&& a) { return reshape<R, C>(detail::held_operand(std::forward<A>(a))); }
+constexpr auto reshape(A&& a) { return reshape<R, C>(detail::whole_array_operand(std::forward<A>(a))); }
 
 }  // namespace tapeless

@@ -50,7 +50,7 @@ constexpr auto run_time_factorisation(const char* name, A&& a, bool matrix_value
   const element_extents e = extents_of(a);
   check_square(name, e);
   const ops::run_time_factorised<Op> op{{}, matrix_valued ? element_extents{e.rows, e.rows, false} : element_extents{}};
-  return factorised(op, held_operand(std::forward<A>(a)));
+  return factorised(op, whole_array_operand(std::forward<A>(a)));
 }
 
 }  // namespace detail
@@ -95,7 +95,8 @@ constexpr auto solve(A&& a, B&& b) {
     throw std::invalid_argument("tl::solve(A, b): A is " + detail::shape_text(ea.rows, ea.cols) + " and b " +
                                 detail::shape_text(eb.rows, eb.cols) + "; b must have A's rows");
   const ops::run_time_factorised<ops::solve> op{{}, {ea.rows, eb.cols, false}};
-  return detail::factorised(op, detail::held_operand(std::forward<A>(a)), detail::held_operand(std::forward<B>(b)));
+  return detail::factorised(op, detail::whole_array_operand(std::forward<A>(a)),
+                            detail::whole_array_operand(std::forward<B>(b)));
 }
 
 }  // namespace tapeless

@@ -825,7 +825,7 @@ constexpr decltype(auto) whole_operand(E&& e) {
 /// An operand of an operation that reads an array whole (a factorisation, tl::concat, tl::reshape): read
 /// in place where it is an array (an argument, data, a node), else a formula, held first (whole_operand).
 template <class E>
-constexpr decltype(auto) held_operand(E&& e) {
+constexpr decltype(auto) whole_array_operand(E&& e) {
   return whole_operand<!RunTimeRecord<std::remove_cvref_t<E>>>(std::forward<E>(e));
 }
 
