@@ -90,10 +90,11 @@ struct evaluated<unary_node<Op, A>, Need> {
   static constexpr bool computes = Need || (A::is_active && rule.value);
   using out_type = decltype(op_forward(std::declval<const Op&>(), std::declval<const typename A::value_type&>()));
 
-  // An operand of run-time extents is computed for a rule that reads nothing too: the rule's adjoint
-  // (of a row, a slice, an element) has the operand's extents, which only its value knows.
-  [[no_unique_address]] evaluated<A, computes || (A::is_active && (rule.lhs || RunTimeMatrix<typename A::value_type>))>
-      arg;
+  // An operand node of run-time extents is computed for a rule that reads nothing too: the rule's
+  // adjoint (of a row, a slice, an element) has the operand's extents, which only its value knows (a
+  // leaf's value is there without it).
+  static constexpr bool extents_read = RunTimeMatrix<typename A::value_type> && !is_leaf<A>;
+  [[no_unique_address]] evaluated<A, computes || (A::is_active && (rule.lhs || extents_read))> arg;
   [[no_unique_address]] kept<computes, out_type> kept_;
   using children = detail::children<&evaluated::arg>;  // the evaluations of the node's children, in order
 
