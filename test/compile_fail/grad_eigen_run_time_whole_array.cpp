@@ -6,25 +6,11 @@
 // reject: every argument must be a floating-point number|error:.*error:|errors generated
 #include <tapeless/tapeless.hpp>
 
+#include "own_matrix_operation.hpp"
+
 #include <Eigen/Core>
 
-#include <cstddef>
-
 namespace tl = tapeless;
-
-/// 2 x, an operation over whole fixed-shape matrices.
-struct doubled : tl::detail::matrix_operation {
-  static constexpr tl::operation_traits traits{.name = "doubled"};
-  template <class T, std::size_t R, std::size_t C>
-  static constexpr tl::matrix<T, R, C> value(const tl::matrix<T, R, C>& x) {
-    return x * T(2);
-  }
-  template <class T, std::size_t R, std::size_t C>
-  static constexpr tl::matrix<T, R, C> vjp(const tl::matrix<T, R, C>& g, const tl::matrix<T, R, C>& /*x*/,
-                                           const tl::matrix<T, R, C>& /*y*/) {
-    return g * T(2);
-  }
-};
 
 int main() {
   auto f = [](const auto& x) { return tl::sum(tl::square(tl::make_unary(doubled{}, x))); };

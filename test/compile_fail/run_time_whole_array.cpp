@@ -6,23 +6,9 @@
 // reject: error:.*error:|errors generated|no match for|no viable|invalid use of void|deleted function|no type named
 #include <tapeless/tapeless.hpp>
 
-#include <cstddef>
+#include "own_matrix_operation.hpp"
 
 namespace tl = tapeless;
-
-/// 2 x, an operation over whole fixed-shape matrices.
-struct doubled : tl::detail::matrix_operation {
-  static constexpr tl::operation_traits traits{.name = "doubled"};
-  template <class T, std::size_t R, std::size_t C>
-  static constexpr tl::matrix<T, R, C> value(const tl::matrix<T, R, C>& x) {
-    return x * T(2);
-  }
-  template <class T, std::size_t R, std::size_t C>
-  static constexpr tl::matrix<T, R, C> vjp(const tl::matrix<T, R, C>& g, const tl::matrix<T, R, C>& /*x*/,
-                                           const tl::matrix<T, R, C>& /*y*/) {
-    return g * T(2);
-  }
-};
 
 int main() {
 #ifdef TAPELESS_COMPILE_FAIL_OK
