@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSL-1.0
 # The whole test suite: the lint first (clang-format and clang-tidy, test/lint.sh: about half a minute on
-# 2 cores, cheap beside the builds); a g++ build (library, tests, examples, benchmark smoke runs); the same
-# with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer, with 5000 inputs of the libFuzzer
-# target; and the threads test under ThreadSanitizer.
-# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [lint|g++|clang++|tsan]...
+# 2 cores, cheap beside the builds); a g++ build (library, tests, examples); the same with clang++ under
+# AddressSanitizer + UndefinedBehaviorSanitizer, with 5000 inputs of the libFuzzer target; and the threads
+# test under ThreadSanitizer. That is what CI runs, and it must stay under 30 minutes on 2 cores.
+# The part `extended`, not run unless named, adds the randomized differential tests at every point and a
+# smoke run of each benchmark, built by g++ in the g++ part's folder (CONTRIBUTING.md, The test command).
+# Installs what a fresh Debian 12 machine lacks first. Usage: bash test/run.sh [lint|g++|clang++|tsan|extended]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +41,23 @@ run_ctest() {  # build dir, extra ctest args...
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@" | tee -a "$summary"
 }
 
+# The g++ build's configuration, with the randomized tests and the benchmarks or without (ON, OFF): the
+# part `extended` builds them in the g++ part's folder, with the same flags, so that neither part
+# recompiles the other's objects.
+configure_gxx() {  # build dir, ON|OFF
+  # Optimised, without debug information: -g more than doubled the compile time of the big tests
+  # (ops/elementwise/binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
+  # The compile-fail tests' valid twins are the clang++ part's (test/compile_fail/CMakeLists.txt):
+  # here they would cost 43 s. So are the SIMD tests in AVX2's and AVX-512's batches
+  # (TAPELESS_WIDE_SIMD_TESTS): there the sanitizers check their loads and tails, and here they
+  # would check the same values again, at 226 s of CPU (twice that on a machine with AVX-512). And so
+  # are the headers compiled alone: both compilers read the same standard library, and clang++
+  # parses them in a third of g++'s time (124 headers: 41 s of CPU against 119).
+  cmake -S . -B "$1" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
+    -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG $gcc_memory" -DTAPELESS_COMPILE_FAIL_TWINS=OFF -DTAPELESS_WIDE_SIMD_TESTS=OFF \
+    -DTAPELESS_BUILD_HEADER_TESTS=OFF -DTAPELESS_BUILD_RANDOM_TESTS="$2" -DTAPELESS_BUILD_BENCHMARKS="$2" "$lld"
+}
+
 for part in "${parts[@]}"; do
   case $part in
     lint)
@@ -48,17 +67,7 @@ for part in "${parts[@]}"; do
     g++)
       dir=build/test-g++
       echo "=== g++: build and test in $dir"
-      # Optimised, without debug information: -g more than doubled the compile time of the big tests
-      # (ops/elementwise/binary_test: 93 s at -O2 -g, 51 s at -O2, 37 s at -O1, g++ user time).
-      # The compile-fail tests' valid twins are the clang++ part's (test/compile_fail/CMakeLists.txt):
-      # here they would cost 43 s. So are the SIMD tests in AVX2's and AVX-512's batches
-      # (TAPELESS_WIDE_SIMD_TESTS): there the sanitizers check their loads and tails, and here they
-      # would check the same values again, at 226 s of CPU (twice that on a machine with AVX-512). And so
-      # are the headers compiled alone: both compilers read the same standard library, and clang++
-      # parses them in a third of g++'s time (124 headers: 41 s of CPU against 119).
-      cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Check \
-        -DCMAKE_CXX_FLAGS_CHECK="-O1 -DNDEBUG $gcc_memory" -DTAPELESS_COMPILE_FAIL_TWINS=OFF -DTAPELESS_WIDE_SIMD_TESTS=OFF \
-        -DTAPELESS_BUILD_HEADER_TESTS=OFF "$lld"
+      configure_gxx "$dir" OFF
       timed "g++ build" cmake --build "$dir" -j"$jobs"
       timed "g++ tests" run_ctest "$dir"
       ;;
@@ -69,8 +78,8 @@ for part in "${parts[@]}"; do
       # The clang++ build is the sanitized one: one build instead of two. At -O0, where clang compiles
       # sanitized code about as fast as plain code at -O1 (-O1 sanitized: 2.5 times that). Without debug
       # information, UBSan's pointer checks, its vptr and function checks, and what only counts or checks
-      # values the g++ part checks: the tests that count, the benchmarks, the randomized tests (the
-      # fuzzer runs random compositions here). Why each, and what it saves: CONTRIBUTING.md, "The
+      # values the other parts check: the tests that count (the g++ part), the benchmarks and the
+      # randomized tests (the part extended; the fuzzer runs random compositions here). Why each, and what it saves: CONTRIBUTING.md, "The
       # test command". For lines in a report, rebuild the failing test with -gline-tables-only.
       # Without the MPI example: Open MPI's libraries leak at exit (LeakSanitizer: 121 kB in 3,345
       # allocations per rank), and the g++ part runs it.
@@ -95,7 +104,16 @@ for part in "${parts[@]}"; do
       timed "tsan build" cmake --build "$dir" -j"$jobs" --target integration_threads
       TSAN_OPTIONS=halt_on_error=1 timed "tsan tests" run_ctest "$dir" -R "^integration_threads$"
       ;;
-    *) echo "unknown part '$part' (lint, g++, clang++ or tsan)" >&2; exit 2 ;;
+    extended)
+      dir=build/test-g++
+      echo "=== extended: the randomized tests and the benchmarks' smoke runs, built by g++ in $dir"
+      # Not in CI's run, which they would take past its 30 minutes on 2 cores (about 430 s of CPU to
+      # build): run them where a change touches a rule, a sweep, the randomized tests or a benchmark.
+      configure_gxx "$dir" ON
+      timed "extended build" cmake --build "$dir" -j"$jobs" --target tapeless_random_tests tapeless_benchmarks
+      timed "extended tests" run_ctest "$dir" -R "^(random_|bench_)"
+      ;;
+    *) echo "unknown part '$part' (lint, g++, clang++, tsan or extended)" >&2; exit 2 ;;
   esac
 done
 

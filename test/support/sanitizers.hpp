@@ -3,7 +3,8 @@
 // clang++ part). The tests that sweep many points (the SIMD accuracy sweep, the randomized
 // compositions, the linear-algebra tests' random matrices, the threads test's calls) run a tenth of
 // them there: that build looks for memory errors and undefined
-// behaviour, which every path shows at a tenth of the points as well; the g++ part runs them all.
+// behaviour, which every path shows at a tenth of the points as well; the g++ build runs them all
+// (test/run.sh's parts g++ and extended).
 #pragma once
 
 namespace test_support {
