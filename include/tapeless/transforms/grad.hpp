@@ -462,15 +462,15 @@ struct gradient_transform {
   // for, laid out as JAX does: (value, grad), (grad, aux), ((value, aux), grad).
   template <class Store, class V, class Out>
   static constexpr auto finish(Store& store, const V& value, const Out& out) {
-    auto g = store.gradient();
+    auto g = store.gradient();  // moved into the pair: a copy would allocate for arrays of run-time extents
     if constexpr (HasAux) {
       auto aux = aux_value(std::get<1>(out));
       if constexpr (WithValue)
-        return std::pair{std::pair{value, std::move(aux)}, g};
+        return std::pair{std::pair{value, std::move(aux)}, std::move(g)};
       else
-        return std::pair{g, std::move(aux)};
+        return std::pair{std::move(g), std::move(aux)};
     } else if constexpr (WithValue) {
-      return std::pair{value, g};
+      return std::pair{value, std::move(g)};
     } else {
       return g;
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
 // tl::workspace passed to a gradient (tl::grad(f, ws), value_and_grad, has_aux, tl::into): from the
 // second call on, a sweep over arrays of run-time extents allocates nothing but its result (with
-// tl::into, nothing at all), whatever
+// tl::into, nothing at all; value_and_grad no more: the gradient is moved beside the value), whatever
 // its intermediates (factorisations, held products, the partials of sums), also beside tl::iterate's
 // states in the same workspace and for two functions taking turns; bounded arrays nothing at all; the
 // gradients are those taken without it, bit for bit.
@@ -85,6 +85,30 @@ TEST_CASE("value_and_grad, has_aux and tl::into take a workspace") {
   CHECK(into_again == g_without);
   CHECK(test_support::allocations_during([&] { tl::value_and_grad(factorisations, tl::into(into_again), ws)(A); }) ==
         0);
+}
+
+TEST_CASE("value_and_grad allocates what grad does: the gradient, moved beside the value") {
+  using test_support::allocations_during;
+  const dynamic_matrix A = well_conditioned<5>(4);
+  // An aux output of a number: it allocates nothing of its own.
+  const auto with_aux = [](const auto& M) { return std::pair{factorisations(M), tl::sum(M) * 2.0}; };
+  tl::workspace ws;
+  for (int call = 0; call < 2; ++call) {  // the first call grows the workspace
+    (void)tl::value_and_grad(factorisations, ws)(A);
+    (void)tl::grad(with_aux, tl::has_aux, ws)(A);
+    (void)tl::value_and_grad(with_aux, tl::has_aux, ws)(A);
+  }
+  CHECK(allocations_during([&] { (void)tl::grad(factorisations, ws)(A); }) == 1);
+  CHECK(allocations_during([&] { (void)tl::value_and_grad(factorisations, ws)(A); }) == 1);
+  // With has_aux, the gradient (moved as well) and one allocation more.
+  CHECK(allocations_during([&] { (void)tl::grad(with_aux, tl::has_aux, ws)(A); }) == 2);
+  CHECK(allocations_during([&] { (void)tl::value_and_grad(with_aux, tl::has_aux, ws)(A); }) == 2);
+  // Without a workspace: the same, and the room of the sweep's intermediates.
+  CHECK(allocations_during([&] { (void)tl::value_and_grad(factorisations)(A); }) ==
+        allocations_during([&] { (void)tl::grad(factorisations)(A); }));
+  const auto [gradient, aux] = tl::grad(with_aux, tl::has_aux, ws)(A);
+  CHECK(gradient == tl::grad(factorisations)(A));
+  CHECK(aux == tl::sum(A) * 2.0);
 }
 
 TEST_CASE("bounded arrays in a workspace allocate nothing") {

@@ -314,6 +314,22 @@ TEST_CASE("allocations: none for a bounded state with checkpoints or a workspace
   const long ten = allocations_during([&] { (void)tl::grad(cubic_loss(10))(xd, 2.0, 0.5); });
   const long hundred = allocations_during([&] { (void)tl::grad(cubic_loss(100))(xd, 2.0, 0.5); });
   CHECK((hundred - ten) / 90 <= 3);
+
+  // With a workspace passed to the transform too, its elements and adjoints take their room there: from
+  // the second call on, nothing but the gradient's result, and with tl::into nothing at all.
+  tl::workspace transform_ws;
+  std::tuple<dynamic_vector, double, double> gd{};
+  for (int call = 0; call < 2; ++call) {
+    gd = tl::grad(in_workspace, transform_ws)(xd, 2.0, 0.5);
+    gd = tl::grad(with_checkpoints, transform_ws)(xd, 2.0, 0.5);
+  }
+  CHECK(allocations_during([&] { gd = tl::grad(in_workspace, transform_ws)(xd, 2.0, 0.5); }) == 1);
+  CHECK(allocations_during([&] { gd = tl::grad(with_checkpoints, transform_ws)(xd, 2.0, 0.5); }) == 1);
+  auto& [gx, gkk, gc] = gd;
+  const auto into = tl::into(gx, gkk, gc);
+  tl::grad(in_workspace, into, transform_ws)(xd, 2.0, 0.5);
+  CHECK(allocations_during([&] { tl::grad(in_workspace, into, transform_ws)(xd, 2.0, 0.5); }) == 0);
+  CHECK((gd == tl::grad(cubic_loss(100))(xd, 2.0, 0.5)));  // bit for bit
 }
 
 TEST_CASE("a step that changes the state's extents throws std::invalid_argument naming both, before a step runs") {
