@@ -162,8 +162,10 @@ inline thread_local bool keeping_intermediates = false;
 /// a constant expression, nothing.
 class arena_scope {
  public:
-  constexpr explicit arena_scope(arena* a, bool keeping = false, bool only_over_one = false) noexcept {
+  constexpr explicit arena_scope(arena* a, bool keeping = false, bool only_over_one = false,
+                                 bool unless_lasting = false) noexcept {
     if (std::is_constant_evaluated() || (only_over_one && current_arena == nullptr)) return;
+    if (unless_lasting && current_arena != nullptr && current_arena->lasting()) return;
     active_ = true;
     previous_ = current_arena;
     previous_keeping_ = keeping_intermediates;
@@ -190,6 +192,15 @@ class arena_scope {
 class heap_scope : arena_scope {
  public:
   constexpr heap_scope() noexcept : arena_scope(nullptr, false, true) {}
+};
+
+/// The heap for a loop's temporaries, as heap_scope, unless the current arena is a workspace's (lasting):
+/// that one keeps them, as it keeps whatever is made while it is current, and grows to hold them, so
+/// that a loop in a gradient given a workspace (tl::grad(f, ws)) allocates nothing once it is large
+/// enough.
+class loop_scope : arena_scope {
+ public:
+  constexpr loop_scope() noexcept : arena_scope(nullptr, false, true, true) {}
 };
 
 /// The arena that a gradient's result takes its room from: none, the heap, unless the caller copies

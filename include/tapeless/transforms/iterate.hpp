@@ -50,14 +50,24 @@ struct iterate_shapes {
 
 namespace detail {
 
-/// Room for the n states State that the reverse loop reads: in one allocation of its own, or in a
-/// workspace. A copy (a let's evaluation copied) holds its own.
+/// Room for the n states State that the reverse loop reads: in one allocation of its own, in the
+/// workspace of the transform where it was given one (tl::grad(f, ws): its arena is current, and
+/// lasting), or in a workspace of tl::iterate's own. A copy (a let's evaluation copied) holds its own.
 template <class State>
 class state_store {
  public:
-  /// Room for n states of its own.
+  /// Room for n states of its own, or in the transform's workspace.
   constexpr explicit state_store(std::size_t n) : n_(n) {
-    if (n > 0) data_ = std::allocator<State>().allocate(n);
+    if (n == 0) return;
+    if (!std::is_constant_evaluated() && current_arena != nullptr && current_arena->lasting()) {
+      arena_ = current_arena;
+      if (void* room = arena_->allocate(n * sizeof(State))) {
+        data_ = static_cast<State*>(room);
+        in_arena_ = true;
+        return;
+      }
+    }
+    data_ = std::allocator<State>().allocate(n);
   }
   /// Room for n states in ws where it fits, else of its own.
   state_store(std::size_t n, workspace& ws) : n_(n) {
@@ -69,20 +79,29 @@ class state_store {
       data_ = std::allocator<State>().allocate(n);
     }
   }
-  constexpr state_store(const state_store& other) : state_store(other.n_) {
+  constexpr state_store(const state_store& other) : n_(other.n_) {
+    if (n_ > 0) data_ = std::allocator<State>().allocate(n_);
     for (std::size_t k = 0; k < n_; ++k) std::construct_at(data_ + k, other.data_[k]);
   }
   constexpr state_store(state_store&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), n_(other.n_), borrowed_from_(other.borrowed_from_) {}
+      : data_(std::exchange(other.data_, nullptr)),
+        n_(other.n_),
+        borrowed_from_(other.borrowed_from_),
+        arena_(std::exchange(other.arena_, nullptr)),
+        in_arena_(other.in_arena_) {}
   state_store& operator=(const state_store&) = delete;
   state_store& operator=(state_store&&) = delete;
   constexpr ~state_store() {
     if (data_ == nullptr) return;
     if constexpr (!std::is_trivially_destructible_v<State>) std::destroy_n(data_, n_);
-    if (borrowed_from_ != nullptr)
+    if (borrowed_from_ != nullptr) {
       workspace_access::release(*borrowed_from_);
-    else
+    } else if (in_arena_) {
+      arena_->deallocate(data_, n_ * sizeof(State));
+    } else {
       std::allocator<State>().deallocate(data_, n_);
+      if (arena_ != nullptr) arena_->heap_returned();  // the arena was asked first, and had no room
+    }
   }
 
   /// The room for state k, which advance_storing constructs.
@@ -93,6 +112,8 @@ class state_store {
   State* data_ = nullptr;
   std::size_t n_ = 0;
   workspace* borrowed_from_ = nullptr;
+  arena* arena_ = nullptr;  // the transform's workspace's, asked for the room
+  bool in_arena_ = false;   // and the room is there
 };
 
 /// A policy of tl::iterate says what the forward pass keeps for the reverse pass, and runs both:
@@ -147,7 +168,7 @@ struct iterate_steps : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
-    const heap_scope steps_on_heap;  // detail/arena.hpp
+    const loop_scope steps_memory;  // detail/arena.hpp: the heap, or the transform's workspace
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);
@@ -157,7 +178,7 @@ struct iterate_steps : matrix_operation {
 
   template <class G, class X, class Y, class C>
   constexpr X vjp(const G& g, const X& x, const Y&, const C& kept) const {
-    const heap_scope steps_on_heap;
+    const loop_scope steps_memory;
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);

@@ -322,7 +322,9 @@ TEST_CASE("allocations: none for a bounded state with checkpoints or a workspace
   for (int call = 0; call < 2; ++call) {
     gd = tl::grad(in_workspace, transform_ws)(xd, 2.0, 0.5);
     gd = tl::grad(with_checkpoints, transform_ws)(xd, 2.0, 0.5);
+    gd = tl::grad(cubic_loss(100), transform_ws)(xd, 2.0, 0.5);
   }
+  CHECK(allocations_during([&] { gd = tl::grad(cubic_loss(100), transform_ws)(xd, 2.0, 0.5); }) == 1);
   CHECK(allocations_during([&] { gd = tl::grad(in_workspace, transform_ws)(xd, 2.0, 0.5); }) == 1);
   CHECK(allocations_during([&] { gd = tl::grad(with_checkpoints, transform_ws)(xd, 2.0, 0.5); }) == 1);
   auto& [gx, gkk, gc] = gd;
