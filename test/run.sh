@@ -107,7 +107,7 @@ for part in "${parts[@]}"; do
     extended)
       dir=build/test-g++
       echo "=== extended: the randomized tests and the benchmarks' smoke runs, built by g++ in $dir"
-      # Not in CI's run, which they would take past its 30 minutes on 2 cores (about 430 s of CPU to
+      # Not in CI's run, which they would take past its 30 minutes on 2 cores (430 to 490 s of CPU to
       # build): run them where a change touches a rule, a sweep, the randomized tests or a benchmark.
       configure_gxx "$dir" ON
       timed "extended build" cmake --build "$dir" -j"$jobs" --target tapeless_random_tests tapeless_benchmarks
