@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
 // Where tl::iterate keeps its states: in one allocation per gradient by default, none for zero steps
 // or on plain values; in a caller's tl::workspace, given to tl::iterate or to the transform, none once
-// it is large enough, also for two loops of
-// one expression on one workspace (and so for a result read twice as a local, not through tl::let,
-// which is two copies of the loop). The global operator new is replaced and counted around each call.
-// The gradients agree bit for bit whichever memory holds the states.
+// it is large enough, also for two loops of one expression on one workspace (and so for a result read
+// twice as a local, not through tl::let, which is two copies of the loop). The global operator new is
+// replaced and counted around each call. The gradients agree bit for bit whichever memory holds the
+// states.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
