@@ -324,7 +324,7 @@ void note_springs_memory() {
   const std::string c = springs_run_time<N>::name() + "/";
   note_memory(c + "tapeless",
               describe(measure_allocations<springs_tapeless<springs_vector>, springs_inputs<springs_vector, N>>()) +
-                  ": each state's elements and each step's adjoint");
+                  ": the gradient's buffer of states and steps, its result and the sum's partials");
   note_memory(
       c + "tapeless_bounded",
       describe(

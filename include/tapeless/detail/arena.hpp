@@ -7,7 +7,8 @@
 // allocation per intermediate per call. While a sweep runs, its arena is current on the thread
 // (arena_scope), and the operations that keep such intermediates (kept_scope, around their passes:
 // operation/protocol.hpp) make the elements of their run-time matrices there instead, in order, from
-// one buffer, all taken back together. Elsewhere buffers stay on the heap: a sum's partials, a
+// one buffer, all taken back together; so do tl::iterate's steps (loop_scope), each in the room of
+// pieces the steps before gave back. Elsewhere buffers stay on the heap: a sum's partials, a
 // log-sum-exp's exps and most other adjoints become the gradient itself, which takes them over from
 // the heap rather than copying them. A lasting arena (a tl::workspace's) takes every buffer. What does
 // not fit goes to the heap, and the arena counts it, so that the caller can make its next buffer large
@@ -29,8 +30,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -50,9 +53,11 @@
 namespace tapeless::detail {
 
 /// Room handed out in order from a buffer the caller owns, all of it taken back once every piece is
-/// given back. Pieces given back while others are still out stay taken until then: the intermediates of
-/// one sweep mostly live to its end, and so the room a call needs is the same whether it fits or not,
-/// which the next call's buffer is made from (largest()).
+/// given back. A piece given back while others are still out serves the next piece of the same room, so
+/// that a loop whose steps make and give back their temporaries (tl::iterate's states and adjoints)
+/// needs the room of a few steps, not of all; pieces of other rooms stay taken until then, as the
+/// intermediates of one sweep mostly live to its end. The room a call needs is the same whether it fits
+/// or not, which the next call's buffer is made from (largest()).
 class arena {
  public:
   /// Every buffer's alignment: that of a SIMD batch of any width the library loads.
@@ -71,16 +76,24 @@ class arena {
   arena& operator=(const arena&) = delete;
   ~arena() {
     if (buffer_ != nullptr) unpoison(buffer_, capacity_);
-    if (owns_ && buffer_ != nullptr) ::operator delete (buffer_, std::align_val_t{alignment});
+    if (owns_ && buffer_ != nullptr) delete_own_buffer();
   }
 
   /// Room for `bytes`, or nullptr where it does not fit (the caller takes it from the heap, and tells
-  /// heap_returned when it gives it back).
+  /// heap_returned when it gives it back). A piece of the same room given back while others are still
+  /// out serves again.
   void* allocate(std::size_t bytes) noexcept {
     const std::size_t room = rounded(bytes);
     ++out_;
-    wanted_ += room;
-    largest_ = std::max(largest_, wanted_);
+    spare_pieces* spare = spares_of(room);
+    if (spare != nullptr && spare->count > 0) {
+      // An arena large enough for every piece would reuse one given back, and want no more room.
+      --spare->count;
+      if (spare->first != nullptr) return reused(*spare, bytes);
+    } else {
+      wanted_ += room;
+      largest_ = std::max(largest_, wanted_);
+    }
     if (room > capacity_ - top_) return nullptr;
     if (buffer_ == nullptr && !own_buffer()) return nullptr;
     std::byte* at = buffer_ + top_;
@@ -88,13 +101,26 @@ class arena {
     unpoison(at, bytes);
     return at;
   }
-  /// Gives back the room of `bytes` at p.
+  /// Gives back the room of `bytes` at p, for the next piece of that room.
   void deallocate(void* p, std::size_t bytes) noexcept {
-    poison(p, rounded(bytes));
+    const std::size_t room = rounded(bytes);
+    if (spare_pieces* spare = spares_for(room)) {
+      unpoison(p, sizeof(void*));
+      std::memcpy(p, &spare->first, sizeof(void*));  // the list of spare pieces runs through them
+      spare->first = p;
+      ++spare->count;
+    }
+    poison(p, room);
     given_back();
   }
-  /// Gives back what the heap gave in place of the arena.
-  void heap_returned() noexcept { given_back(); }
+  /// Gives back what the heap gave in place of the arena for `bytes`: a piece of that room that an
+  /// arena large enough would now have spare.
+  void heap_returned(std::size_t bytes) noexcept {
+    if (spare_pieces* spare = spares_for(rounded(bytes))) ++spare->count;
+    given_back();
+  }
+  /// Forgets a piece the heap gave in place of the arena, which now belongs elsewhere.
+  void disowned() noexcept { given_back(); }
 
   /// The most bytes this arena was asked for since it was last empty: a buffer of that many would have
   /// held every piece.
@@ -125,8 +151,41 @@ class arena {
     poison(buffer_, capacity_);
     return true;
   }
+  // Out of line: inlined into a caller's function over an arena of a local buffer, g++ warns that the
+  // local is deleted (-Wfree-nonheap-object) on a path that owns_ rules out.
+  [[gnu::noinline]] void delete_own_buffer() noexcept { ::operator delete (buffer_, std::align_val_t{alignment}); }
   void given_back() noexcept {
-    if (--out_ == 0) top_ = wanted_ = 0;
+    if (--out_ == 0) {
+      top_ = wanted_ = 0;
+      spares_used_ = 0;
+    }
+  }
+  // The pieces of one room given back while others are out: `count` of them, of which those in this
+  // buffer are listed from `first` (the others came from the heap, and count for largest() only).
+  struct spare_pieces {
+    std::size_t room = 0;
+    std::size_t count = 0;
+    void* first = nullptr;
+  };
+  spare_pieces* spares_of(std::size_t room) noexcept {
+    for (std::size_t i = 0; i < spares_used_; ++i)
+      if (spares_[i].room == room) return &spares_[i];
+    return nullptr;
+  }
+  // Those of a room, kept from now on where there is place for another room; else nullptr.
+  spare_pieces* spares_for(std::size_t room) noexcept {
+    if (spare_pieces* spare = spares_of(room)) return spare;
+    if (spares_used_ == spares_.size()) return nullptr;
+    spares_[spares_used_] = spare_pieces{room, 0, nullptr};
+    return &spares_[spares_used_++];
+  }
+  static void* reused(spare_pieces& spare, std::size_t bytes) noexcept {
+    void* p = spare.first;
+    unpoison(p, sizeof(void*));
+    std::memcpy(&spare.first, p, sizeof(void*));
+    poison(p, spare.room);
+    unpoison(p, bytes);
+    return p;
   }
   static void poison([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
 #ifdef TAPELESS_ARENA_ASAN
@@ -148,6 +207,10 @@ class arena {
   std::size_t wanted_ = 0;   // the bytes asked for since the arena was last empty
   std::size_t largest_ = 0;  // the most of wanted_
   std::uint64_t serial_;
+  // The rooms whose spare pieces are kept: the few sizes a loop's temporaries have. A piece of another
+  // room, given back, stays taken until the arena is empty.
+  std::array<spare_pieces, 8> spares_{};
+  std::size_t spares_used_ = 0;
 };
 
 /// The arena of the sweep running on this thread; none: the heap.
@@ -162,10 +225,8 @@ inline thread_local bool keeping_intermediates = false;
 /// a constant expression, nothing.
 class arena_scope {
  public:
-  constexpr explicit arena_scope(arena* a, bool keeping = false, bool only_over_one = false,
-                                 bool unless_lasting = false) noexcept {
+  constexpr explicit arena_scope(arena* a, bool keeping = false, bool only_over_one = false) noexcept {
     if (std::is_constant_evaluated() || (only_over_one && current_arena == nullptr)) return;
-    if (unless_lasting && current_arena != nullptr && current_arena->lasting()) return;
     active_ = true;
     previous_ = current_arena;
     previous_keeping_ = keeping_intermediates;
@@ -186,21 +247,28 @@ class arena_scope {
   bool active_ = false;
 };
 
-/// The heap for what is made until it ends: what outlives the arena, and loops of a run-time count
-/// (a sum over rows, tl::iterate's steps), whose temporaries an arena would keep until it ends. Where
-/// no arena is current, as in every sweep with nothing of run-time size to keep, it writes nothing.
+/// The current arena, where one is and this is no constant evaluation; else nullptr.
+constexpr arena* arena_in_use() noexcept {
+  if (std::is_constant_evaluated()) return nullptr;
+  return current_arena;
+}
+
+/// The heap for what is made until it ends: what outlives the arena, and the temporaries of a sum over
+/// rows (transforms/sum_over.hpp). Where no arena is current, as in every sweep with nothing of run-time
+/// size to keep, it writes nothing.
 class heap_scope : arena_scope {
  public:
   constexpr heap_scope() noexcept : arena_scope(nullptr, false, true) {}
 };
 
-/// The heap for a loop's temporaries, as heap_scope, unless the current arena is a workspace's (lasting):
-/// that one keeps them, as it keeps whatever is made while it is current, and grows to hold them, so
-/// that a loop in a gradient given a workspace (tl::grad(f, ws)) allocates nothing once it is large
-/// enough.
+/// A loop's temporaries (tl::iterate's states, adjoints and the buffers of its steps) in the current
+/// arena, the sweep's or a workspace's: every step makes buffers of the sizes the one before gave back,
+/// which serve again (detail::arena), so that a loop of any length needs one buffer for all of them, and
+/// a gradient given a workspace (tl::grad(f, ws)) allocates nothing once it is large enough. Where no
+/// arena is current, it writes nothing.
 class loop_scope : arena_scope {
  public:
-  constexpr loop_scope() noexcept : arena_scope(nullptr, false, true, true) {}
+  constexpr loop_scope() noexcept : arena_scope(arena_in_use(), true, true) {}
 };
 
 /// The arena that a gradient's result takes its room from: none, the heap, unless the caller copies
@@ -218,14 +286,40 @@ class result_scope : arena_scope {
 /// intermediates open one around their passes.
 class kept_scope : arena_scope {
  public:
-  constexpr kept_scope() noexcept : arena_scope(arena_now(), true) {}
-
- private:
-  static constexpr arena* arena_now() noexcept {
-    if (std::is_constant_evaluated()) return nullptr;
-    return current_arena;
-  }
+  constexpr kept_scope() noexcept : arena_scope(arena_in_use(), true) {}
 };
+
+/// Whether a buffer made now in arena `a` takes its room there: where an operation keeps it (kept_scope,
+/// loop_scope) or the arena is lasting.
+inline bool takes_buffers(const arena& a) noexcept { return keeping_intermediates || a.lasting(); }
+
+/// The current arena where a buffer made now takes its room there, else nullptr: the heap.
+inline arena* arena_taking_buffers() noexcept {
+  arena* a = current_arena;
+  return a != nullptr && takes_buffers(*a) ? a : nullptr;
+}
+
+/// Room for n objects of T, not constructed: in arena `a` (nullptr: none) where it has it, else from
+/// the heap, which `a` counts; `in_arena` says which. give_back_room returns it the same way.
+template <class T>
+constexpr T* room_in(arena* a, std::size_t n, bool& in_arena) {
+  in_arena = false;
+  if (a != nullptr)
+    if (void* room = a->allocate(n * sizeof(T))) {
+      in_arena = true;
+      return static_cast<T*>(room);
+    }
+  return std::allocator<T>().allocate(n);
+}
+template <class T>
+constexpr void give_back_room(arena* a, T* p, std::size_t n, bool in_arena) noexcept {
+  if (in_arena) {
+    a->deallocate(p, n * sizeof(T));
+    return;
+  }
+  std::allocator<T>().deallocate(p, n);
+  if (a != nullptr) a->heap_returned(n * sizeof(T));  // it was asked first, and had no room
+}
 
 /// n elements of T, value-initialized (zeros), copied and moved as a std::vector's are, but that each
 /// buffer has a home, fixed when it is made: the arena current then, or the heap. Its elements lie in
@@ -271,7 +365,7 @@ class arena_elements {
       on_heap_ = other.on_heap_;
       counted_ = other.counted_;
       if (counted_ && home_ != other.home_) [[unlikely]]
-        counted_ = uncount(other.home_);
+        counted_ = disown(other.home_);
       other.forget();
     } else {
       *this = std::as_const(other);  // NOLINT(misc-unconventional-assign-operator): a copy keeps each home
@@ -310,9 +404,13 @@ class arena_elements {
     return a != nullptr && a->serial() == serial ? a : nullptr;
   }
   // Tells the arena of that serial, where current, that a buffer it counted is no longer its; false.
-  [[gnu::cold]] [[gnu::noinline]] static bool uncount(std::uint64_t serial) noexcept {
-    if (arena* a = current_arena_of(serial)) a->heap_returned();
+  [[gnu::cold]] [[gnu::noinline]] static bool disown(std::uint64_t serial) noexcept {
+    if (arena* a = current_arena_of(serial)) a->disowned();
     return false;
+  }
+  // Tells the arena of that serial, where current, that a buffer of `bytes` it counted is given back.
+  [[gnu::cold]] [[gnu::noinline]] static void uncount(std::uint64_t serial, std::size_t bytes) noexcept {
+    if (arena* a = current_arena_of(serial)) a->heap_returned(bytes);
   }
   constexpr void forget() noexcept {
     data_ = nullptr;
@@ -341,7 +439,7 @@ class arena_elements {
   // not, or they do not fit (then counted by it, and made on the heap).
   [[gnu::noinline]] bool make_in_arena(std::size_t n, bool zero) {
     arena* a = current_arena_of(home_);
-    if (a == nullptr || !(keeping_intermediates || a->lasting())) return false;
+    if (a == nullptr || !takes_buffers(*a)) return false;
     void* room = a->allocate(n * sizeof(T));
     if (room == nullptr) {
       counted_ = true;
@@ -360,7 +458,7 @@ class arena_elements {
     if (on_heap_) [[likely]] {
       std::allocator<T>().deallocate(data_, size_);
       if (counted_) [[unlikely]]
-        uncount(home_);
+        uncount(home_, size_ * sizeof(T));
     } else if (!std::is_constant_evaluated()) {
       give_back();
     }

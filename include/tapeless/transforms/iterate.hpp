@@ -5,7 +5,8 @@
 // operation whose operand is init, or init and the parameters stacked in one vector (tl::concat of each
 // flattened), so that every walk of the tree, every transform and the inspectors take it as they take
 // any operation. Its forward pass runs the steps of sweep/iterate_steps.hpp and keeps, as its cache,
-// the states s(0) ... s(n - 1) that the reverse loop reads, in one allocation (or in a tl::workspace);
+// the states s(0) ... s(n - 1) that the reverse loop reads, in one allocation (or in a tl::workspace,
+// or the gradient's arena);
 // its rule runs the steps in reverse from the adjoint of s(n). Its operand's values may be dual
 // numbers, so hessian, jvp and grad of grad run through it as through any node: the loop then runs in
 // dual numbers.
@@ -51,23 +52,17 @@ struct iterate_shapes {
 namespace detail {
 
 /// Room for the n states State that the reverse loop reads: in one allocation of its own, in the
-/// workspace of the transform where it was given one (tl::grad(f, ws): its arena is current, and
-/// lasting), or in a workspace of tl::iterate's own. A copy (a let's evaluation copied) holds its own.
+/// arena of the sweep or of the transform's workspace where one is current (tl::grad(f, ws); the loop's
+/// loop_scope makes it take buffers), or in a workspace of tl::iterate's own. A copy (a let's
+/// evaluation copied) holds its own.
 template <class State>
 class state_store {
  public:
-  /// Room for n states of its own, or in the transform's workspace.
+  /// Room for n states of its own, or in the current arena.
   constexpr explicit state_store(std::size_t n) : n_(n) {
     if (n == 0) return;
-    if (!std::is_constant_evaluated() && current_arena != nullptr && current_arena->lasting()) {
-      arena_ = current_arena;
-      if (void* room = arena_->allocate(n * sizeof(State))) {
-        data_ = static_cast<State*>(room);
-        in_arena_ = true;
-        return;
-      }
-    }
-    data_ = std::allocator<State>().allocate(n);
+    if (!std::is_constant_evaluated()) arena_ = arena_taking_buffers();
+    data_ = room_in<State>(arena_, n, in_arena_);
   }
   /// Room for n states in ws where it fits, else of its own.
   state_store(std::size_t n, workspace& ws) : n_(n) {
@@ -94,14 +89,10 @@ class state_store {
   constexpr ~state_store() {
     if (data_ == nullptr) return;
     if constexpr (!std::is_trivially_destructible_v<State>) std::destroy_n(data_, n_);
-    if (borrowed_from_ != nullptr) {
+    if (borrowed_from_ != nullptr)
       workspace_access::release(*borrowed_from_);
-    } else if (in_arena_) {
-      arena_->deallocate(data_, n_ * sizeof(State));
-    } else {
-      std::allocator<State>().deallocate(data_, n_);
-      if (arena_ != nullptr) arena_->heap_returned();  // the arena was asked first, and had no room
-    }
+    else
+      give_back_room(arena_, data_, n_, in_arena_);
   }
 
   /// The room for state k, which advance_storing constructs.
@@ -112,7 +103,7 @@ class state_store {
   State* data_ = nullptr;
   std::size_t n_ = 0;
   workspace* borrowed_from_ = nullptr;
-  arena* arena_ = nullptr;  // the transform's workspace's, asked for the room
+  arena* arena_ = nullptr;  // the current arena, asked for the room
   bool in_arena_ = false;   // and the room is there
 };
 
@@ -127,6 +118,7 @@ template <class Derived>
 struct stores_states {
   template <class State, class Step, class Params>
   constexpr auto forward(const Step& step, const State& init, std::size_t n, const Params& params) const {
+    const loop_scope steps_memory;  // the states and the steps' buffers in the current arena
     state_store<State> states = static_cast<const Derived&>(*this).template room<State>(n);
     State last = advance_storing(step, init, n, params, states.data());
     return with_cache<State, state_store<State>>(std::move(last), std::move(states));
@@ -134,6 +126,7 @@ struct stores_states {
   template <class State, class Step, class Params, class Sums>
   constexpr State reverse(const Step& step, const State& /*init*/, const state_store<State>& states, std::size_t n,
                           const Params& params, const State& adjoint, Sums& sums) const {
+    const loop_scope steps_memory;
     return reverse_stored(step, states.data(), n, params, adjoint, sums);
   }
 };
@@ -168,7 +161,6 @@ struct iterate_steps : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
-    const loop_scope steps_memory;  // detail/arena.hpp: the heap, or the transform's workspace
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);
@@ -178,7 +170,6 @@ struct iterate_steps : matrix_operation {
 
   template <class G, class X, class Y, class C>
   constexpr X vjp(const G& g, const X& x, const Y&, const C& kept) const {
-    const loop_scope steps_memory;
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);

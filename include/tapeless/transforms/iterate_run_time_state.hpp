@@ -146,7 +146,10 @@ struct iterate_run_time_steps : matrix_operation {
   template <class S>
   using sums_t = plain_tuple<in_lanes_t<S, P>...>;
 
-  static constexpr operation_traits traits{.name = "iterate", .takes_run_time_extents = true};
+  // Its states, adjoints and the buffers of its steps take their room from the sweep's arena, whose
+  // pieces serve again step after step (detail/arena.hpp, loop_scope).
+  static constexpr operation_traits traits{
+      .name = "iterate", .keeps_intermediates = true, .takes_run_time_extents = true};
   std::size_t n = 0;
   whole_array_step<Step> step;
   Policy keep;

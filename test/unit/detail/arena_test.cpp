@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSL-1.0
 // detail::arena and detail::arena_elements: room handed out aligned and in order, refused beyond the
-// buffer and counted, taken back once all is given back; buffers in the arena where an operation keeps
-// them or the arena is lasting, else on the heap; each buffer's home kept by assignments; a buffer of
-// an arena moved where that arena is not current copied; buffers that outlive their arena; constant
-// evaluation.
+// buffer and counted, taken back once all is given back; a piece given back serving the next of its
+// room, and one the heap gave counting as spare; a loop's buffers in the current arena; buffers in
+// the arena where an operation keeps them or the arena is lasting, else on the heap; each buffer's
+// home kept by assignments; a buffer of an arena moved where that arena is not current copied;
+// buffers that outlive their arena; constant evaluation.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -18,6 +19,7 @@ using tl::detail::arena_elements;
 using tl::detail::arena_scope;
 using tl::detail::heap_scope;
 using tl::detail::kept_scope;
+using tl::detail::loop_scope;
 
 namespace {
 /// A buffer of an arena's alignment.
@@ -53,11 +55,94 @@ TEST_CASE("an arena hands out aligned room in order, refuses what does not fit, 
   CHECK(a.allocate(8192) == nullptr);  // too large: the heap's
   const std::size_t largest = a.largest();
   CHECK(largest >= 8 + 100 + 8192);
-  a.heap_returned();
+  a.heap_returned(8192);
   a.deallocate(q, 100);
   a.deallocate(p, 8);
   CHECK(a.allocate(8) == p);  // all given back: from the start again
   CHECK(a.largest() == largest);
+}
+
+TEST_CASE("a piece given back while others are out serves the next piece of its room, and no more is wanted") {
+  room r;
+  arena a(r.bytes, sizeof(r.bytes));
+  void* kept = a.allocate(8);  // out throughout, as a loop's stored states
+  void* step = a.allocate(300);
+  a.deallocate(step, 300);
+  const std::size_t wanted = a.largest();
+  for (int k = 0; k < 100; ++k) {  // a loop whose steps make a buffer and give back the one before
+    void* next = a.allocate(290);  // of the same room
+    CHECK(next == step);
+    a.deallocate(next, 290);
+  }
+  CHECK(a.largest() == wanted);
+  void* other = a.allocate(1000);  // another room: from the top
+  CHECK(other != step);
+  CHECK(static_cast<std::byte*>(other) > static_cast<std::byte*>(step));
+  a.deallocate(other, 1000);
+  a.deallocate(kept, 8);
+}
+
+#ifdef TAPELESS_ARENA_ASAN
+// Under AddressSanitizer (the clang++ part of the test command): a piece given back, the list of spare
+// pieces that runs through it included, stays poisoned until it serves again, then only its bytes are
+// readable.
+TEST_CASE("a spare piece is poisoned, all of it, until it serves again") {
+  room r;
+  arena a(r.bytes, sizeof(r.bytes));
+  void* kept = a.allocate(8);
+  auto* p = static_cast<std::byte*>(a.allocate(100));
+  CHECK_FALSE(__asan_address_is_poisoned(p));
+  CHECK_FALSE(__asan_address_is_poisoned(p + 99));
+  CHECK(__asan_address_is_poisoned(p + 100));
+  a.deallocate(p, 100);
+  for (std::size_t i = 0; i < 100; ++i) CHECK(__asan_address_is_poisoned(p + i));
+  auto* q = static_cast<std::byte*>(a.allocate(90));  // the same room
+  REQUIRE(q == p);
+  CHECK_FALSE(__asan_address_is_poisoned(q + 89));
+  CHECK(__asan_address_is_poisoned(q + 90));
+  CHECK(__asan_address_is_poisoned(q + 99));
+  a.deallocate(q, 90);
+  a.deallocate(kept, 8);
+}
+#endif
+
+TEST_CASE("a piece the heap gave in the arena's place counts as spare for the room the next call wants") {
+  room r;
+  arena a(r.bytes, sizeof(r.bytes));
+  void* kept = a.allocate(8);
+  for (int k = 0; k < 10; ++k) {
+    CHECK(a.allocate(8000) == nullptr);  // too large: the heap's
+    a.heap_returned(8000);
+  }
+  CHECK(a.largest() < 8 + 2 * 8000);  // one piece of 8000 at a time: a buffer of one would do
+  CHECK(a.allocate(8000) == nullptr);
+  a.disowned();  // taken over elsewhere: not spare
+  CHECK(a.allocate(8000) == nullptr);
+  CHECK(a.largest() > 8 + 2 * 8000);
+  a.heap_returned(8000);
+  a.deallocate(kept, 8);
+}
+
+TEST_CASE("a loop's buffers take their room in the current arena; over none, on the heap") {
+  room r;
+  {
+    const loop_scope loop;
+    CHECK_FALSE(arena_elements<double>(4).in_arena());
+  }
+  arena a(r.bytes, sizeof(r.bytes));
+  const arena_scope scope(&a);
+  const loop_scope loop;
+  std::optional<arena_elements<double>> previous;
+  previous.emplace(8);
+  const double* first = previous->data();
+  CHECK(inside(first, r));
+  for (int k = 0; k < 5; ++k) {
+    arena_elements<double> next(8);
+    CHECK(next.in_arena());
+    previous = std::move(next);
+  }
+  previous.reset();
+  CHECK(arena_elements<double>(8).data() == first);  // all given back: from the start again
 }
 
 TEST_CASE("an arena that makes its own buffer makes it when first asked, and none for 0 bytes") {

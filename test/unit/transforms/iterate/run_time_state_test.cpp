@@ -308,17 +308,24 @@ TEST_CASE("allocations: none for a bounded state with checkpoints or a workspace
   double value = 0;
   CHECK(allocations_during([&] { value = cubic_loss(100)(x, 2.0, 0.5); }) == 0);
 
-  // A tl::dynamic state owns its elements: each state stored, each step's result and adjoint is an
-  // allocation of its own, a few per step and never per operation of the step.
+  // A tl::dynamic state owns its elements, which take their room in the sweep's buffer, where the
+  // pieces a step gives back serve the next: from the second call on, the buffer, the gradient's result
+  // and the partials of the sum over the last state, however many steps.
   const auto xd = drawn_vector<dynamic_vector>(40, 14);
-  const long ten = allocations_during([&] { (void)tl::grad(cubic_loss(10))(xd, 2.0, 0.5); });
-  const long hundred = allocations_during([&] { (void)tl::grad(cubic_loss(100))(xd, 2.0, 0.5); });
-  CHECK((hundred - ten) / 90 <= 3);
+  std::tuple<dynamic_vector, double, double> gd{};
+  for (const std::size_t n : {1000, 10, 100}) {
+    const auto with_checkpoints_n = [n](const auto& s0, const auto& kk, const auto& c) {
+      return tl::sum(tl::square(tl::iterate(tl::checkpoints<8>{}, n, s0, cubic_step, kk, c)));
+    };
+    CAPTURE(n);
+    gd = tl::grad(cubic_loss(1000))(xd, 2.0, 0.5);  // sizes the thread's buffer for the largest
+    CHECK(allocations_during([&] { gd = tl::grad(cubic_loss(n))(xd, 2.0, 0.5); }) == 3);
+    CHECK(allocations_during([&] { gd = tl::grad(with_checkpoints_n)(xd, 2.0, 0.5); }) == 3);
+  }
 
   // With a workspace passed to the transform too, its elements and adjoints take their room there: from
   // the second call on, nothing but the gradient's result, and with tl::into nothing at all.
   tl::workspace transform_ws;
-  std::tuple<dynamic_vector, double, double> gd{};
   for (int call = 0; call < 2; ++call) {
     gd = tl::grad(in_workspace, transform_ws)(xd, 2.0, 0.5);
     gd = tl::grad(with_checkpoints, transform_ws)(xd, 2.0, 0.5);
@@ -332,6 +339,30 @@ TEST_CASE("allocations: none for a bounded state with checkpoints or a workspace
   tl::grad(in_workspace, into, transform_ws)(xd, 2.0, 0.5);
   CHECK(allocations_during([&] { tl::grad(in_workspace, into, transform_ws)(xd, 2.0, 0.5); }) == 0);
   CHECK((gd == tl::grad(cubic_loss(100))(xd, 2.0, 0.5)));  // bit for bit
+}
+
+TEST_CASE("a loop's buffers serve again step after step: checkpoints keep their memory bound in a workspace") {
+  const auto x = drawn_vector<dynamic_vector>(40, 15);
+  const auto room_for = [&x](const auto& loss) {
+    tl::workspace ws;
+    const auto g = tl::grad(loss, ws)(x, 2.0, 0.5);
+    CHECK((g == tl::grad(loss)(x, 2.0, 0.5)));  // bit for bit
+    return ws.capacity();
+  };
+  const auto with_checkpoints = [](std::size_t n) {
+    return [n](const auto& s0, const auto& kk, const auto& c) {
+      return tl::sum(tl::square(tl::iterate(tl::checkpoints<4>{}, n, s0, cubic_step, kk, c)));
+    };
+  };
+  const std::size_t state = 40 * sizeof(double);
+  // Stored states: the n states, and a few steps' adjoints and temporaries besides.
+  const std::size_t stored = room_for(cubic_loss(1000));
+  CHECK(stored >= 1000 * state);
+  CHECK(stored < 1000 * (state + 2 * tl::detail::arena::alignment) + 64 * state);
+  // Checkpoints: the S slots and a few steps' buffers, as many for 1000 steps as for 100.
+  const std::size_t checkpointed = room_for(with_checkpoints(1000));
+  CHECK(checkpointed == room_for(with_checkpoints(100)));
+  CHECK(checkpointed < 64 * state);
 }
 
 TEST_CASE("a step that changes the state's extents throws std::invalid_argument naming both, before a step runs") {
