@@ -287,11 +287,14 @@ constexpr State advance_storing(const Step& step, const State& init, std::size_t
       return store_small_steps(step, init, n, params, states);
     } else {
       // s(k) moved into its place, and s(k + 1) computed from there: a state that owns its elements
-      // (tl::dynamic) hands them on rather than copying them.
+      // (tl::dynamic) hands them on rather than copying them. The parameters in a local, as in
+      // store_small_steps: where this loop is not inlined into the function that holds them, the
+      // stores to `states` could change them through the reference, and g++ reloads them every step.
+      const Params values = params;
       State s = init;
       for (std::size_t k = 0; k < n; ++k) {
         std::construct_at(states + k, std::move(s));
-        s = step_value(step, states[k], k, params);
+        s = step_value(step, states[k], k, values);
       }
       return s;
     }

@@ -118,7 +118,6 @@ template <class Derived>
 struct stores_states {
   template <class State, class Step, class Params>
   constexpr auto forward(const Step& step, const State& init, std::size_t n, const Params& params) const {
-    const loop_scope steps_memory;  // the states and the steps' buffers in the current arena
     state_store<State> states = static_cast<const Derived&>(*this).template room<State>(n);
     State last = advance_storing(step, init, n, params, states.data());
     return with_cache<State, state_store<State>>(std::move(last), std::move(states));
@@ -126,7 +125,6 @@ struct stores_states {
   template <class State, class Step, class Params, class Sums>
   constexpr State reverse(const Step& step, const State& /*init*/, const state_store<State>& states, std::size_t n,
                           const Params& params, const State& adjoint, Sums& sums) const {
-    const loop_scope steps_memory;
     return reverse_stored(step, states.data(), n, params, adjoint, sums);
   }
 };
@@ -161,6 +159,7 @@ struct iterate_steps : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
+    const loop_scope steps_memory;  // the states and the steps' buffers in the current arena
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);
@@ -170,6 +169,7 @@ struct iterate_steps : matrix_operation {
 
   template <class G, class X, class Y, class C>
   constexpr X vjp(const G& g, const X& x, const Y&, const C& kept) const {
+    const loop_scope steps_memory;
     using S = scalar_of_t<X>;
     using State = in_lanes_t<S, Init>;
     const auto all = parameters_from<Init, P...>(x);

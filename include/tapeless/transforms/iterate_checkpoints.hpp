@@ -35,13 +35,11 @@ template <std::size_t S>
 struct keeps_checkpoints {
   template <class State, class Step, class Params>
   constexpr auto forward(const Step& step, const State& init, std::size_t n, const Params& params) const {
-    const loop_scope steps_memory;  // the steps' buffers in the current arena, as stores_states
     return with_cache<State, kept_nothing>(advance(step, init, 0, n, params), kept_nothing{});
   }
   template <class State, class Step, class Params, class Sums>
   constexpr State reverse(const Step& step, const State& init, const kept_nothing&, std::size_t n, const Params& params,
                           const State& adjoint, Sums& sums) const {
-    const loop_scope steps_memory;
     State a = adjoint;
     with_step_data(step, [&] {
       return reverse_with_checkpoints<S>(

@@ -16,6 +16,7 @@
 // Tests: test/unit/transforms/iterate/run_time_state_test.cpp
 #pragma once
 
+#include <tapeless/detail/arena.hpp>
 #include <tapeless/expr/concepts.hpp>
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/make.hpp>
@@ -160,11 +161,13 @@ struct iterate_run_time_steps : matrix_operation {
 
   template <class X>
   constexpr auto forward(const X& x) const {
+    const loop_scope steps_memory;  // the states and the steps' buffers in the current arena
     return keep.forward(step, state_of<scalar_of_t<X>>(x), n, plain_tuple<>{});
   }
   template <class G, class X, class Y, class C>
     requires(!is_structured<G>)
   constexpr state_t<scalar_of_t<X>, X> vjp(const G& g, const X& x, const Y& /*y*/, const C& kept) const {
+    const loop_scope steps_memory;
     using S = scalar_of_t<X>;
     plain_tuple<> sums{};
     return keep.reverse(step, state_of<S>(x), kept, n, plain_tuple<>{}, state_of<S>(g), sums);
@@ -176,6 +179,7 @@ struct iterate_run_time_steps : matrix_operation {
   template <class X, class Y>
     requires(!std::is_same_v<Y, value_unread_t>)  // the form every value reads (operation/protocol.hpp)
   constexpr auto forward(const X& x, const Y& y) const {
+    const loop_scope steps_memory;
     using S = number_t<X, Y>;
     auto r = keep.forward(step, state_of<S>(x), n, params_of<S>(y));
     using Kept = kept_with_sums<decltype(r.cache), sums_t<S>>;
@@ -188,6 +192,7 @@ struct iterate_run_time_steps : matrix_operation {
     requires(!is_structured<G>)
   constexpr state_t<number_t<X, Y>, X> vjp_lhs(const G& g, const X& x, const Y& y, const Z& /*z*/,
                                                const C& kept) const {
+    const loop_scope steps_memory;
     using S = number_t<X, Y>;
     sums_t<S> sums = zero_sums<S>();
     state_t<S, X> a = keep.reverse(step, state_of<S>(x), kept.kept, n, params_of<S>(y), state_of<S>(g), sums);
@@ -200,6 +205,7 @@ struct iterate_run_time_steps : matrix_operation {
   template <class G, class X, class Y, class Z, class C>
     requires(!is_structured<G>)
   constexpr Y vjp_rhs(const G& g, const X& x, const Y& y, const Z& /*z*/, const C& kept) const {
+    const loop_scope steps_memory;
     using S = number_t<X, Y>;
     sums_t<S> sums = zero_sums<S>();
     if (!std::is_constant_evaluated() && kept.sums_held) {
