@@ -12,6 +12,7 @@
 #include <tapeless/simd/batch.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -302,7 +303,12 @@ struct filled_line {
   std::size_t rows, cols;  // the matrix's
   template <class F>
   constexpr void each_element(const F& f) const {
-    for (std::size_t k = 0; k < length; ++k) f(start + k * stride, value);
+    each_in_line([&](std::size_t k, const T& v) { f(start + k * stride, v); });
+  }
+  /// f(k, value) for k < length: element k of the line.
+  template <class F>
+  constexpr void each_in_line(const F& f) const {
+    for (std::size_t k = 0; k < length; ++k) f(k, value);
   }
   [[nodiscard]] constexpr M dense() const { return dense_of_elements(*this); }
 };
@@ -327,9 +333,13 @@ struct scaled_line {
   std::size_t rows, cols;  // the matrix's
   template <class F>
   constexpr void each_element(const F& f) const {
+    each_in_line([&](std::size_t k, const T& v) { f(start + k * stride, v); });
+  }
+  /// f(k, v) for k < length, v element k of the line.
+  template <class F>
+  constexpr void each_in_line(const F& f) const {
     const Other& o = *other;
-    for (std::size_t k = 0; k < length; ++k)
-      f(start + k * stride, factor * (OtherRow ? o(other_line, k) : o(k, other_line)));
+    for (std::size_t k = 0; k < length; ++k) f(k, factor * (OtherRow ? o(other_line, k) : o(k, other_line)));
   }
   [[nodiscard]] constexpr M dense() const { return dense_of_elements(*this); }
 };
@@ -426,6 +436,27 @@ constexpr decltype(auto) dense_or_uniform(const G& g) {
     return (g);
 }
 
+/// Adjoints along one row or column of a matrix (filled_line, scaled_line).
+template <class G>
+inline constexpr bool is_line = is_filled_line<G> || is_scaled_line<G>;
+
+/// A line adjoint of a matrix of type M, which holds its elements contiguous in row-major order.
+template <class G, class M>
+concept line_adjoint_of = is_line<G> && std::same_as<M, typename G::matrix_type>;
+
+/// Adds line adjoint g to its elements from `first` on, g.stride apart. A row's (stride 1) is a loop
+/// over contiguous elements, which the compiler runs in SIMD registers; each element is added to once,
+/// so the sums are those of one element at a time, bit for bit.
+template <class P, class G>
+constexpr void add_line(P* first, const G& g) {
+  if (g.stride == 1) {
+    g.each_in_line([first](std::size_t k, const auto& v) { first[k] += v; });
+  } else {
+    const std::size_t stride = g.stride;
+    g.each_in_line([first, stride](std::size_t k, const auto& v) { first[k * stride] += v; });
+  }
+}
+
 /// target += g, for an adjoint g that may be structured.
 template <class T, class G>
 constexpr void add_adjoint(T& target, const G& g) {
@@ -433,6 +464,8 @@ constexpr void add_adjoint(T& target, const G& g) {
     for (auto& e : target) e += g.value;
   } else if constexpr (is_repeated<G> || is_scaled<G>) {
     g.each(target, [](auto& e, const auto& v) { e += v; });
+  } else if constexpr (line_adjoint_of<G, T>) {
+    add_line(target.data() + g.start, g);
   } else if constexpr (lists_elements<G>) {
     g.each_element([&target](std::size_t i, const auto& v) { target[i] += v; });
   } else {

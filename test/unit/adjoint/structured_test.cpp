@@ -2,10 +2,14 @@
 // The structured adjoints of parts of a matrix (adjoint/structured.hpp): one element, a strided part
 // (a row or a column), and a cut's list of elements. Each adds to and writes an adjoint sum exactly as
 // its dense form does, and touches only its own elements when added; also in a constant expression.
+// The line adjoints of a matrix of run-time extents add as their elements one by one, bit for bit.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <random>
 
 namespace tl = tapeless;
 namespace d = tl::detail;
@@ -32,7 +36,62 @@ constexpr bool adds_and_writes_as_dense(const G& g) {
   return added == added_dense && written == written_dense;
 }
 
+/// A matrix of run-time extents, r x c, of seeded random numbers.
+template <class X>
+X random_matrix(std::size_t r, std::size_t c, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  X m(r, c);
+  for (auto& e : m) e = u(rng);
+  return m;
+}
+
+/// target + g by add_adjoint against target + each element g lists, one at a time: equal bit for bit.
+template <class X, class G>
+bool adds_as_its_elements(const X& start, const G& g) {
+  X added = start, one_by_one = start;
+  d::add_adjoint(added, g);
+  g.each_element([&](std::size_t i, double v) { one_by_one[i] += v; });
+  bool same = true;
+  for (std::size_t i = 0; i < start.size(); ++i)
+    same = same && std::bit_cast<std::uint64_t>(added[i]) == std::bit_cast<std::uint64_t>(one_by_one[i]);
+  return same;
+}
+
+/// Each row and each column of an r x c matrix X, as line adjoints (a row sum's and a matmul element's).
+template <class X>
+void check_lines(std::size_t r, std::size_t c, std::mt19937_64& rng) {
+  const X start = random_matrix<X>(r, c, rng), other = random_matrix<X>(c, r, rng);
+  for (std::size_t i = 0; i < r; ++i) {
+    const d::filled_line<X> row{i * c, 1, c, 0.75, r, c};
+    CHECK(adds_as_its_elements(start, row));
+    const d::scaled_line<X, X, false> row_from_column{&other, i * c, 1, c, i, -1.5, r, c};  // other's column i
+    CHECK(adds_as_its_elements(start, row_from_column));
+  }
+  for (std::size_t j = 0; j < c; ++j) {
+    const d::filled_line<X> col{j, c, r, -0.5, r, c};
+    CHECK(adds_as_its_elements(start, col));
+    const d::scaled_line<X, X, true> col_from_row{&other, j, c, r, j, 2.25, r, c};  // other's row j
+    CHECK(adds_as_its_elements(start, col_from_row));
+  }
+  // Only the line's elements change: row 1 and the last column.
+  X added = start;
+  const std::size_t row = r > 1 ? 1 : 0;
+  d::add_adjoint(added, d::filled_line<X>{row * c, 1, c, 1.0, r, c});
+  d::add_adjoint(added, d::filled_line<X>{c - 1, c, r, 1.0, r, c});
+  for (std::size_t k = 0; k < start.size(); ++k) CHECK((added[k] != start[k]) == (k / c == row || k % c == c - 1));
+}
+
 }  // namespace
+
+TEST_CASE("a row and a column of run-time extents add as their elements one by one") {
+  std::mt19937_64 rng(41);
+  using X = tl::matrix<double, tl::dynamic, tl::dynamic>;
+  // Around a SIMD batch's 4 and 8 lanes, and longer lines.
+  for (const std::size_t r : {1, 2, 3, 5})
+    for (const std::size_t c : {1, 3, 4, 5, 7, 8, 9, 31, 32, 33}) check_lines<X>(r, c, rng);
+  check_lines<X>(33, 31, rng);
+  check_lines<tl::matrix<double, tl::bounded<40>, tl::bounded<40>>>(7, 33, rng);
+}
 
 TEST_CASE("one element, a row, a column and a list add and write as their dense forms") {
   static_assert(adds_and_writes_as_dense(d::one_element<M>{6, 2.5}));
