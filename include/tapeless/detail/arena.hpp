@@ -332,16 +332,17 @@ class arena_elements {
  public:
   constexpr arena_elements() noexcept : home_(current_home()) {}
   constexpr explicit arena_elements(std::size_t n) : home_(current_home()) { make(n, true); }
+  /// n elements, zeros only where `zeros` (else left as they are, at run time: for the library's loops
+  /// that write every element).
+  constexpr arena_elements(std::size_t n, bool zeros) : home_(current_home()) { make(n, zeros); }
   constexpr arena_elements(const arena_elements& other) : home_(current_home()) { copy_from(other); }
   // A move that must copy (a buffer of an arena moved where that arena is not current) and finds no
   // memory ends the program, as a matrix's move is noexcept. A moved buffer keeps its home.
+  // The copy lies out of line, so that the move a returned matrix makes is a few stores where it is made.
   constexpr arena_elements(arena_elements&& other) noexcept
       : data_(other.data_), size_(other.size_), home_(other.home_), on_heap_(other.on_heap_), counted_(other.counted_) {
     if (!on_heap_ && !std::is_constant_evaluated() && current_arena_of(home_) == nullptr) [[unlikely]] {
-      data_ = nullptr;  // in an arena not current here: copied
-      home_ = current_home();
-      on_heap_ = true;
-      copy_from(other);
+      copy_out_of_arena(other);
       return;
     }
     other.forget();
@@ -421,6 +422,14 @@ class arena_elements {
   constexpr void copy_from(const arena_elements& other) {
     make(other.size_, false);
     std::copy_n(other.data_, size_, data_);
+  }
+  // What a move does with a buffer of an arena not current here: a copy in this thread's current home.
+  [[gnu::cold]] [[gnu::noinline]] void copy_out_of_arena(const arena_elements& other) noexcept {
+    data_ = nullptr;
+    home_ = current_home();
+    on_heap_ = true;
+    counted_ = false;
+    copy_from(other);
   }
   // Room for n elements in this home, zeros where `zero`.
   constexpr void make(std::size_t n, bool zero) {

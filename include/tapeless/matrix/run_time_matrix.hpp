@@ -112,6 +112,10 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
   /// rows x cols zeros. Where an extent is fixed it must match (std::invalid_argument); where bounded,
   /// it must fit (std::length_error).
   constexpr matrix(size_type rows, size_type cols) : matrix(rows, cols, storage<on_heap>{}) {}
+  /// rows x cols elements left unset, checked as the zeros are: for the library's own loops that write
+  /// every element (detail::uninitialized). In a constant expression, zeros.
+  constexpr matrix(size_type rows, size_type cols, detail::uninitialized_t)
+      : matrix(rows, cols, storage<on_heap>{}, detail::uninitialized) {}
 
   // Inline storage makes, copies and moves only the elements its extents hold: a bounded<256> vector
   // of 16 elements is 16 numbers, not 256. (In a constant expression, where every element of an object
@@ -165,18 +169,19 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
     requires(fixed_extent(R2) && fixed_extent(C2) && (fixed_extent(R) ? R == R2 : max_extent(R) >= R2) &&
              (fixed_extent(C) ? C == C2 : max_extent(C) >= C2))
   constexpr matrix(const matrix<T, R2, C2>& m)  // NOLINT(google-explicit-constructor): no information is lost
-      : matrix(R2, C2) {
+      : matrix(R2, C2, detail::uninitialized) {
     copy_elements(m.begin());
   }
   template <std::size_t R2, std::size_t C2>
     requires(!fixed_extent(R2) || !fixed_extent(C2))
-  &&(R2 != R || C2 != C) constexpr explicit matrix(const matrix<T, R2, C2>& m) : matrix(m.rows(), m.cols()) {
+  &&(R2 != R || C2 != C) constexpr explicit matrix(const matrix<T, R2, C2>& m)
+      : matrix(m.rows(), m.cols(), detail::uninitialized) {
     copy_elements(m.begin());
   }
 
   /// rows x cols, every element `value`.
   static constexpr matrix filled(size_type rows, size_type cols, T value) {
-    matrix m(rows, cols);
+    matrix m(rows, cols, detail::uninitialized);
     std::fill(m.begin(), m.end(), value);
     return m;
   }
@@ -241,6 +246,12 @@ class matrix<T, R, C> : public detail::matrix_arithmetic<matrix<T, R, C>, T> {
       elements_.fill(T(0));
     else
       std::fill_n(elements_.data(), std::min(count, elements_.size()), T(0));
+  }
+  constexpr matrix(size_type rows, size_type cols, storage<true>, detail::uninitialized_t)
+      : rows_(rows), cols_(cols), elements_(checked_count(rows, cols), false) {}
+  constexpr matrix(size_type rows, size_type cols, storage<false>, detail::uninitialized_t) : rows_(rows), cols_(cols) {
+    checked_count(rows, cols);
+    if (std::is_constant_evaluated()) elements_.fill(T(0));
   }
   constexpr matrix(const matrix& other, storage<true>)
       : rows_(other.rows_), cols_(other.cols_), elements_(other.elements_) {}

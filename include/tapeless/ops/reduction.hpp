@@ -201,7 +201,7 @@ struct log_sum_exp : ::tapeless::detail::matrix_operation {
       if constexpr (Matrix<M>)
         return ::tapeless::detail::uninitialized;
       else
-        return ::tapeless::detail::spare_kept_t<M>{M(x.rows(), x.cols())};
+        return ::tapeless::detail::spare_kept_t<M>{M(x.rows(), x.cols(), ::tapeless::detail::uninitialized)};
     }
   };
   template <class X>

@@ -86,7 +86,7 @@ struct whole_array_step : whole_array_step_tag {
     const auto r = formula_at(s, k, params);
     using R = std::remove_cvref_t<decltype(r)>;
     if constexpr (RunTimeFormula<R>) {
-      State out(s.rows(), s.cols());
+      State out(s.rows(), s.cols(), uninitialized);  // every element written below
       each_element_value(r, [&](std::size_t e, const auto& v) { return (out[e] = v, true); });
       return out;
     } else {
@@ -236,7 +236,7 @@ struct iterate_run_time_steps : matrix_operation {
     if constexpr (std::is_same_v<X, state_t<S, X>>) {
       return (x);
     } else {
-      state_t<S, X> s(x.rows(), x.cols());
+      state_t<S, X> s(x.rows(), x.cols(), uninitialized);
       for (std::size_t e = 0; e < x.size(); ++e) s[e] = S(x[e]);
       return s;
     }

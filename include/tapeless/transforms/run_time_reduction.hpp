@@ -516,7 +516,7 @@ constexpr void each_element_value(const E& e, F&& f) {
 /// The elements of formula e in a matrix of type Out, of e's extents.
 template <class Out, class E>
 constexpr Out formula_value_in(const E& e) {
-  Out out(e.rows(), e.cols());
+  Out out(e.rows(), e.cols(), uninitialized);  // every element written below
   each_element_value(e, [&](std::size_t k, const auto& v) { return (out(k / e.cols(), k % e.cols()) = v, true); });
   return out;
 }

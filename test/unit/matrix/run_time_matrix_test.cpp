@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSL-1.0
-// tl::matrix with run-time extents (tl::dynamic, tl::bounded<Max>): construction and its errors,
-// element access, iteration, equality, arithmetic against the fixed-shape twin at the same values, moves,
-// and constant evaluation of bounded extents.
+// tl::matrix with run-time extents (tl::dynamic, tl::bounded<Max>): construction and its errors (also
+// of the library's unset elements), element access, iteration, equality, arithmetic against the
+// fixed-shape twin at the same values, moves, and constant evaluation of bounded extents.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
@@ -61,6 +61,28 @@ TEST_CASE("a run-time vector of n zeros, at sizes 0, 1, lanes +- 1, 31, 32, 33 a
   CHECK(dvec().size() == 0);
   CHECK(tl::matrix<double, tl::dynamic, 3>().rows() == 0);
   CHECK(tl::matrix<double, tl::dynamic, 3>().cols() == 3);
+}
+
+TEST_CASE("the library's unset elements: extents checked as the zeros' are, zeros in a constant expression") {
+  for (const std::size_t n : {0, 1, 3, 4, 5, 31, 32, 33, 256}) {
+    dmat m(n, 2, tl::detail::uninitialized);
+    CHECK(m.rows() == n);
+    CHECK(m.cols() == 2);
+    count_up(m);  // every element written, then read: none is read unset
+    if (n > 0) CHECK(m(n - 1, 1) == static_cast<double>(2 * n));
+    tl::vector<double, tl::bounded<256>> v(n, 1, tl::detail::uninitialized);
+    CHECK(v.size() == n);
+  }
+  using three_cols = tl::matrix<double, tl::dynamic, 3>;
+  CHECK(message_of<std::invalid_argument>([] { three_cols(2, 4, tl::detail::uninitialized); }) ==
+        "tl::matrix: 4 columns where the type fixes 3");
+  CHECK(message_of<std::length_error>([] { tl::vector<double, tl::bounded<8>>(9, 1, tl::detail::uninitialized); }) ==
+        "tl::matrix: 9 rows where tl::bounded<8> holds at most 8");
+  static_assert([] {
+    const tl::vector<double, tl::bounded<4>> b(3, 1, tl::detail::uninitialized);
+    const dvec d(3, 1, tl::detail::uninitialized);
+    return b.size() == 3 && b[2] == 0.0 && d.size() == 3 && d[2] == 0.0;
+  }());
 }
 
 TEST_CASE("elements are row-major and read as a fixed matrix's are") {
