@@ -144,7 +144,11 @@ struct evaluated<select_node<A, B>, Need> {
   template <class Shared = const no_shared_work>
   constexpr explicit evaluated(const select_node<A, B>& n, Shared& shared = no_sharing)
       : if_true(n.if_true, shared), if_false(n.if_false, shared), kept_(built_by{}, [&] {
-          return n.cond ? value_type(value_at(n.if_true, if_true)) : value_type(value_at(n.if_false, if_false));
+          if constexpr (finds_pattern<value_type>)
+            return branch_value(n.cond, value_type(value_at(n.if_true, if_true)),
+                                value_type(value_at(n.if_false, if_false)));
+          else
+            return n.cond ? value_type(value_at(n.if_true, if_true)) : value_type(value_at(n.if_false, if_false));
         }) {}
   [[nodiscard]] constexpr const value_type& value() const noexcept { return kept_.forward(); }
 };

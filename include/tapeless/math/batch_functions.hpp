@@ -11,6 +11,7 @@
 
 #include <tapeless/detail/inline.hpp>
 #include <tapeless/math/batch_exp.hpp>
+#include <tapeless/math/dependencies.hpp>
 #include <tapeless/simd/batch.hpp>
 
 #include <array>
@@ -35,7 +36,9 @@ inline constexpr bool is_mask = requires {
 /// out of line its call costs more than its body.
 template <class C, class A, class B>
 TAPELESS_SWEEP_INLINE constexpr auto lazy_select(const C& condition, const A& if_true, const B& if_false) {
-  if constexpr (!is_mask<C>) {
+  if constexpr (::tapeless::detail::is_dependency_dual<decltype(if_true())>) {
+    return ::tapeless::detail::both_sides(condition, if_true(), if_false());  // a pattern holds on both sides
+  } else if constexpr (!is_mask<C>) {
     return condition ? if_true() : if_false();
   } else {
 #if TAPELESS_SIMD
@@ -50,7 +53,9 @@ TAPELESS_SWEEP_INLINE constexpr auto lazy_select(const C& condition, const A& if
 /// sides cheaper than a mispredicted branch (a constant, a value already computed).
 template <class C, class T>
 constexpr T select(const C& condition, const T& if_true, const T& if_false) {
-  if constexpr (!is_mask<C>) {
+  if constexpr (::tapeless::detail::is_dependency_dual<T>) {
+    return ::tapeless::detail::both_sides(condition, if_true, if_false);  // a pattern holds on both sides
+  } else if constexpr (!is_mask<C>) {
     return condition ? if_true : if_false;
   } else {
 #if TAPELESS_SIMD

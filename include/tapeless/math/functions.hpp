@@ -212,6 +212,8 @@ template <class T>
 constexpr bool is_zero(const T& x) {
   if constexpr (::tapeless::detail::is_dual<T>) {
     return is_zero(x.value) && is_zero(x.tangent);
+  } else if constexpr (requires { x.words; }) {
+    return x.empty();  // a set of dependencies (math/dependencies.hpp)
   } else if constexpr (requires { x.lane; }) {
     for (const auto& e : x.lane)
       if (!is_zero(e)) return false;

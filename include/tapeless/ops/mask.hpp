@@ -18,6 +18,7 @@
 #pragma once
 
 #include <tapeless/expr/make.hpp>
+#include <tapeless/expr/select.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/shape.hpp>
 #include <tapeless/ops/compare.hpp>
@@ -247,8 +248,8 @@ struct select_elements : ::tapeless::detail::matrix_operation {
     using T = std::common_type_t<scalar_of_t<A>, scalar_of_t<B>>;
     matrix<T, R, C> z;
     for (std::size_t i = 0; i < R * C; ++i)
-      z[i] = condition[i] ? static_cast<T>(::tapeless::detail::broadcast_element(a, i))
-                          : static_cast<T>(::tapeless::detail::broadcast_element(b, i));
+      z[i] = ::tapeless::detail::branch_value(condition[i], static_cast<T>(::tapeless::detail::broadcast_element(a, i)),
+                                              static_cast<T>(::tapeless::detail::broadcast_element(b, i)));
     return z;
   }
   template <class M, class A, class B>
@@ -265,7 +266,7 @@ struct select_elements : ::tapeless::detail::matrix_operation {
   constexpr S taken(const M& g) const {
     S s = ::tapeless::detail::filled<S>(0.0);
     for (std::size_t i = 0; i < R * C; ++i) {
-      if (condition[i] != When) continue;
+      if (condition[i] != When && !::tapeless::detail::finds_pattern<M>) continue;  // a pattern takes both
       if constexpr (Matrix<S>)
         s[i] = g[i];
       else

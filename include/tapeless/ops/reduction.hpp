@@ -136,11 +136,25 @@ struct norm : ::tapeless::detail::matrix_operation {
 };
 
 namespace detail {
-/// The adjoint of picking element k of x: g there (NaN if x_k is NaN), 0 elsewhere.
+/// Element k of x, picked for its value. Where x's numbers find a sparsity pattern
+/// (math/dependencies.hpp), another point may pick another element: the pick carries every element's set.
+template <class M>
+constexpr auto picked_element(std::size_t k, const M& x) {
+  auto y = x[k];
+  if constexpr (::tapeless::detail::is_dependency_dual<typename M::value_type>)
+    for (std::size_t i = 0; i < M::size(); ++i) y.tangent += x[i].tangent;
+  return y;
+}
+
+/// The adjoint of picking element k of x: g there (NaN if x_k is NaN), 0 elsewhere; g everywhere where x's
+/// numbers find a sparsity pattern, for the reason above.
 template <class M, class G>
 constexpr M to_picked(std::size_t k, G g, const M& x) {
   M gx{};
-  gx[k] = x[k] != x[k] ? x[k] : static_cast<typename M::value_type>(g);
+  if constexpr (::tapeless::detail::is_dependency_dual<typename M::value_type>)
+    for (std::size_t i = 0; i < M::size(); ++i) gx[i] = static_cast<typename M::value_type>(g);
+  else
+    gx[k] = x[k] != x[k] ? x[k] : static_cast<typename M::value_type>(g);
   return gx;
 }
 }  // namespace detail
@@ -150,7 +164,7 @@ struct max_element : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "max_element", .vjp_reads = reads_operands};
   template <class M>
   static constexpr auto value(const M& x) {
-    return x[math::detail::extreme_index<true>(x)];
+    return detail::picked_element(math::detail::extreme_index<true>(x), x);
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M& x, T) {
@@ -163,7 +177,7 @@ struct min_element : ::tapeless::detail::matrix_operation {
   static constexpr operation_traits traits{.name = "min_element", .vjp_reads = reads_operands};
   template <class M>
   static constexpr auto value(const M& x) {
-    return x[math::detail::extreme_index<false>(x)];
+    return detail::picked_element(math::detail::extreme_index<false>(x), x);
   }
   template <class M, class G, class T>
   static constexpr M vjp(G g, const M& x, T) {

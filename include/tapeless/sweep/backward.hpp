@@ -223,13 +223,16 @@ template <class A, class B, bool Need, class G, class Store>
 constexpr void backward_sweep(const select_node<A, B>& n, const evaluated<select_node<A, B>, Need>& v, const G& g,
                               Store& store) {
   observe(store, [&](auto& o) { o.reached(n, g); });
-  if (n.cond) {
-    if constexpr (A::is_active) {
+  // A pattern's sweep takes both branches (expr/select.hpp).
+  constexpr bool both = finds_pattern<typename select_node<A, B>::value_type>;
+  if constexpr (A::is_active) {
+    if (n.cond || both) {
       observe(store, sent_by(n, v, 0, n.if_true, g), g);
       backward_sweep(n.if_true, v.if_true, g, store);
     }
-  } else {
-    if constexpr (B::is_active) {
+  }
+  if constexpr (B::is_active) {
+    if (!n.cond || both) {
       observe(store, sent_by(n, v, 1, n.if_false, g), g);
       backward_sweep(n.if_false, v.if_false, g, store);
     }
