@@ -93,6 +93,13 @@ struct reshape_shapes {
                 "tl::reshape<R, C>(A): R x C must hold as many elements as A");
   static constexpr bool ok = From.rows * From.cols == To.rows * To.cols;
 };
+template <shape A, std::size_t R0, std::size_t C0, std::size_t BR, std::size_t BC>
+struct block_shapes {
+  static constexpr bool ok = BR > 0 && BC > 0 && R0 + BR <= A.rows&& C0 + BC <= A.cols;
+  static_assert(ok,
+                "tl::block<R0, C0, BR, BC>(A): the block must hold at least one element and lie inside A "
+                "(R0 + BR <= rows, C0 + BC <= cols)");
+};
 template <shape A, shape B>
 struct concat_shapes {
   static_assert(A.cols == B.cols,

@@ -198,6 +198,27 @@ struct reshape : ::tapeless::detail::matrix_operation {
   }
 };
 
+/// y = rows R0 .. R0 + BR - 1 and columns C0 .. C0 + BC - 1 of x, a BR x BC matrix; its adjoint is g
+/// in its place among zeros.
+template <std::size_t R0, std::size_t C0, std::size_t BR, std::size_t BC>
+struct block : ::tapeless::detail::matrix_operation {
+  static constexpr operation_traits traits{.name = "block", .vjp_reads = reads_nothing};
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, BR, BC> value(const matrix<T, R, C>& x) {
+    matrix<T, BR, BC> y(::tapeless::detail::uninitialized);
+    for (std::size_t i = 0; i < BR; ++i)
+      for (std::size_t j = 0; j < BC; ++j) y(i, j) = x(R0 + i, C0 + j);
+    return y;
+  }
+  template <class T, std::size_t R, std::size_t C>
+  static constexpr matrix<T, R, C> vjp(const matrix<T, BR, BC>& g, const matrix<T, R, C>&, const matrix<T, BR, BC>&) {
+    matrix<T, R, C> gx{};
+    for (std::size_t i = 0; i < BR; ++i)
+      for (std::size_t j = 0; j < BC; ++j) gx(R0 + i, C0 + j) = g(i, j);
+    return gx;
+  }
+};
+
 /// z = a stacked above b (same column count; a number is 1 x 1). Row-major, so z's elements are
 /// a's followed by b's, and each side's adjoint is its own part of g.
 struct concat : ::tapeless::detail::matrix_operation {
@@ -698,6 +719,22 @@ constexpr auto reshape(A&& a) {
     return detail::checked_node<shapes::reshape_shapes<shape_of<value_type_of_t<A>>, shape{R, C}>, kind>(
         ops::reshape<R, C>{}, std::forward<A>(a));
   }
+}
+
+/// Rows R0 .. R0 + BR - 1 and columns C0 .. C0 + BC - 1 of the matrix A, a BR x BC matrix. With it,
+/// sums over the neighbours of a grid are matrix operations:
+///
+///   // the differences between each point of an N x N grid X and its right and lower neighbours
+///   auto right = tl::block<0, 1, N, N - 1>(X) - tl::block<0, 0, N, N - 1>(X);
+///   auto down = tl::block<1, 0, N - 1, N>(X) - tl::block<0, 0, N - 1, N>(X);
+template <std::size_t R0, std::size_t C0, std::size_t BR, std::size_t BC, Operand A>
+constexpr auto block(A&& a) {
+  constexpr bool kind = Matrix<value_type_of_t<A>>;
+  static_assert(kind || ShapeError<A> || !detail::fixed_extents_in<A>(),
+                "tl::block<R0, C0, BR, BC>(A): A must be a matrix or a matrix expression of extents fixed at "
+                "compile time");
+  return detail::checked_node<shapes::block_shapes<shape_of<value_type_of_t<A>>, R0, C0, BR, BC>, kind>(
+      ops::block<R0, C0, BR, BC>{}, std::forward<A>(a));
 }
 
 /// a stacked above b: an (Ra + Rb) x C matrix from an Ra x C and an Rb x C one. A number counts as

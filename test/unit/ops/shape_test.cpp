@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSL-1.0
 // Taking matrices apart and putting them together (ops/shape.hpp): zeros_like, ones_like, row, col,
-// slice, reshape, concat, diag; values, exact gradients (each moves elements, so its adjoint moves
+// slice, reshape, block, concat, diag; values, exact gradients (each moves elements, so its adjoint moves
 // them back), finite differences at several shapes; the Rosenbrock function written with slices; a
 // run-time index past the extent, which throws std::out_of_range naming the index and the extent.
 #include <doctest/doctest.h>
@@ -228,6 +228,47 @@ TEST_CASE("reshape<R, C>(A): row-major, and back") {
   mx::check_fd(
       "reshape 3x3 -> 1x9", [](const auto& X) { return smooth(tl::reshape<1, 9>(tl::matmul(X, X))); }, fd_tol,
       mx::random<tl::matrix<double, 3, 3>>(r, -1, 1));
+}
+
+TEST_CASE("block<R0, C0, BR, BC>(A): a rectangle of A, its adjoint in its place") {
+  const tl::matrix<double, 3, 4> a{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}};
+  CHECK(tl::block<1, 1, 2, 2>(a) == tl::matrix<double, 2, 2>{{6, 7}, {10, 11}});
+  CHECK(tl::block<0, 3, 3, 1>(a) == tl::vector<double, 3>{4.0, 8.0, 12.0});
+  CHECK(tl::block<0, 0, 3, 4>(a) == a);
+  static_assert(tl::block<2, 1, 1, 3>(tl::matrix<double, 3, 4>{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}) ==
+                tl::matrix<double, 1, 3>{{10, 11, 12}});
+  // The exact gradient: w in the block's place, 0 elsewhere.
+  const tl::matrix<double, 2, 2> w{{1, 2}, {3, 4}};
+  CHECK(tl::grad([w](const auto& X) { return tl::sum(w * tl::block<1, 2, 2, 2>(X)); })(a) ==
+        tl::matrix<double, 3, 4>{{0, 0, 0, 0}, {0, 0, 1, 2}, {0, 0, 3, 4}});
+  // Overlapping blocks add their adjoints where they overlap: the differences of a grid's neighbours.
+  const auto neighbours = [](const auto& X) {
+    return tl::sum(tl::block<0, 1, 3, 3>(X) - tl::block<0, 0, 3, 3>(X)) +
+           tl::sum(tl::block<1, 0, 2, 4>(X) * tl::block<0, 0, 2, 4>(X));
+  };
+  tl::matrix<double, 3, 4> expected{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    expected(i, 3) += 1.0;
+    expected(i, 0) -= 1.0;
+  }
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 4; ++j) {
+      expected(i + 1, j) += a(i, j);
+      expected(i, j) += a(i + 1, j);
+    }
+  CHECK(tl::grad(neighbours)(a) == expected);
+
+  fd::rng r{85};
+  mx::check_fd(
+      "block 2x2 of 3x4", [](const auto& X) { return smooth(tl::block<1, 1, 2, 2>(X)); }, fd_tol,
+      mx::random<tl::matrix<double, 3, 4>>(r, -1, 1));
+  mx::check_fd(
+      "block 1x1 of 1x1", [](const auto& X) { return smooth(tl::block<0, 0, 1, 1>(X)); }, fd_tol,
+      mx::random<tl::matrix<double, 1, 1>>(r, -1, 1));
+  mx::check_fd(
+      "blocks of a product",
+      [](const auto& X) { return smooth(tl::matmul(tl::block<0, 0, 3, 2>(X), tl::block<1, 2, 2, 2>(X))); }, fd_tol,
+      mx::random<tl::matrix<double, 4, 4>>(r, -1, 1));
 }
 
 TEST_CASE("concat(a, b) stacks b below a") {
