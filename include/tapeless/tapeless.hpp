@@ -78,6 +78,7 @@
 #include <tapeless/transforms/run_time_factorisations.hpp>
 #include <tapeless/transforms/run_time_masks.hpp>
 #include <tapeless/transforms/run_time_reduction.hpp>
+#include <tapeless/transforms/sparse_derivatives.hpp>
 #include <tapeless/transforms/sum_over.hpp>
 #include <tapeless/transforms/vjp.hpp>
 
