@@ -75,7 +75,7 @@ inline BENCHMARK_ALWAYS_INLINE void make_opaque(In& in) {
 /// or a tuple of them.
 template <class R>
 inline BENCHMARK_ALWAYS_INLINE void keep(const R& r) {
-  if constexpr (argument_list<R>)
+  if constexpr (result_parts<R>)
     std::apply([](const auto&... g) { (keep(g), ...); }, r);
   else
     benchmark::DoNotOptimize(r);

@@ -35,7 +35,8 @@ TARGET_USERS = 1.25  # the same, for a case as users write it
 USERS_SUFFIX = "_users"  # "<case>_users": the case as users write it (bench/cases.hpp)
 # The targets of the loops of run-time length, by case, in place of the two above: S3 as users
 # write it (a sum over tl::indices) at 1.10x; tl::iterate's time steps with stored states and with 32
-# checkpoints (S12), the LSTM over its sequence (S14) and the sum over pairs (S15).
+# checkpoints (S12), the LSTM over its sequence (S14) and the sum over pairs (S15). And of the sparse
+# second derivatives against hand-written sparse loops: H1 and H4 at 3x, H3 at 2x.
 CASE_TARGETS = {
     "S3_rosenbrock_16_users": 1.10,
     "S3_rosenbrock_256_users": 1.10,
@@ -43,6 +44,10 @@ CASE_TARGETS = {
     "S12_oscillator_checkpoints": 3.0,
     "S14_lstm": 1.25,
     "S15_lennard_jones": 1.25,
+    "H1_rosenbrock_hessian_16": 3.0,
+    "H1_rosenbrock_hessian_256": 3.0,
+    "H3_bratu_jacobian": 2.0,
+    "H4_grid_hessian": 3.0,
 }
 MEMORY_PREFIX = "memory "  # a context entry "memory <case>/<library>": what its gradient keeps (harness.hpp)
 TARGET_PEERS = 5.0  # tapeless at least 5x faster than each of these
@@ -60,8 +65,8 @@ TAPELESS_REFERENCES = {
 # at run time, against the same function at compile-time extents (tapeless_fixed_shape): at most 1.15x.
 RUN_TIME_MARK = "_run_time"
 TARGET_RUN_TIME_TO_FIXED = 1.15
-PACKAGES = {"ADOL-C": "libadolc-dev", "Sacado (Trilinos)": "libtrilinos-sacado-dev", "Eigen": "libeigen3-dev",
-            "xsimd": "libxsimd-dev", "Google Benchmark": "libbenchmark-dev"}
+PACKAGES = {"ADOL-C": "libadolc-dev", "ColPack": "libcolpack-dev", "Sacado (Trilinos)": "libtrilinos-sacado-dev",
+            "Eigen": "libeigen3-dev", "xsimd": "libxsimd-dev", "Google Benchmark": "libbenchmark-dev"}
 
 
 def output(*cmd):
@@ -322,6 +327,11 @@ def main():
         "(`sacado_fad`) and Eigen's `AutoDiffScalar` (`eigen_forward`), one pass carrying all N derivatives; "
         "central differences (`finite_diff`, 2N evaluations of the function in doubles); ADOL-C's checkpointing "
         "of a time-stepping loop (`adolc_checkpoints`, `CP_Context` with revolve, beside S12's checkpoints); "
+        "for the sparse second derivatives (H1, H3, H4), whose hand-written forms fill the pattern's values, "
+        "the dense transform (`tapeless_dense`, checked at the pattern's entries) and ADOL-C's sparse drivers "
+        "as ADOL-C runs them with ColPack (its own pattern, ColPack's coloring, compressed sweeps and recovery; "
+        "Debian's ADOL-C is built without ColPack): the reuse of a prepared pattern and coloring "
+        "(`adolc_sparse`) and a first call that finds them (`adolc_sparse_setup`); "
         "beside S11 and S13, "
         "the tapeless gradients they are measured against (`tapeless_fixed_shape`, `tapeless_sequential`: "
         "see the targets).",

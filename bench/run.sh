@@ -55,9 +55,10 @@ done
 if ((callgrind && report)); then echo "run.sh: --callgrind or --report, not both" >&2; exit 2; fi
 
 # --- dependencies -------------------------------------------------------------------------------
-# The peers: ADOL-C, Sacado (whose headers need Kokkos's and Teuchos's), Eigen; and xsimd.
-needed=(libboost-dev doctest-dev libbenchmark-dev cmake ninja-build g++ clang libadolc-dev libtrilinos-sacado-dev
-        libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev libtbb-dev)
+# The peers: ADOL-C (with ColPack for its sparse drivers), Sacado (whose headers need Kokkos's and
+# Teuchos's), Eigen; and xsimd.
+needed=(libboost-dev doctest-dev libbenchmark-dev cmake ninja-build g++ clang libadolc-dev libcolpack-dev
+        libtrilinos-sacado-dev libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev libtbb-dev)
 if ((callgrind)); then needed+=(valgrind); fi
 if ((report)); then needed+=(python3 gnuplot-nox); fi
 bash "$root/cmake/ensure_packages.sh" "${needed[@]}"

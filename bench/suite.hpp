@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -104,6 +105,16 @@ concept argument_list = requires {
   std::tuple_size<std::remove_cvref_t<In>>::value;
 };
 
+/// A result that is a list of parts (a std::tuple of gradients), not one array of numbers: a
+/// std::array of numbers (a sparse Hessian's values) is kept and read whole, as a matrix is, not part
+/// by part, which for hundreds of values would be a pack past clang's limit of 256.
+template <class R>
+inline constexpr bool number_array = false;
+template <class T, std::size_t N>
+inline constexpr bool number_array<std::array<T, N>> = std::is_arithmetic_v<T>;
+template <class R>
+concept result_parts = argument_list<R> && !number_array<std::remove_cvref_t<R>>;
+
 /// Kernel called on a case's inputs: passed whole when it takes them so (an input struct, or a list
 /// taken as one), else spread over its parameters. Forced inline, as the kernel itself is
 /// (TAPELESS_BENCH_KERNEL): clang 14 left this wrapper a call wherever the kernel inlined into it was
@@ -121,8 +132,10 @@ template <class R>
 void append_components(std::vector<double>& out, const R& r) {
   if constexpr (std::is_arithmetic_v<R>)
     out.push_back(static_cast<double>(r));
-  else if constexpr (argument_list<R>)
+  else if constexpr (result_parts<R>)
     std::apply([&](const auto&... part) { (append_components(out, part), ...); }, r);
+  else if constexpr (requires { r.values(); })
+    for (const auto& e : r.values()) out.push_back(static_cast<double>(e));  // a sparse result: its values
   else
     for (const auto& e : r) out.push_back(static_cast<double>(e));
 }

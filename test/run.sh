@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev lld clang-format clang-tidy libboost-dev doctest-dev libbenchmark-dev
-          libadolc-dev libtrilinos-sacado-dev libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev
+          libadolc-dev libcolpack-dev libtrilinos-sacado-dev libtrilinos-kokkos-dev libtrilinos-teuchos-dev libeigen3-dev libxsimd-dev
           gnuplot-nox graphviz libtbb-dev libopenmpi-dev openmpi-bin python3)
 bash cmake/ensure_packages.sh "${packages[@]}"
 

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace tapeless_bench::adolc {
@@ -36,8 +37,9 @@ constexpr short tag(int case_id, mode m) { return static_cast<short>(2 * case_id
 /// The buffer sizes of a tape, in elements: operations, locations, values, Taylor coefficients.
 using buffer_sizes = std::array<unsigned, 4>;
 
-/// Records on tape `tag` the function f (from a const std::array<adouble, N>& to an adouble) at x, in
-/// buffers of `sizes`, or ADOL-C's default ones (usrparms.h) when none.
+/// Records on tape `tag` the function f (from a const std::array<adouble, N>& to an adouble, or to a
+/// std::array of them: a vector function's dependents in order) at x, in buffers of `sizes`, or ADOL-C's
+/// default ones (usrparms.h) when none.
 template <std::size_t N, class F>
 void trace(short tag, const std::array<double, N>& x, const F& f, const std::optional<buffer_sizes>& sizes) {
   if (sizes)
@@ -47,9 +49,14 @@ void trace(short tag, const std::array<double, N>& x, const F& f, const std::opt
   {
     std::array<adouble, N> ax;
     for (std::size_t i = 0; i < N; ++i) ax[i] <<= x[i];
-    adouble y = f(std::as_const(ax));
     double value;
-    y >>= value;
+    if constexpr (argument_list<std::invoke_result_t<const F&, const std::array<adouble, N>&>>) {
+      auto y = f(std::as_const(ax));
+      for (adouble& yi : y) yi >>= value;
+    } else {
+      adouble y = f(std::as_const(ax));
+      y >>= value;
+    }
   }
   trace_off();
 }
