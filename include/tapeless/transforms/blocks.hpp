@@ -103,24 +103,11 @@ constexpr void set_row(B& b, std::size_t r, const V& v) {
 template <std::size_t C, class V>
 constexpr auto chunk_seeded(const V& v, std::size_t c0, bool moving) {
   using T = scalar_of_t<V>;
-  using D = dual<T, tangents<T, C>>;
-  auto seeded = [&](std::size_t i, T x) {
-    D d{x, tangents<T, C>{}};
-    if (moving && i >= c0 && i - c0 < C) d.tangent.lane[i - c0] = T(1);
-    return d;
-  };
-  if constexpr (RunTimeMatrix<V>) {
-    matrix<D, V::rows_extent, V::cols_extent> m(v.rows(), v.cols());
-    for (std::size_t i = 0; i < v.size(); ++i)
-      m.data()[i] = seeded(i, v(i / v.cols(), i % v.cols()));  // a view's strides
-    return m;
-  } else if constexpr (Matrix<V>) {
-    matrix<D, V::rows(), V::cols()> m(uninitialized);
-    for (std::size_t i = 0; i < V::size(); ++i) m[i] = seeded(i, v[i]);
-    return m;
-  } else {
-    return seeded(0, v);
-  }
+  return with_tangents(v, [&](std::size_t i) {
+    tangents<T, C> t{};
+    if (moving && i >= c0 && i - c0 < C) t.lane[i - c0] = T(1);
+    return t;
+  });
 }
 
 /// The arguments as dual numbers carrying C directions: elements c0 ... c0 + C - 1 of the one at

@@ -36,19 +36,6 @@ namespace tapeless {
 
 namespace detail {
 
-/// x (a number or a fixed-shape matrix) as dual numbers, element j with the tangent tangent_of(j).
-template <class X, class TangentOf>
-constexpr auto with_tangents(const X& x, TangentOf tangent_of) {
-  using D = dual<scalar_of_t<X>, decltype(tangent_of(std::size_t{0}))>;
-  if constexpr (Matrix<X>) {
-    matrix<D, X::rows(), X::cols()> m(uninitialized);
-    for (std::size_t j = 0; j < X::size(); ++j) m[j] = D{x[j], tangent_of(j)};
-    return m;
-  } else {
-    return D{x, tangent_of(0)};
-  }
-}
-
 /// x as dual numbers whose tangents are sets: element j depends on {j}.
 template <class X>
 constexpr auto dependency_seeded(const X& x) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <tapeless/concepts/scalar.hpp>
+#include <tapeless/expr/expression.hpp>
 #include <tapeless/math/dual.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/matrix/run_time_matrix.hpp>
@@ -44,6 +45,25 @@ constexpr dual_of_t<V> with_tangent(const V& v, const V& t) {
     return d;
   } else {
     return {v, t};
+  }
+}
+
+/// v as dual numbers, element j (row-major) with the tangent tangent_of(j): a number, a fixed-shape
+/// matrix, or one of run-time extents, read through its strides (a view's too). The seeds of the
+/// transforms that move chosen elements along chosen lanes.
+template <class V, class TangentOf>
+constexpr auto with_tangents(const V& v, TangentOf tangent_of) {
+  using D = dual<scalar_of_t<V>, decltype(tangent_of(std::size_t{0}))>;
+  if constexpr (RunTimeMatrix<V>) {
+    matrix<D, V::rows_extent, V::cols_extent> m(v.rows(), v.cols());
+    for (std::size_t i = 0; i < v.size(); ++i) m.data()[i] = D{v(i / v.cols(), i % v.cols()), tangent_of(i)};
+    return m;
+  } else if constexpr (Matrix<V>) {
+    matrix<D, V::rows(), V::cols()> m(uninitialized);
+    for (std::size_t i = 0; i < V::size(); ++i) m[i] = D{v[i], tangent_of(i)};
+    return m;
+  } else {
+    return D{v, tangent_of(0)};
   }
 }
 
