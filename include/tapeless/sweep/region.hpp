@@ -18,6 +18,7 @@
 #include <tapeless/expr/leaf.hpp>
 #include <tapeless/expr/same_value.hpp>
 #include <tapeless/expr/unary.hpp>
+#include <tapeless/math/dual.hpp>
 #include <tapeless/matrix/matrix.hpp>
 #include <tapeless/meta/plain_tuple.hpp>
 #include <tapeless/meta/type_list.hpp>
@@ -252,9 +253,21 @@ inline constexpr bool fusion_enabled = TAPELESS_FUSE != 0;
 template <class N>
 inline constexpr bool region_within_limit = region_operations<N> <= fuse_max_operations;
 
+/// Whether T is a dual number carrying several directions in lanes (tangents<T, L>: hessian's chunks,
+/// the sparse transforms' colors). Node by node, each node's loop runs a lane operation per element
+/// that the compiler vectorises; one loop of the region's scalar tree moves whole duals through it:
+/// Rosenbrock's Hessian at n = 64 took 20% more instructions fused, while a dual of one tangent (a
+/// Hessian-vector product) takes a third fewer.
+template <class T>
+inline constexpr bool lane_dual = false;
+template <class T, std::size_t L>
+inline constexpr bool lane_dual<dual<T, tangents<T, L>>> = true;
+
 /// The elementwise trees that are swept as a region when nothing reads their value.
 template <class N>
-concept fused_region = fusion_enabled && is_elementwise_node<N> && region_within_limit<N> &&
+concept fused_region =
+    fusion_enabled && is_elementwise_node<N> && region_within_limit<N> &&
+    !lane_dual<typename N::value_type::value_type> &&
     (!region_plain<N> || sums_a_number<region_inputs_t<N>> || N::value_type::size() >= fuse_min_elements ||
      region_in_window<N, typename N::value_type::value_type>);
 

@@ -340,6 +340,12 @@ TEST_CASE("small plain regions stay node by node, their sweeps marked for clang 
     return tl::sum(100.0 * tl::square(x - tl::square(x)) + tl::square(1.0 - x));
   };
   static_assert(!d::fused_region<decltype(plain16(std::declval<const tl::argument<0, V16>&>()).arg)>);
+  // In duals of one tangent (a Hessian-vector product) n = 40 is a region; in duals of several lanes
+  // (tl::hessian's chunks, the sparse transforms' colors) it stays node by node (lane_dual).
+  using D1 = tl::matrix<tl::dual<double>, 40, 1>;
+  using D8 = tl::matrix<tl::dual<double, tl::tangents<double, 8>>, 40, 1>;
+  static_assert(d::fused_region<decltype(f40(std::declval<const tl::argument<0, D1>&>()).arg)>);
+  static_assert(!d::fused_region<decltype(f40(std::declval<const tl::argument<0, D8>&>()).arg)>);
   // The sum of a small matrix is marked too, so the sweep it runs is one body; not so at n = 40, nor
   // for numbers.
   static_assert(d::sweep_inline<Sum16> && d::sweep_inline<Body16> && d::sweep_inline<Head16>);
