@@ -7,12 +7,13 @@
 // runs once with dual numbers whose tangents are sets of argument elements (math/dependencies.hpp), so
 // every operation that has a forward-mode rule has a pattern rule, and the pattern of a Hessian is the
 // structure forward over reverse sees. It is structural: a number times a set is the set, whatever the
-// number, and a branch keeps the sets of both sides, so it holds at every point; it is found at a point
-// away from the values that rules treat apart (detail::pattern_point). sparse_hessian
-// and sparse_jacobian find it in a constant expression, from f's type and x's type, so that the pattern, its coloring
-// (matrix/column_coloring.hpp) and the positions of the values are constants of the result's type; then one sweep in
-// dual numbers carries one direction per color (8 at a time, detail::chunk_size), the sum of the unit vectors of the
-// color's columns, and each entry is read from the direction of its column's color.
+// number, and a branch keeps the sets of both sides, so it holds at every point; it is found at a
+// point away from the values that rules treat apart (detail::pattern_point). sparse_hessian and
+// sparse_jacobian find it in a constant expression, from f's type and x's type, so that the pattern,
+// its coloring (matrix/column_coloring.hpp) and the positions of the values are constants of the
+// result's type; then one sweep in dual numbers carries one direction per color (8 at a time,
+// detail::chunk_size), the sum of the unit vectors of the color's columns, and each entry is read from
+// the direction of its column's color.
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
@@ -170,13 +171,13 @@ struct sparse_derivative_transform {
     using T = scalar_of_t<X>;
     sparse_matrix<T, S> out;
     constexpr std::size_t L = std::clamp<std::size_t>(S::coloring.count, 1, chunk_size);
-    using plan = recovery_plan<S, L>;
-    for (std::size_t s = 0; s < plan::sweeps; ++s) {
+    using reading = recovery_plan<S, L>;
+    for (std::size_t s = 0; s < reading::sweeps; ++s) {
       const auto seeded = color_seeded<L>(x, S::coloring, s * L);
       auto read = [&](const auto& v) {
         if constexpr (is_dual<scalar_of_t<std::remove_cvref_t<decltype(v)>>>)
-          for (std::size_t e = plan::plan.start[s]; e < plan::plan.start[s + 1]; ++e) {
-            const auto& where = plan::plan.entries[e];
+          for (std::size_t e = reading::plan.start[s]; e < reading::plan.start[s + 1]; ++e) {
+            const auto& where = reading::plan.entries[e];
             out.values()[where.value] = element_at(v, where.row).tangent.lane[where.lane];
           }
       };
