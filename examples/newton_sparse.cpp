@@ -40,5 +40,5 @@ int main() {
     x = x - d;
     std::printf("%s%.3g", step == 1 ? "|gradient| at each Newton step: " : ", ", std::sqrt(tl::sum(tl::square(g))));
   }
-  std::printf("; x[0] = %.9f (ln 2)\n", x[0]);
+  std::printf("; x[0] = %.6f (ln 2)\n", x[0]);
 }
