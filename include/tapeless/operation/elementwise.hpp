@@ -136,7 +136,7 @@ struct elementwise_binary : matrix_operation {
 /// it replicates. The rule takes g as a matrix: it reads nothing of x and y but their shapes.
 template <std::size_t R, std::size_t C>
 struct broadcast_to : matrix_operation {
-  static constexpr operation_traits traits{.name = "broadcast", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "broadcast", .vjp_reads = reads_nothing, .selects_elements = true};
 
   template <class T, std::size_t Rx, std::size_t Cx>
   static constexpr matrix<T, R, C> value(const matrix<T, Rx, Cx>& x) {

@@ -71,6 +71,11 @@ struct operation_traits {
   /// For an operation whose value is its operand's elements in order from this one on (a slice): a
   /// loop over its value may read them in place, from its operand's value.
   std::optional<std::size_t> elements_from{};
+  /// Whether each element of its value is an element of an operand or a constant, at a position fixed
+  /// by its type (a slice, a block, a transpose, a concatenation): tl::sparse_hessian reads a formula
+  /// of such parts of its argument element by element (sweep/elementwise_terms.hpp). Not for a part at
+  /// a run-time position (an element, a row at an index).
+  bool selects_elements = false;
   /// Whether it keeps intermediates of run-time size for its rule (factors, a value held for a product
   /// or a factorisation): its passes, and the dense adjoints its rule takes, then take their room from
   /// the gradient's arena (detail/arena.hpp) rather than one allocation each.

@@ -73,7 +73,7 @@ struct matmul : ::tapeless::detail::matrix_operation {
 };
 
 struct transpose : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "transpose", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "transpose", .vjp_reads = reads_nothing, .selects_elements = true};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, C, R> value(const matrix<T, R, C>& a) {
     matrix<T, C, R> t(::tapeless::detail::uninitialized);

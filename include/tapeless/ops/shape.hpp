@@ -132,7 +132,8 @@ struct fixed_line : ::tapeless::detail::matrix_operation {
 /// y = elements Start .. Start + Length - 1 of a vector, a vector of the same orientation.
 template <std::size_t Start, std::size_t Length>
 struct slice : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "slice", .vjp_reads = reads_nothing, .elements_from = Start};
+  static constexpr operation_traits traits{
+      .name = "slice", .vjp_reads = reads_nothing, .elements_from = Start, .selects_elements = true};
   template <class M>
   static constexpr std::size_t adjoint_part_size = Length;
   template <class T, std::size_t R, std::size_t C>
@@ -183,7 +184,7 @@ struct slice_of_run_time : ::tapeless::detail::matrix_operation {
 /// y = x's elements in row-major order, as an R2 x C2 matrix.
 template <std::size_t R2, std::size_t C2>
 struct reshape : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "reshape", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "reshape", .vjp_reads = reads_nothing, .selects_elements = true};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, R2, C2> value(const matrix<T, R, C>& x) {
     matrix<T, R2, C2> y(::tapeless::detail::uninitialized);
@@ -202,7 +203,7 @@ struct reshape : ::tapeless::detail::matrix_operation {
 /// in its place among zeros.
 template <std::size_t R0, std::size_t C0, std::size_t BR, std::size_t BC>
 struct block : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "block", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "block", .vjp_reads = reads_nothing, .selects_elements = true};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, BR, BC> value(const matrix<T, R, C>& x) {
     matrix<T, BR, BC> y(::tapeless::detail::uninitialized);
@@ -222,7 +223,7 @@ struct block : ::tapeless::detail::matrix_operation {
 /// z = a stacked above b (same column count; a number is 1 x 1). Row-major, so z's elements are
 /// a's followed by b's, and each side's adjoint is its own part of g.
 struct concat : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "concat", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "concat", .vjp_reads = reads_nothing, .selects_elements = true};
   template <class A, class B>
   static constexpr auto value(const A& a, const B& b) {
     using T = std::common_type_t<scalar_of_t<A>, scalar_of_t<B>>;
@@ -344,7 +345,7 @@ struct run_time_concat : ::tapeless::detail::matrix_operation {
 
 /// y = the N x N matrix with the vector x on its diagonal.
 struct diag : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "diag", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "diag", .vjp_reads = reads_nothing, .selects_elements = true};
   template <class T, std::size_t R, std::size_t C>
   static constexpr matrix<T, R * C, R * C> value(const matrix<T, R, C>& x) {
     matrix<T, R * C, R * C> y{};
@@ -362,7 +363,7 @@ struct diag : ::tapeless::detail::matrix_operation {
 
 /// y = the diagonal of a square matrix, as a column vector.
 struct diagonal : ::tapeless::detail::matrix_operation {
-  static constexpr operation_traits traits{.name = "diagonal", .vjp_reads = reads_nothing};
+  static constexpr operation_traits traits{.name = "diagonal", .vjp_reads = reads_nothing, .selects_elements = true};
   template <class T, std::size_t N>
   static constexpr matrix<T, N, 1> value(const matrix<T, N, N>& x) {
     matrix<T, N, 1> y;
