@@ -54,11 +54,13 @@ class sparse_matrix {
  private:
   static constexpr std::size_t nnz = pattern.nonzeros();
   static constexpr auto positions = detail::positions_of<nnz>(pattern);
-  std::array<T, nnz> values_{};
+  std::array<T, nnz> values_;
 
  public:
   /// All values 0.
-  constexpr sparse_matrix() = default;
+  constexpr sparse_matrix() : values_{} {}
+  /// The values left for the caller to write, each of them (a transform that assigns most of them).
+  constexpr explicit sparse_matrix(detail::uninitialized_t) {}  // NOLINT(cppcoreguidelines-pro-type-member-init)
 
   static constexpr std::size_t rows() noexcept { return pattern.rows(); }
   static constexpr std::size_t cols() noexcept { return pattern.cols(); }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSL-1.0
 // tapeless/transforms/sparse_derivatives.hpp: hessian_pattern and jacobian_pattern, which entries of a
 // derivative matrix can be nonzero, and sparse_hessian and sparse_jacobian, which compute those
-// entries alone, in as many directions as a coloring of the pattern has colors.
+// entries alone: term by term where f is a sum of elementwise terms over parts of its argument, else
+// in as many directions as a coloring of the pattern has colors.
 //
 // The pattern is found by the engine itself: f (for a Jacobian) or its reverse sweep (for a Hessian)
 // runs once with dual numbers whose tangents are sets of argument elements (math/dependencies.hpp), so
@@ -11,16 +12,22 @@
 // point away from the values that rules treat apart (detail::pattern_point). sparse_hessian and
 // sparse_jacobian find it in a constant expression, from f's type and x's type, so that the pattern,
 // its coloring (matrix/column_coloring.hpp) and the positions of the values are constants of the
-// result's type; then one sweep in dual numbers carries one direction per color (8 at a time,
-// detail::chunk_size), the sum of the unit vectors of the color's columns, and each entry is read from
-// the direction of its column's color.
+// result's type. Where the types show f to be a sum of elementwise terms (sweep/elementwise_terms.hpp),
+// so are the places of each term's local derivatives among the values (term_positions) and the order
+// of their writes (write_plan), and each element's derivatives are added into place. Else one sweep
+// in dual numbers carries one direction per color (8 at a time, detail::chunk_size), the sum of the
+// unit vectors of the color's columns, and each entry is read from the direction of its column's
+// color.
 #pragma once
 
 #include <tapeless/expr/concepts.hpp>
+#include <tapeless/expr/in_place.hpp>
+#include <tapeless/expr/leaf.hpp>
 #include <tapeless/math/dependencies.hpp>
 #include <tapeless/matrix/column_coloring.hpp>
 #include <tapeless/matrix/sparse_matrix.hpp>
 #include <tapeless/matrix/sparsity_pattern.hpp>
+#include <tapeless/sweep/elementwise_terms.hpp>
 #include <tapeless/transforms/blocks.hpp>
 #include <tapeless/transforms/grad.hpp>
 #include <tapeless/transforms/run_time_reduction.hpp>
@@ -29,7 +36,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -139,13 +148,229 @@ struct derivative_structure {
   static constexpr auto coloring = color_columns(pattern);
 };
 
+/// The expression f builds of its argument of type X, the leaf of slot 0.
+template <class F, class X>
+using expression_of_t = std::remove_cvref_t<std::invoke_result_t<const F&, const argument<0, X>&>>;
+
+/// A position among the values of a sparse derivative, or none.
+inline constexpr std::uint32_t no_position = ~std::uint32_t{0};
+
+/// Where entry (i, j) of the pattern of S is among the values, or no_position.
+template <class S>
+constexpr std::uint32_t position_in(std::size_t i, std::size_t j) {
+  using H = sparse_matrix<double, S>;
+  for (std::size_t k = H::row_start(i); k < H::row_start(i + 1); ++k)
+    if (H::col_index(k) == j) return static_cast<std::uint32_t>(k);
+  return no_position;
+}
+
+/// The gathered formula of term Term of the sum of terms Root (Hessian), or Root itself.
+template <class Root, bool Hessian, std::size_t Term>
+struct gathered_formula_of {
+  using type = term_at_t<Term, terms_of_t<Root>>;
+};
+template <class Root, std::size_t Term>
+struct gathered_formula_of<Root, false, Term> {
+  using type = Root;
+};
+
+/// Where the local derivatives of one gathered formula E of f go among the values of a sparse
+/// derivative of structure S: the Hessian's (Term: the term of f's sum of terms) or the Jacobian's (E
+/// is f's result). The element of the argument each input slot reads at each element of E is found
+/// from the sets of f's expression in dependency_seeded numbers: one element, or none for a constant
+/// there (a zero concatenated). `pairs` are the pairs of slots with an adjoint (Hessian) or the slots
+/// (Jacobian), and position[i][p] the value pair p adds to at element i, no_position where that entry
+/// is outside the pattern (its local derivative is 0 wherever the pattern holds) or reads a constant.
+template <class S, class F, class X, bool Hessian, std::size_t Term = 0>
+struct term_positions {
+  using seeded = decltype(dependency_seeded(std::declval<const X&>()));
+  using root = expression_of_t<F, seeded>;
+  using E = typename gathered_formula_of<root, Hessian, Term>::type;
+  static constexpr std::size_t elements = E::value_type::size(), inputs = region_size<E>;
+
+  struct gathered_elements {
+    std::array<std::array<std::size_t, inputs>, elements> index{};  // by slot; `none` for a constant
+    std::array<bool, inputs> active{};                              // by slot
+    bool one_each = true;  // whether each element of an input has one element of the argument or none
+  };
+  static constexpr std::size_t none = ~std::size_t{0};
+  static constexpr gathered_elements gathered = [] {
+    gathered_elements g;
+    for (auto& row : g.index) row.fill(none);
+    const auto x = dependency_seeded(pattern_point<X>());
+    const argument<0, seeded> leaf(x);
+    const auto r = std::invoke(F{}, leaf);
+    const auto fill = [&](const E& e) {
+      const auto readers = input_readers(e);
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (
+            [&] {
+              if constexpr (region_input_t<E, K>::is_active) {
+                constexpr std::size_t slot = input_slot<region_inputs_t<E>, K>;
+                g.active[slot] = true;
+                for (std::size_t i = 0; i < elements; ++i) {
+                  const auto sets = std::get<K>(readers)(i).tangent;
+                  if (sets.count() > 1) g.one_each = false;
+                  sets.each([&](std::size_t j) { g.index[i][slot] = j; });
+                }
+              }
+            }(),
+            ...);
+      }
+      (std::make_index_sequence<inputs>{});
+    };
+    if constexpr (Hessian)
+      for_each_term(r, 1.0, [&](auto term, const auto& e, const auto&) {
+        if constexpr (decltype(term)::value == Term) fill(e);
+      });
+    else
+      fill(r);
+    return g;
+  }();
+
+  static constexpr std::size_t slots = [] {
+    std::size_t a = 0;
+    for (const bool b : gathered.active) a += b ? 1 : 0;
+    return a;
+  }();
+  static constexpr std::size_t pair_count = Hessian ? slots * slots : slots;
+  struct slot_pair {
+    std::size_t r, s;
+  };
+  static constexpr std::array<slot_pair, pair_count> pairs = [] {
+    std::array<std::size_t, slots> active{};
+    for (std::size_t k = 0, a = 0; k < inputs; ++k)
+      if (gathered.active[k]) active[a++] = k;
+    std::array<slot_pair, pair_count> p{};
+    for (std::size_t a = 0; a < pair_count; ++a)
+      p[a] = Hessian ? slot_pair{active[a / slots], active[a % slots]} : slot_pair{active[a], active[a]};
+    return p;
+  }();
+  static constexpr auto position = [] {
+    std::array<std::array<std::uint32_t, pair_count>, elements> where{};
+    for (std::size_t i = 0; i < elements; ++i)
+      for (std::size_t p = 0; p < pair_count; ++p) {
+        const std::size_t row = Hessian ? gathered.index[i][pairs[p].r] : i;
+        const std::size_t col = gathered.index[i][pairs[p].s];
+        where[i][p] = row == none || col == none ? no_position : position_in<S>(row, col);
+      }
+    return where;
+  }();
+  /// Whether pair p has a position at every element: its additions need no test.
+  static constexpr auto everywhere = [] {
+    std::array<bool, pair_count> all{};
+    for (std::size_t p = 0; p < pair_count; ++p) {
+      all[p] = true;
+      for (std::size_t i = 0; i < elements; ++i) all[p] = all[p] && position[i][p] != no_position;
+    }
+    return all;
+  }();
+};
+
+/// Whether f's derivative of structure S is taken term by term, element by element
+/// (sweep/elementwise_terms.hpp): f is a sum of terms (Hessian) or a gathered formula (Jacobian) of an
+/// argument of type X, and each element of each input reads one element of the argument or none.
+template <class S, class F, class X, bool Hessian>
+constexpr bool by_terms() {
+  using root = expression_of_t<F, X>;
+  bool terms = false;
+  if constexpr (Expression<root> && Matrix<X>) {
+    if constexpr (Hessian && sum_of_terms<root>()) {
+      terms = []<std::size_t... T>(std::index_sequence<T...>) {
+        return (term_positions<S, F, X, true, T>::gathered.one_each && ...);
+      }
+      (std::make_index_sequence<terms_of_t<root>::size>{});
+    } else if constexpr (!Hessian && gathered_formula<root>) {
+      terms = term_positions<S, F, X, false>::gathered.one_each;
+    }
+  }
+  return terms;
+}
+
+/// How the local derivatives of f's terms are written into the values of a sparse derivative of
+/// structure S, in the order term_by_term runs them (terms, then elements, then pairs): pair p of term
+/// t assigns its values where every one of its writes is the first to its value (assigns[t][p]), else
+/// adds to them; `zeroed` are the values to set to 0 first, those that an addition writes first and
+/// those that nothing writes. So the values are not filled with zeros and then read back, most of
+/// them: Rosenbrock's, 3n - 2, are n - 1 stores of a diagonal pair, 2n - 2 of the off-diagonal ones,
+/// n - 1 additions and 1 zero.
+template <class S, class F, class X, bool Hessian>
+struct write_plan {
+  static constexpr std::size_t terms = [] {
+    if constexpr (Hessian)
+      return terms_of_t<expression_of_t<F, X>>::size;
+    else
+      return std::size_t{1};
+  }();
+  static constexpr std::size_t nnz = S::pattern.nonzeros();
+  template <std::size_t T>
+  using positions = term_positions<S, F, X, Hessian, T>;
+  static constexpr std::size_t most_pairs = []<std::size_t... T>(std::index_sequence<T...>) {
+    return std::max({std::size_t{0}, positions<T>::pair_count...});
+  }
+  (std::make_index_sequence<terms>{});
+
+  struct tables {
+    std::array<std::array<bool, most_pairs>, terms> assigns{};
+    std::array<bool, nnz> zeroed{};
+    std::size_t zero_count = 0;
+  };
+  static constexpr tables plan = [] {
+    tables t;
+    std::array<bool, nnz> written{};
+    [&]<std::size_t... T>(std::index_sequence<T...>) {
+      (
+          [&] {
+            using P = positions<T>;
+            for (std::size_t p = 0; p < P::pair_count; ++p) t.assigns[T][p] = true;
+            for (std::size_t i = 0; i < P::elements; ++i)
+              for (std::size_t p = 0; p < P::pair_count; ++p)
+                if (const std::uint32_t k = P::position[i][p]; k != no_position) {
+                  if (written[k]) t.assigns[T][p] = false;
+                  written[k] = true;
+                }
+          }(),
+          ...);
+    }
+    (std::make_index_sequence<terms>{});
+    // Where an adding pair writes a value first, the value starts at 0: the same walk again.
+    std::array<bool, nnz> done{};
+    [&]<std::size_t... T>(std::index_sequence<T...>) {
+      (
+          [&] {
+            using P = positions<T>;
+            for (std::size_t i = 0; i < P::elements; ++i)
+              for (std::size_t p = 0; p < P::pair_count; ++p)
+                if (const std::uint32_t k = P::position[i][p]; k != no_position) {
+                  if (!done[k] && !t.assigns[T][p]) t.zeroed[k] = true;
+                  done[k] = true;
+                }
+          }(),
+          ...);
+    }
+    (std::make_index_sequence<terms>{});
+    for (std::size_t k = 0; k < nnz; ++k) {
+      if (!done[k]) t.zeroed[k] = true;
+      t.zero_count += t.zeroed[k];
+    }
+    return t;
+  }();
+  static constexpr auto zeroed = [] {
+    std::array<std::uint32_t, plan.zero_count> z{};
+    for (std::size_t k = 0, z_k = 0; k < nnz; ++k)
+      if (plan.zeroed[k]) z[z_k++] = static_cast<std::uint32_t>(k);
+    return z;
+  }();
+};
+
 /// The structure of what a call refused returns: nothing to read, so no further error.
 struct no_structure {
   static constexpr sparsity_pattern<1, 1> pattern{};
 };
 
-/// One sparse derivative of f: the Hessian (Hessian = true) or the Jacobian.
-template <class F, bool Hessian>
+/// One sparse derivative of f: the Hessian (Hessian = true) or the Jacobian; term by term where f
+/// allows it (and Terms: the tests compare both ways), else by colors.
+template <class F, bool Hessian, bool Terms = true>
 struct sparse_derivative_transform {
   F f;
 
@@ -168,6 +393,59 @@ struct sparse_derivative_transform {
   template <class X>
   constexpr auto compute(const X& x) const {
     using S = derivative_structure<F, X, Hessian>;
+    if constexpr (Terms && by_terms<S, F, X, Hessian>())
+      return term_by_term<S>(x);
+    else
+      return by_colors<S>(x);
+  }
+
+  // The local derivatives of each term at each element, added into their values.
+  template <class S, class X>
+  constexpr auto term_by_term(const X& x) const {
+    using T = scalar_of_t<X>;
+    using plan = write_plan<S, F, X, Hessian>;
+    sparse_matrix<T, S> out(uninitialized);
+    for (const std::uint32_t k : plan::zeroed) out.values()[k] = T(0);
+    [[maybe_unused]] const data_scope_for<F, argument<0, X>> data(f);
+    const argument<0, X> leaf(x);
+    const auto root = std::invoke(f, leaf);
+    const auto write = [&]<std::size_t Term>(std::size_t i, const auto& local, auto lane_of) {
+      using P = term_positions<S, F, X, Hessian, Term>;
+      [&]<std::size_t... p>(std::index_sequence<p...>) {
+        (
+            [&] {
+              const std::uint32_t k = P::position[i][p];
+              if (P::everywhere[p] || k != no_position) {
+                if constexpr (plan::plan.assigns[Term][p])
+                  out.values()[k] = lane_of(local, P::pairs[p]);
+                else
+                  out.values()[k] += lane_of(local, P::pairs[p]);
+              }
+            }(),
+            ...);
+      }
+      (std::make_index_sequence<P::pair_count>{});
+    };
+    if constexpr (Hessian) {
+      for_each_term(root, T(1), [&](auto term, const auto& e, const T& w) {
+        local_hessians(e, w, [&](std::size_t i, const auto& adjoints) {
+          // The upper triangle's d2/du_r du_s for both (r, s) and (s, r): one lane of the two.
+          write.template operator()<decltype(term)::value>(i, adjoints, [](const auto& a, auto pair) {
+            return a[std::min(pair.r, pair.s)].tangent.lane[std::max(pair.r, pair.s)];
+          });
+        });
+      });
+    } else {
+      local_jacobians(root, [&](std::size_t i, const auto& value) {
+        write.template operator()<0>(i, value, [](const auto& v, auto pair) { return v.tangent.lane[pair.s]; });
+      });
+    }
+    return out;
+  }
+
+  // One sweep in dual numbers per 8 colors of the pattern's columns.
+  template <class S, class X>
+  constexpr auto by_colors(const X& x) const {
     using T = scalar_of_t<X>;
     sparse_matrix<T, S> out;
     constexpr std::size_t L = std::clamp<std::size_t>(S::coloring.count, 1, chunk_size);

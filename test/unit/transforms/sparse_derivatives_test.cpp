@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 
 namespace tl = tapeless;
@@ -285,6 +286,116 @@ TEST_CASE("sparse_jacobian equals tl::jacobian and differences") {
   CHECK(row(0, 0) == 0.0);
   const auto outer = [](const auto& v) { return tl::matmul(tl::slice<0, 2>(v), tl::transpose(tl::slice<2, 2>(v))); };
   check_against_dense(tl::sparse_jacobian(outer)(x), tl::jacobian(outer)(x), 0.0);
+}
+
+// f's sparse Hessian (Hessian) or Jacobian at x, by colors: what the transform does where f is not a
+// sum of elementwise terms.
+template <bool Hessian, class F, class X>
+auto by_colors(const F& f, const X& x) {
+  return tl::detail::sparse_derivative_transform<F, Hessian, false>{f}(x);
+}
+
+// Whether the transform takes f's Hessian (Hessian) or Jacobian at an x of type X term by term.
+template <bool Hessian, class F, class X>
+constexpr bool term_by_term(const F&, const X&) {
+  using S = tl::detail::derivative_structure<F, X, Hessian>;
+  return tl::detail::by_terms<S, F, X, Hessian>();
+}
+
+// h, by terms, against the dense transform, the colors and (for a vector x) differences of the gradient.
+template <class F, class X>
+void check_hessian_by_terms(const F& f, const X& x) {
+  const auto h = tl::sparse_hessian(f)(x);
+  check_against_dense(h, tl::hessian(f)(x), ho::exact_tol);
+  check_against_dense(h, tl::dense(by_colors<true>(f, x)), ho::exact_tol);
+  if constexpr (X::cols() == 1) {  // a vector
+    constexpr std::size_t n = X::rows();
+    check_against_dense(h, ho::fd_jacobian<n, n>([&](const auto& v) { return tl::grad(f)(v); }, x), ho::second_fd_tol);
+  }
+}
+
+constexpr tl::vector<double, 8> scales{1.0, 0.0, 2.0, -1.0, 0.5, 3.0, 0.0, -2.0};
+
+TEST_CASE("sums of elementwise terms over parts of x: term by term, element by element") {
+  fd::rng r(4204);
+  constexpr std::size_t n = 8;
+  const auto x = ho::random_vector<n>(r, -1.5, 1.5);
+  static_assert(term_by_term<true>(rosenbrock<n>, x) && term_by_term<true>(grid_energy<4>, tl::matrix<double, 4, 4>{}));
+  static_assert(term_by_term<false>(bratu<n>, x));
+
+  SUBCASE("Rosenbrock, the grid and Bratu's residual") {
+    check_hessian_by_terms(rosenbrock<n>, x);
+    tl::matrix<double, 4, 4> X;
+    for (auto& e : X) e = r.uniform(-1.0, 1.0);
+    check_hessian_by_terms(grid_energy<4>, X);
+    const auto j = tl::sparse_jacobian(bratu<n>)(x);
+    check_against_dense(j, tl::jacobian(bratu<n>)(x), ho::exact_tol);
+    check_against_dense(j, tl::dense(by_colors<false>(bratu<n>, x)), ho::exact_tol);
+  }
+  SUBCASE("negations, differences, quotients and products by numbers on either side, data") {
+    const auto f = [](const auto& v) {
+      auto head = tl::slice<0, n - 1>(v);
+      auto tail = tl::slice<1, n - 1>(v);
+      return -(tl::sum(tl::square(tail - head)) / 4.0) + 3.0 * tl::sum(tl::exp(v) * tl::cref(scales)) -
+             tl::sum(tl::sin(head) * tail) * 0.5 + 2.0;
+    };
+    static_assert(term_by_term<true>(f, x));
+    check_hessian_by_terms(f, x);
+  }
+  SUBCASE("terms linear in some inputs, a zero concatenated, a sum of x itself") {
+    // x[i] (1 + x[i + 1]^2): no d2/dx_i^2; (0, x[0], ...) - x: element 0 reads a constant.
+    const auto f = [](const auto& v) {
+      const tl::vector<double, 1> zero{};
+      auto head = tl::slice<0, n - 1>(v);
+      auto shifted = tl::concat(zero, head) - v;
+      return tl::sum(head + head * tl::square(tl::slice<1, n - 1>(v))) + tl::sum(tl::square(shifted) * shifted) -
+             tl::sum(v);
+    };
+    static_assert(term_by_term<true>(f, x));
+    check_hessian_by_terms(f, x);
+  }
+  SUBCASE("transposed, reshaped and broadcast parts") {
+    const auto f = [](const auto& A) {
+      return tl::sum(tl::sin(tl::transpose(A)) * A) + tl::sum(tl::square(tl::reshape<9, 1>(A) - A(0, 0)));
+    };
+    tl::matrix<double, 3, 3> A;
+    for (auto& e : A) e = r.uniform(-1.0, 1.0);
+    static_assert(!term_by_term<true>(f, A));  // A(0, 0) reads an element at a run-time position
+    const auto g = [](const auto& B) {
+      return tl::sum(tl::sin(tl::transpose(B)) * B) + tl::sum(tl::cosh(tl::reshape<9, 1>(B)));
+    };
+    static_assert(term_by_term<true>(g, A));
+    check_hessian_by_terms(f, A);
+    check_hessian_by_terms(g, A);
+  }
+  SUBCASE("what is not a sum of terms is swept by colors") {
+    const auto lse = [](const auto& v) { return tl::log_sum_exp(v); };
+    const auto product = [](const auto& v) { return tl::sum(tl::square(v)) * tl::sum(v); };
+    static_assert(!term_by_term<true>(lse, x) && !term_by_term<true>(product, x));
+    check_hessian_by_terms(product, x);
+    const auto outer = [](const auto& v) { return tl::matmul(tl::slice<0, 2>(v), tl::transpose(tl::slice<2, 2>(v))); };
+    static_assert(!term_by_term<false>(outer, x));
+  }
+  SUBCASE("a gathered formula's Jacobian") {
+    const auto f = [](const auto& v) {
+      const tl::vector<double, 1> zero{};
+      return tl::square(tl::concat(tl::slice<1, n - 1>(v), zero)) * v - tl::cosh(v) / 3.0;
+    };
+    static_assert(term_by_term<false>(f, x));
+    const auto j = tl::sparse_jacobian(f)(x);
+    check_against_dense(j, tl::jacobian(f)(x), ho::exact_tol);
+    check_against_dense(j, tl::dense(by_colors<false>(f, x)), ho::exact_tol);
+    check_against_dense(j, ho::fd_jacobian<n, n>([&](const auto& v) { return f(v); }, x), ho::second_fd_tol);
+  }
+  SUBCASE("NaN and inf reach the entries of the terms that read them, and no other") {
+    auto y = x;
+    y[3] = std::numeric_limits<double>::infinity();
+    const auto h = tl::sparse_hessian(rosenbrock<n>)(y);
+    CHECK(std::isnan(h(3, 3)));
+    CHECK(std::isnan(h(2, 3)));
+    CHECK(h(1, 2) == -400.0 * y[1]);  // the terms of elements 1 and 2 read x[1] and x[2] alone
+    CHECK(h(0, 0) == tl::hessian(rosenbrock<n>)(y)(0, 0));
+  }
 }
 
 TEST_CASE("the values come in the pattern's row-major order") {
