@@ -4,7 +4,9 @@
 // matmul, reductions and branches as static_asserts; the colors of banded and stencil patterns; every
 // sparse derivative against the dense transform, entry by entry, at seeded random points (and the
 // pattern holding every entry the dense one finds nonzero), against closed forms and against central
-// differences of the gradient; sizes 1 and 2; constant evaluation; no allocation.
+// differences of the gradient; sizes 1 and 2; constant evaluation; no allocation. Sums of elementwise
+// terms (sweep/elementwise_terms.hpp), taken element by element, against the sweep by colors too, and
+// which functions are taken that way.
 #include <doctest/doctest.h>
 #include <tapeless/tapeless.hpp>
 
