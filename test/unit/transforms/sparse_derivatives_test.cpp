@@ -388,6 +388,15 @@ TEST_CASE("sums of elementwise terms over parts of x: term by term, element by e
     check_against_dense(j, tl::jacobian(f)(x), ho::exact_tol);
     check_against_dense(j, tl::dense(by_colors<false>(f, x)), ho::exact_tol);
     check_against_dense(j, ho::fd_jacobian<n, n>([&](const auto& v) { return f(v); }, x), ho::second_fd_tol);
+    // A matrix result: its elements row-major, as the rows.
+    const auto g = [](const auto& A) { return tl::square(tl::transpose(A)) * tl::block<0, 0, 3, 3>(A); };
+    tl::matrix<double, 3, 3> A;
+    for (auto& e : A) e = r.uniform(-1.0, 1.0);
+    static_assert(term_by_term<false>(g, A));
+    const auto ja = tl::sparse_jacobian(g)(A);
+    static_assert(decltype(ja)::nonzeros() == 9 + 6);
+    check_against_dense(ja, tl::jacobian(g)(A), ho::exact_tol);
+    check_against_dense(ja, tl::dense(by_colors<false>(g, A)), ho::exact_tol);
   }
   SUBCASE("NaN and inf reach the entries of the terms that read them, and no other") {
     auto y = x;
