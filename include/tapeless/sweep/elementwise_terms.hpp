@@ -178,7 +178,8 @@ constexpr void for_each_term(const N& n, const W& w0, const Visit& visit) {
   }
 }
 
-/// Reads element i of one input of a region: of its value, computed once; of a leaf's value in place;
+/// Reads element i of one input of a region: of its value, computed once (a number: copied, so that
+/// the stores of the caller's loop do not make the compiler read it again); of a leaf's matrix in place;
 /// of a slice of a leaf in place, from the slice's start.
 template <class In>
 struct input_reader {
@@ -187,7 +188,7 @@ struct input_reader {
   constexpr auto operator()(std::size_t i) const { return broadcast_element(value, i); }
 };
 template <class In>
-  requires is_leaf<In>
+  requires(is_leaf<In>&& Matrix<typename In::value_type>)
 struct input_reader<In> {
   const typename In::value_type* value;
   constexpr explicit input_reader(const In& n) : value(&n.value()) {}
@@ -239,11 +240,12 @@ template <class E, class W, class Use>
 constexpr void local_hessians(const E& e, const W& w, const Use& use) {
   using T = local_dual<E, W>;
   const auto readers = input_readers(e);
+  const T weight(w);  // a copy: the caller's stores may not change it
   for (std::size_t i = 0; i < E::value_type::size(); ++i) {
     const auto tree = element_tree<region_inputs_t<E>, 0>(e, seeded_inputs<E, T>(readers, i));
     const evaluated<std::remove_cvref_t<decltype(tree)>, false> values(tree);
     element_adjoints<T, region_size<E>> adjoints;
-    backward_sweep(tree, values, T(w), adjoints);
+    backward_sweep(tree, values, weight, adjoints);
     use(i, adjoints.slot);
   }
 }
