@@ -73,15 +73,19 @@ inline constexpr bool all_gather_argument<type_list<In...>> = (gathers_argument<
 template <class N>
 concept gathered_formula = is_elementwise_node<N> && all_gather_argument<region_inputs_t<N>>;
 
-/// The terms of N: the elementwise formulas E of the sums sum(E) that N adds up, as a type_list in the
+/// Whether Op adds up its operand's elements: sum, or mean (their sum over their count).
+template <class Op>
+inline constexpr bool sums_elements = std::is_same_v<Op, ops::sum> || std::is_same_v<Op, ops::mean>;
+
+/// The terms of N: the elementwise formulas E of the sums sum(E) (or means) that N adds up, as a type_list in the
 /// order for_each_term visits them.
 template <class N>
 struct terms_of {
   using type = type_list<>;
 };
 
-/// Whether the number N is a linear combination of sums of gathered formulas (and of sums of gathers
-/// and constants, which add nothing to a Hessian): sums, differences, negations, products with and
+/// Whether the number N is a linear combination of sums (or means) of gathered formulas (and of sums
+/// of gathers and constants, which add nothing to a Hessian): sums, differences, negations, products with and
 /// quotients by numbers without adjoint.
 template <class N>
 constexpr bool sum_of_terms() {
@@ -91,7 +95,7 @@ constexpr bool sum_of_terms() {
     return false;
   } else {
     using Op = operation_of_t<N>;
-    if constexpr (std::is_same_v<Op, ops::sum>)
+    if constexpr (sums_elements<Op>)
       return gathered_formula<child_t<0, N>> || gathers_argument<child_t<0, N>>();
     else if constexpr (std::is_same_v<Op, ops::negate>)
       return sum_of_terms<child_t<0, N>>();
@@ -113,7 +117,7 @@ struct terms_of<N> {
   template <class... C>
   static auto of(type_list<C...>) -> join_t<typename terms_of<C>::type...>;
   static auto own() {
-    if constexpr (std::is_same_v<operation_of_t<N>, ops::sum>) {
+    if constexpr (sums_elements<operation_of_t<N>>) {
       if constexpr (gathered_formula<child_t<0, N>>)
         return type_list<child_t<0, N>>{};
       else
@@ -158,8 +162,12 @@ constexpr void for_each_term(const N& n, const W& w0, const Visit& visit) {
       else
         return std::size_t{0};
     }();
-    if constexpr (std::is_same_v<Op, ops::sum>) {
-      if constexpr (gathered_formula<child_t<0, N>>)
+    if constexpr (sums_elements<Op>) {
+      using E = child_t<0, N>;
+      if constexpr (gathered_formula<E> && std::is_same_v<Op, ops::mean>)
+        visit(std::integral_constant<std::size_t, First>{}, child<0>(n),
+              w0 / static_cast<scalar_of_t<typename E::value_type>>(E::value_type::size()));
+      else if constexpr (gathered_formula<E>)
         visit(std::integral_constant<std::size_t, First>{}, child<0>(n), w0);
     } else if constexpr (std::is_same_v<Op, ops::negate>) {
       for_each_term<First>(child<0>(n), -w0, visit);

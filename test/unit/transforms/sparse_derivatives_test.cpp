@@ -334,12 +334,12 @@ TEST_CASE("sums of elementwise terms over parts of x: term by term, element by e
     check_against_dense(j, tl::jacobian(bratu<n>)(x), ho::exact_tol);
     check_against_dense(j, tl::dense(by_colors<false>(bratu<n>, x)), ho::exact_tol);
   }
-  SUBCASE("negations, differences, quotients and products by numbers on either side, data") {
+  SUBCASE("negations, differences, quotients and products by numbers on either side, data, a mean") {
     const auto f = [](const auto& v) {
       auto head = tl::slice<0, n - 1>(v);
       auto tail = tl::slice<1, n - 1>(v);
       return -(tl::sum(tl::square(tail - head)) / 4.0) + 3.0 * tl::sum(tl::exp(v) * tl::cref(scales)) -
-             tl::sum(tl::sin(head) * tail) * 0.5 + 2.0;
+             tl::sum(tl::sin(head) * tail) * 0.5 + 2.0 + tl::mean(tl::cosh(tail));
     };
     static_assert(term_by_term<true>(f, x));
     check_hessian_by_terms(f, x);
