@@ -77,8 +77,9 @@ class sparse_matrix {
   [[nodiscard]] constexpr std::span<T, nnz> values() noexcept { return values_; }
   [[nodiscard]] constexpr std::span<const T, nnz> values() const noexcept { return values_; }
 
-  /// Entry (i, j): its value in the pattern, 0 outside it.
-  constexpr T operator()(std::size_t i, std::size_t j) const {
+  /// Where entry (i, j)'s value is among values(), or nonzeros() outside the pattern: a binary
+  /// search of row i's columns.
+  static constexpr std::size_t position(std::size_t i, std::size_t j) {
     std::size_t lo = positions.row_start[i], hi = positions.row_start[i + 1];
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
@@ -87,7 +88,13 @@ class sparse_matrix {
       else
         hi = mid;
     }
-    return lo < positions.row_start[i + 1] && positions.col[lo] == j ? values_[lo] : T(0);
+    return lo < positions.row_start[i + 1] && positions.col[lo] == j ? lo : nnz;
+  }
+
+  /// Entry (i, j): its value in the pattern, 0 outside it.
+  constexpr T operator()(std::size_t i, std::size_t j) const {
+    const std::size_t k = position(i, j);
+    return k < nnz ? values_[k] : T(0);
   }
 
   friend constexpr bool operator==(const sparse_matrix&, const sparse_matrix&) = default;

@@ -159,9 +159,8 @@ inline constexpr std::uint32_t no_position = ~std::uint32_t{0};
 template <class S>
 constexpr std::uint32_t position_in(std::size_t i, std::size_t j) {
   using H = sparse_matrix<double, S>;
-  for (std::size_t k = H::row_start(i); k < H::row_start(i + 1); ++k)
-    if (H::col_index(k) == j) return static_cast<std::uint32_t>(k);
-  return no_position;
+  const std::size_t k = H::position(i, j);
+  return k == H::nonzeros() ? no_position : static_cast<std::uint32_t>(k);
 }
 
 /// The gathered formula of term Term of the sum of terms Root (Hessian), or Root itself.
@@ -401,14 +400,16 @@ struct write_plan {
   }
   (std::make_index_sequence<terms>{});
   static constexpr std::size_t slots = first_slot[terms];
-  template <std::size_t T, std::size_t p>
-  static constexpr std::size_t slot_of(std::size_t i) {
-    constexpr std::size_t rank = [] {
-      std::size_t r = 0;
-      for (std::size_t q = 0; q < p; ++q) r += plan.writes[T][q] == pair_write::deferred ? 1 : 0;
-      return r;
-    }();
-    return first_slot[T] + i * deferring[T] + rank;
+  /// Each deferred pair's rank among its term's deferred pairs.
+  static constexpr auto rank = [] {
+    std::array<std::array<std::size_t, most_pairs>, terms> r{};
+    for (std::size_t term = 0; term < terms; ++term)
+      for (std::size_t p = 1; p < most_pairs; ++p)
+        r[term][p] = r[term][p - 1] + (plan.writes[term][p - 1] == pair_write::deferred ? 1 : 0);
+    return r;
+  }();
+  static constexpr std::size_t slot(std::size_t term, std::size_t i, std::size_t p) {
+    return first_slot[term] + i * deferring[term] + rank[term][p];
   }
   /// The deferred additions, in the order they were made: value `into` += slot `from`.
   struct addition {
@@ -425,11 +426,8 @@ struct write_plan {
     std::array<addition, addition_count> list{};
     std::size_t e = 0;
     each_write([&](std::size_t term, std::size_t i, std::size_t p, std::size_t k) {
-      if (plan.writes[term][p] != pair_write::deferred) return;
-      std::size_t rank = 0;
-      for (std::size_t q = 0; q < p; ++q) rank += plan.writes[term][q] == pair_write::deferred ? 1 : 0;
-      list[e++] = {static_cast<std::uint32_t>(first_slot[term] + i * deferring[term] + rank),
-                   static_cast<std::uint32_t>(k)};
+      if (plan.writes[term][p] == pair_write::deferred)
+        list[e++] = {static_cast<std::uint32_t>(slot(term, i, p)), static_cast<std::uint32_t>(k)};
     });
     return list;
   }();
@@ -496,7 +494,7 @@ struct sparse_derivative_transform {
                 else if constexpr (how == pair_write::add)
                   out.values()[k] += lane_of(local, P::pairs[p]);
                 else
-                  deferred[plan::template slot_of<Term, p>(i)] = lane_of(local, P::pairs[p]);
+                  deferred[plan::slot(Term, i, p)] = lane_of(local, P::pairs[p]);
               }
             }(),
             ...);

@@ -29,6 +29,8 @@ TEST_CASE("a sparse matrix stores its pattern's values in row-major order") {
   static_assert(M::rows() == 4 && M::cols() == 4 && M::nonzeros() == 10);
   static_assert(M::row_index(0) == 0 && M::col_index(3) == 3 && M::row_index(4) == 1 && M::col_index(5) == 1);
   static_assert(M::row_start(1) == 4 && M::row_start(4) == 10);
+  static_assert(M::position(0, 3) == 3 && M::position(1, 1) == 5 && M::position(3, 3) == 9);
+  static_assert(M::position(1, 2) == M::nonzeros() && M::position(2, 3) == M::nonzeros());  // outside
   static_assert(sizeof(M) == 10 * sizeof(double));
   constexpr M m = [] {
     M a;
